@@ -1,0 +1,38 @@
+# kafkatui: `make demo` opens the dashboard on a simulated cluster, `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit soak bench tools clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkatui needs Python 3.11 or newer")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+## tools: Debian's kcat (integration tests) and a JDK 17+ (PySpark); installed with apt-get when root.
+tools:
+	@bash .ci/tools.sh
+
+demo: $(STAMP)
+	$(VENV)/bin/kafkatui --demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check kafkatui tests bench
+	$(VENV)/bin/mypy
+
+test: $(STAMP) tools lint
+	$(PY) -m pytest -q -ra tests
+
+soak: $(STAMP)
+	$(PY) -m pytest -q -ra -m soak tests
+
+bench: $(STAMP) tools
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
