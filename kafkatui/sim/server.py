@@ -1,0 +1,199 @@
+"""Kafka wire-protocol listeners for the simulated brokers (asyncio, loopback only)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import struct
+
+from kafkatui.sim import errors as E
+from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.protocol import REGISTRY, RequestContext, frame, load_handlers, response_header
+from kafkatui.sim.state import Broker, BrokerState
+
+log = logging.getLogger("kafkatui.sim.server")
+
+MAX_FRAME = 100 * 1024 * 1024
+"""socket.request.max.bytes: Kafka's default limit on one request."""
+
+TICK_SECONDS = 0.02
+
+
+class BrokerListener:
+    """The TCP listener and open connections of one simulated broker."""
+
+    def __init__(self, sim: SimServer, broker: Broker, port: int) -> None:
+        self.sim = sim
+        self.broker = broker
+        self.port = port
+        self._server: asyncio.base_events.Server | None = None
+        self._conns: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def listening(self) -> bool:
+        return self._server is not None
+
+    async def open(self) -> None:
+        if self._server is not None:
+            return
+        self._server = await asyncio.start_server(
+            self._on_connect, host=self.sim.cluster.host, port=self.port, reuse_address=True
+        )
+        sock = self._server.sockets[0]
+        self.port = sock.getsockname()[1]
+        self.broker.port = self.port
+
+    async def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for w in list(self._conns):
+            w.close()
+        for t in list(self._tasks):
+            t.cancel()
+        if server is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 1.0)
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)  # type: ignore[arg-type]
+        self._conns.add(writer)
+        peer = writer.get_extra_info("peername")
+        try:
+            await self._serve(reader, writer, {"peer": peer})
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        except Exception:  # a bug in a handler must not take the broker down
+            log.exception("broker %d: connection %s failed", self.broker.id, peer)
+        finally:
+            self._conns.discard(writer)
+            self._tasks.discard(task)  # type: ignore[arg-type]
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: dict[str, object]) -> None:
+        cluster = self.sim.cluster
+        while True:
+            size_bytes = await reader.readexactly(4)
+            (size,) = struct.unpack(">i", size_bytes)
+            if size < 8 or size > MAX_FRAME:
+                log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
+                return
+            payload = await reader.readexactly(size)
+            api_key, version, correlation_id = struct.unpack_from(">hhi", payload, 0)
+            spec = REGISTRY.get(api_key)
+            if spec is None:
+                log.warning("broker %d: closing %s: unknown api key %d", self.broker.id, conn["peer"], api_key)
+                return
+            if not spec.min_version <= version <= spec.max_version:
+                if api_key == 18:  # ApiVersions: answer v0 with UNSUPPORTED_VERSION so the client can retry lower
+                    await self._wait_serving()
+                    body = self.sim.unsupported_api_versions()
+                    writer.write(frame(struct.pack(">i", correlation_id), body))
+                    await writer.drain()
+                    continue
+                log.warning(
+                    "broker %d: closing %s: %s v%d not supported", self.broker.id, conn["peer"], spec.request.name, version
+                )
+                return
+            try:
+                request = spec.request.decode(payload, version=version, header=True)
+            except Exception as exc:
+                log.warning("broker %d: closing %s: undecodable %s v%d: %s", self.broker.id, conn["peer"], spec.request.name, version, exc)
+                return
+            await self._wait_serving()
+            if self.broker.state == BrokerState.DOWN:
+                return
+            header = request.header
+            ctx = RequestContext(
+                cluster=cluster,
+                broker=self.broker,
+                api_key=api_key,
+                version=version,
+                correlation_id=correlation_id,
+                client_id=getattr(header, "client_id", None),
+                connection=conn,
+            )
+            response = await spec.handler(ctx, request)
+            if response is None:
+                continue
+            body = response if isinstance(response, bytes | bytearray) else response.encode(version=version)
+            writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(body)))
+            await writer.drain()
+
+    async def _wait_serving(self) -> None:
+        """Hold a request while the broker is hung or paused (clients see a timeout)."""
+        while True:
+            b = self.broker
+            if b.state != BrokerState.HUNG and not b.paused(self.sim.cluster.now_ms):
+                return
+            await asyncio.sleep(TICK_SECONDS)
+
+
+class SimServer:
+    """Runs a SimCluster: one listener per broker plus the replication clock."""
+
+    def __init__(self, cluster: SimCluster, base_port: int = 0) -> None:
+        load_handlers()
+        self.cluster = cluster
+        self.base_port = base_port
+        self.listeners: dict[int, BrokerListener] = {}
+        self._tick_task: asyncio.Task[None] | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+        self.tick_hooks: list[object] = []
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(f"{self.cluster.host}:{listener.port}" for listener in self.listeners.values())
+
+    async def start(self) -> None:
+        for i, broker in enumerate(sorted(self.cluster.brokers.values(), key=lambda b: b.id)):
+            port = self.base_port + i if self.base_port else 0
+            listener = BrokerListener(self, broker, port)
+            self.listeners[broker.id] = listener
+            if broker.state != BrokerState.DOWN:
+                await listener.open()
+            else:
+                broker.port = port
+        self.cluster.on_broker_change(self._on_broker_change)
+        self._tick_task = asyncio.create_task(self._tick_loop())
+
+    async def stop(self) -> None:
+        if self._tick_task is not None:
+            self._tick_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._tick_task
+        for listener in self.listeners.values():
+            await listener.close()
+
+    async def _tick_loop(self) -> None:
+        while True:
+            try:
+                self.cluster.tick()
+                for hook in list(self.tick_hooks):
+                    hook()  # type: ignore[operator]
+            except Exception:
+                log.exception("simulation step failed")
+            await asyncio.sleep(TICK_SECONDS)
+
+    def _on_broker_change(self, broker: Broker) -> None:
+        listener = self.listeners.get(broker.id)
+        if listener is None:
+            return
+        if broker.state == BrokerState.DOWN:
+            task = asyncio.ensure_future(listener.close())
+        elif not listener.listening:
+            task = asyncio.ensure_future(listener.open())
+        else:
+            return
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def unsupported_api_versions(self) -> bytes:
+        """ApiVersions v0 body with UNSUPPORTED_VERSION and our ranges (KIP-511 fallback)."""
+        from kafkatui.sim.handlers.versions import api_versions_body
+
+        return api_versions_body(E.UNSUPPORTED_VERSION, 0)
