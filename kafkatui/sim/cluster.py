@@ -170,8 +170,11 @@ class SimCluster:
     def restore(self, broker_id: int) -> None:
         """Clear every fault on a broker."""
         broker = self._broker(broker_id)
+        if broker.slow_factor != 1.0 or broker.paused(self._now):
+            self._emit(EventKind.FAULT, broker=broker_id, detail={"restored": True})
         broker.slow_factor = 1.0
         self.restart(broker_id)
+        self._activate_broker(broker_id)
 
     def hang(self, broker_id: int) -> None:
         """The broker accepts connections but answers nothing and replicates nothing."""
@@ -631,7 +634,7 @@ class SimCluster:
             if r == leader:
                 continue
             fb = self.brokers[r]
-            if leader_serves and fb.replicating(now):
+            if leader_serves and fb.replicating(now) and fb.slow_factor > 0 and lb.slow_factor > 0:
                 leo = p.leo.get(r, 0)
                 if leo < leader_end:
                     budget = self.replication_rate * fb.slow_factor * min(1.0, lb.slow_factor) * dt / 1000.0
@@ -654,9 +657,10 @@ class SimCluster:
             if r in p.isr or r == leader:
                 continue
             fb = self.brokers[r]
-            if leader_serves and fb.replicating(now) and p.leo.get(r, 0) >= max(p.hw, leader_end):
+            fetching = leader_serves and fb.replicating(now) and fb.slow_factor > 0 and lb.slow_factor > 0
+            if fetching and p.leo.get(r, 0) >= max(p.hw, leader_end):
                 self._add_to_isr(p, r)
-            elif fb.replicating(now) and leader_serves:
+            elif fetching:
                 settled = False
         new_hw = min(p.leo.get(r, 0) for r in p.isr) if p.isr else p.hw
         if new_hw > p.hw:

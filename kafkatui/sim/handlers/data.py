@@ -217,7 +217,7 @@ def _fetch_response(ctx: RequestContext, topics: list[tuple[Any, list[tuple[int,
                     log_start_offset=p.log.start_offset if p is not None else -1,
                     aborted_transactions=[] if ctx.version >= 4 else None,
                     preferred_read_replica=-1,
-                    records=data if data else None,
+                    records=data,
                     **({"current_leader": leader} if code in (E.NOT_LEADER_OR_FOLLOWER, E.FENCED_LEADER_EPOCH) and ctx.version >= 12 else {}),
                 )
             )

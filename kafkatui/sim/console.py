@@ -1,0 +1,216 @@
+"""`kafkatui sim`: run a simulated cluster in the foreground and narrate what happens."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import queue
+import signal
+import sys
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kafkatui.sim import control, scenario
+from kafkatui.sim.clock import VirtualClock
+from kafkatui.sim.events import EventKind, SimEvent
+from kafkatui.sim.runner import SimRunner
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_SCENARIO = 3
+EXIT_PORT = 4
+EXIT_CONTROL = 5
+
+QUIET_KINDS = {EventKind.CONFIG_CHANGE}
+
+
+def add_sim_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--brokers", type=int, default=None, help="number of brokers (default: the scenario's, else 3)")
+    p.add_argument("--base-port", type=int, default=19092, help="port of broker 1; broker N listens on base+N-1 (0: any free ports)")
+    p.add_argument("--control-port", type=int, default=None, help="loopback control port for `kafkatui sim ctl` (default: base-port - 1)")
+    p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
+    p.add_argument("--scenario", default="healthy", help="shipped scenario name or a YAML file (see --list)")
+    p.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second (60: a minute per second)")
+    p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
+    p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
+
+
+def add_ctl_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--control-port", type=int, default=19091, help="the simulator's control port (default 19091)")
+    p.add_argument("command", choices=control.COMMANDS, help="what to do")
+    p.add_argument("args", nargs="*", help="broker id, then factor (slow) or seconds (pause); set-config: TOPIC|broker:ID KEY [VALUE]")
+
+
+ERR = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def error(msg: str) -> None:
+    """One plain line on stderr: what went wrong and what to do."""
+    ERR.print(f"kafkatui: error: {msg}", markup=False)
+
+
+def run_ctl(ns: argparse.Namespace, out: Console) -> int:
+    """Send one command to a running simulator."""
+    req: dict[str, Any] = {"cmd": ns.command}
+    a = list(ns.args)
+    try:
+        if ns.command in ("crash", "restart", "restore", "shutdown", "hang", "isolate", "slow", "pause"):
+            if not a:
+                error(f"{ns.command} needs a broker id")
+                return EXIT_USAGE
+            req["broker"] = int(a[0])
+            if ns.command == "slow" and len(a) > 1:
+                req["factor"] = float(a[1])
+            if ns.command == "pause" and len(a) > 1:
+                req["seconds"] = float(a[1])
+        elif ns.command == "set-config":
+            if len(a) < 2:
+                error("set-config needs TOPIC|broker:ID|broker KEY [VALUE] (no VALUE removes the override)")
+                return EXIT_USAGE
+            target, req["key"] = a[0], a[1]
+            req["value"] = a[2] if len(a) > 2 else None
+            if target.startswith("broker"):
+                req["broker"] = target.partition(":")[2] or None
+            else:
+                req["topic"] = target
+        elif ns.command == "load":
+            req["topic"], req["rate"] = a[0], float(a[1]) if len(a) > 1 else 100.0
+            if len(a) > 2:
+                req["acks"] = -1 if a[2] == "all" else int(a[2])
+        elif ns.command == "speed":
+            req["speed"] = float(a[0])
+        elif ns.command == "elect":
+            req["type"] = a[0] if a else "preferred"
+        elif ns.command == "events" and a:
+            req["n"] = int(a[0])
+    except (ValueError, IndexError):
+        error(f"bad arguments for {ns.command}: {' '.join(a)}")
+        return EXIT_USAGE
+    try:
+        resp = control.send(ns.control_port, req)
+    except OSError as exc:
+        error(f"no simulator control endpoint on 127.0.0.1:{ns.control_port} ({exc.strerror or exc})")
+        return EXIT_CONTROL
+    if not resp.get("ok"):
+        error(f"{resp.get('error', 'failed')}")
+        return EXIT_USAGE
+    if ns.command == "status":
+        _print_status(out, resp)
+    elif ns.command == "events":
+        for e in resp.get("events", []):
+            out.print(f"{_ts(e['ts_ms'])}  {e['text']}", markup=False, highlight=False)
+    else:
+        out.print("ok")
+    return EXIT_OK
+
+
+def _print_status(out: Console, st: dict[str, Any]) -> None:
+    out.print(f"cluster {st['cluster_id']}  controller {st['controller']}  simulated time {_ts(st['now_ms'])}  speed x{st['speed']}")
+    table = Table("broker", "port", "rack", "state", "fenced", "slow", "paused")
+    for b in st["brokers"]:
+        table.add_row(str(b["id"]), str(b["port"]), b["rack"] or "-", b["state"], "yes" if b["fenced"] else "no",
+                      str(b["slow"]), "yes" if b["paused"] else "no")
+    out.print(table)
+    out.print(
+        f"topics {st['topics']}  partitions {st['partitions']}  offline {st['offline']}  under-minISR {st['under_min_isr']}  "
+        f"at-minISR {st['at_min_isr']}  under-replicated {st['under_replicated']}  lost acked records {st['lost_acked_records']}"
+    )
+    for t, ld in st.get("loads", {}).items():
+        out.print(f"load {t}: {ld['rate']}/s acks={ld['acks']} accepted {ld['accepted']} rejected {ld['rejected']}")
+
+
+def _ts(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%H:%M:%S")
+
+
+def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = None) -> int:
+    """Start the simulator with a scenario and narrate its events until Ctrl-C."""
+    if ns.list:
+        table = Table("scenario", "what you will see")
+        for name in scenario.shipped():
+            table.add_row(name, scenario.load(name).description.splitlines()[0] if scenario.load(name).description else "")
+        out.print(table)
+        return EXIT_OK
+    try:
+        sc = scenario.load(ns.scenario)
+    except scenario.ScenarioError as exc:
+        error(f"{exc}")
+        return EXIT_SCENARIO
+    if ns.speed <= 0:
+        error("--speed must be positive")
+        return EXIT_USAGE
+    if ns.brokers is not None and ns.brokers < 1:
+        error("--brokers must be at least 1")
+        return EXIT_USAGE
+    racks = [r.strip() for r in ns.racks.split(",") if r.strip()] if ns.racks else None
+    try:
+        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks)
+    except Exception as exc:  # a scenario that does not fit the requested cluster
+        error(f"scenario {sc.name}: {exc}")
+        return EXIT_SCENARIO
+    runner = SimRunner(cluster, base_port=ns.base_port)
+    player = scenario.ScenarioPlayer(sc, cluster)
+    runner.server.tick_hooks.append(player.poll)
+    ctl_port = ns.control_port if ns.control_port is not None else (ns.base_port - 1 if ns.base_port else 0)
+    ctl = control.ControlServer(cluster, ctl_port)
+    runner.extras.append(ctl)
+    events: queue.Queue[SimEvent] = queue.Queue()
+    cluster.events.subscribe(events.put)
+    try:
+        runner.start()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            error(f"port in use ({exc.strerror}); another simulator running? choose --base-port")
+        else:
+            error(f"cannot listen: {exc.strerror or exc}")
+        return EXIT_PORT
+    out.print(f"kafkatui sim: scenario [bold]{sc.name}[/], {len(cluster.brokers)} brokers, speed x{ns.speed}")
+    if sc.description:
+        out.print(sc.description, style="dim", markup=False, highlight=False)
+    out.print(f"bootstrap: {runner.bootstrap}", markup=False, highlight=False)
+    out.print(f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...", markup=False, highlight=False)
+    stop = {"now": False}
+
+    def _stop(*_: object) -> None:
+        stop["now"] = True
+
+    old = signal.signal(signal.SIGTERM, _stop)
+    started = time.monotonic()
+    try:
+        while not stop["now"]:
+            if max_seconds is not None and time.monotonic() - started > max_seconds:
+                break
+            try:
+                ev = events.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if not ns.quiet and ev.kind not in QUIET_KINDS:
+                text = ev.detail.get("text") if ev.kind == EventKind.SCENARIO else ev.describe()
+                style = "yellow" if ev.kind == EventKind.SCENARIO else None
+                out.print(f"{_ts(ev.ts_ms)}  {text}", style=style, markup=False, highlight=False)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        runner.stop()
+    out.print("simulator stopped")
+    return EXIT_OK
+
+
+def main_sim(argv: list[str]) -> int:
+    out = Console(stderr=False)
+    if argv[:1] == ["ctl"]:
+        p = argparse.ArgumentParser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
+        add_ctl_arguments(p)
+        return run_ctl(p.parse_args(argv[1:]), out)
+    p = argparse.ArgumentParser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.")
+    add_sim_arguments(p)
+    return run_sim(p.parse_args(argv), out)
+
+
+if __name__ == "__main__":
+    sys.exit(main_sim(sys.argv[1:]))

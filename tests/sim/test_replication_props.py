@@ -1,0 +1,146 @@
+"""Property tests of the replication model: what Kafka guarantees must hold in the simulator."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kafkatui.sim import errors as E
+from kafkatui.sim.clock import VirtualClock
+from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.events import EventKind
+
+Op = tuple[str, int, int]
+
+ops_single = st.lists(
+    st.one_of(
+        st.tuples(st.just("produce"), st.integers(0, 1), st.integers(1, 5)),
+        st.tuples(st.just("advance"), st.integers(50, 15_000), st.just(0)),
+        st.tuples(st.just("crash"), st.integers(1, 3), st.just(0)),
+        st.tuples(st.just("shutdown"), st.integers(1, 3), st.just(0)),
+        st.tuples(st.just("slow"), st.integers(1, 3), st.just(0)),
+        st.tuples(st.just("pause"), st.integers(1, 3), st.integers(100, 40_000)),
+        st.tuples(st.just("restore"), st.integers(1, 3), st.just(0)),
+    ),
+    max_size=40,
+)
+
+
+class Harness:
+    """Drives a 3-broker cluster on a manual clock and remembers every acknowledged record."""
+
+    def __init__(self, unclean: bool) -> None:
+        configs = {"broker.session.timeout.ms": "3000", "replica.lag.time.max.ms": "5000"}
+        self.c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+        self.c.create_topic("t", 2, 3, configs={"min.insync.replicas": "2", "unclean.leader.election.enable": str(unclean).lower()})
+        self.c.run_for(500)
+        self.acked: set[bytes] = set()
+        self.next_id = 0
+
+    def produce(self, partition: int, n: int) -> None:
+        p = self.c.partition("t", partition)
+        for _ in range(n):
+            rid = f"r{self.next_id}".encode()
+            self.next_id += 1
+
+            def done(code: int, rid: bytes = rid) -> None:
+                if code == E.NONE:
+                    self.acked.add(rid)
+
+            if p.leader == -1:
+                continue
+            self.c.append(p.leader, "t", partition, rid, 1, -1, 60_000, done)
+
+    def present(self) -> set[bytes]:
+        return {pl for p in self.c.topic("t").partitions for pl in p.log.payloads if pl is not None}
+
+    def check_invariants(self) -> None:
+        for p in self.c.topic("t").partitions:
+            assert set(p.isr) <= set(p.replicas), f"ISR {p.isr} not within replicas {p.replicas}"
+            assert p.isr, "ISR never empty"
+            if p.leader != -1:
+                assert p.leader in p.isr, f"leader {p.leader} not in ISR {p.isr}"
+                assert p.hw <= min(p.leo[r] for r in p.isr), "HW above the ISR's smallest log end"
+                assert p.hw <= p.log.end_offset
+
+
+def run(h: Harness, ops: list[Op], single_failure: bool) -> None:
+    down: set[int] = set()
+    for kind, a, b in ops:
+        if kind == "produce":
+            h.produce(a, b)
+        elif kind == "advance":
+            h.c.run_for(a)
+        elif kind in ("crash", "shutdown", "slow", "pause"):
+            if single_failure and down and a not in down:
+                continue
+            down.add(a)
+            if kind == "crash":
+                h.c.crash(a)
+            elif kind == "shutdown":
+                h.c.shutdown(a)
+            elif kind == "slow":
+                h.c.slow(a, 0.0)
+            else:
+                h.c.pause(a, b)
+        elif kind == "restore":
+            h.c.restore(a)
+            down.discard(a)
+            if single_failure:
+                h.c.run_for(20_000)  # let it rejoin before anything else fails
+                down.clear()
+        h.check_invariants()
+    for b in (1, 2, 3):
+        h.c.restore(b)
+    h.c.run_for(30_000)
+    h.check_invariants()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops_single)
+def test_no_acknowledged_write_is_lost_under_single_broker_failures(ops: list[Op]) -> None:
+    h = Harness(unclean=False)
+    run(h, ops, single_failure=True)
+    missing = h.acked - h.present()
+    assert not missing, f"acknowledged records lost: {sorted(missing)[:5]}"
+    assert h.c.lost_acked_records == 0
+    assert not h.c.events.of_kind(EventKind.UNCLEAN_ELECTION)
+    # after recovery every partition is fully replicated again
+    for p in h.c.topic("t").partitions:
+        assert sorted(p.isr) == [1, 2, 3]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops_single)
+def test_only_unclean_election_loses_acknowledged_writes_and_it_is_reported(ops: list[Op]) -> None:
+    h = Harness(unclean=True)
+    run(h, ops, single_failure=False)
+    missing = h.acked - h.present()
+    if missing:
+        unclean = h.c.events.of_kind(EventKind.UNCLEAN_ELECTION)
+        assert unclean, "acknowledged records vanished without an unclean election"
+        assert sum(int(e.detail["lost_acked_records"]) for e in unclean) >= len(missing)
+        assert h.c.lost_acked_records >= len(missing)
+
+
+def test_unclean_election_reports_lost_records() -> None:
+    """A leader that took acks=1 writes alone dies; the stale follower is elected and the loss is counted."""
+    h = Harness(unclean=True)
+    p = h.c.partition("t", 0)
+    leader = p.leader
+    followers = [r for r in p.replicas if r != leader]
+    for f in followers:
+        h.c.slow(f, 0.0)
+    h.c.run_for(6_000)  # followers fall out of the ISR
+    assert h.c.partition("t", 0).isr == [leader]
+    for i in range(10):
+        h.c.append(leader, "t", 0, f"x{i}".encode(), 1, 1, 1000)
+    h.c.crash(leader)
+    for f in followers:
+        h.c.restore(f)
+    h.c.run_for(5_000)
+    p = h.c.partition("t", 0)
+    assert p.leader in followers
+    (ev,) = [e for e in h.c.events.of_kind(EventKind.UNCLEAN_ELECTION) if e.partition == 0]
+    assert ev.detail["lost_records"] == 10
+    assert h.c.lost_records >= 10
