@@ -1,0 +1,16 @@
+"""`make bench`: run every benchmark in bench/ and print its figures."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+BENCHES = ["sim_scale.py"]
+
+if __name__ == "__main__":
+    here = Path(__file__).parent
+    sys.path.insert(0, str(here.parent))
+    for name in BENCHES:
+        print(f"== {name}")
+        runpy.run_path(str(here / name), run_name="__main__")
