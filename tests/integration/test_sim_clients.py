@@ -101,16 +101,42 @@ def test_restarted_broker_catches_up_and_rejoins_the_isr(sim: SimRunner) -> None
     assert sim.call(lambda c: all(p.leo[2] == p.log.end_offset for p in c.topic("orders").partitions))
 
 
-def test_produce_to_a_follower_gets_not_leader(sim: SimRunner) -> None:
+def test_kafka_python_idempotent_producer(sim: SimRunner) -> None:
     from kafka import KafkaProducer
 
     sim.call(lambda c: c.create_topic("t", 1, 3))
-    # kafka-python producer (idempotent by default: InitProducerId first) works end to end
+    # kafka-python's producer is idempotent by default: InitProducerId comes first
     p = KafkaProducer(bootstrap_servers=sim.bootstrap, acks="all", request_timeout_ms=5000)
     md = p.send("t", b"hello").get(timeout=10)
     assert md.offset == 0
     p.close()
-    # a raw produce to a non-leader is answered with NOT_LEADER_OR_FOLLOWER by our server
+
+
+def test_produce_sent_to_a_follower_gets_not_leader_or_follower(sim: SimRunner) -> None:
+    from kafka.protocol.producer.produce import ProduceRequest, ProduceResponse
+    from kafka.record import MemoryRecordsBuilder
+
+    sim.call(lambda c: c.create_topic("t", 1, 3))
+    leader = sim.call(lambda c: c.partition("t", 0).leader)
+    follower = next(b for b in (1, 2, 3) if b != leader)
+    builder = MemoryRecordsBuilder(magic=2, compression_type=0, batch_size=1 << 16)
+    builder.append(timestamp=int(time.time() * 1000), key=None, value=b"x", headers=[])
+    builder.close()
+    T = ProduceRequest.TopicProduceData
+    req = ProduceRequest[9](
+        transactional_id=None, acks=-1, timeout_ms=5000,
+        topic_data=[T(name="t", partition_data=[T.PartitionProduceData(index=0, records=bytes(builder.buffer()))])],
+    )
+    req.with_header(correlation_id=42, client_id="test")
+    with socket.create_connection(("127.0.0.1", sim.port_of(follower)), timeout=5) as s:
+        s.sendall(req.encode(header=True, framed=True))
+        size = struct.unpack(">i", s.recv(4))[0]
+        data = b""
+        while len(data) < size:
+            data += s.recv(size - len(data))
+    resp = ProduceResponse.decode(data, version=9, header=True)
+    assert resp.header.correlation_id == 42
+    assert resp.responses[0].partition_responses[0].error_code == 6  # NOT_LEADER_OR_FOLLOWER
 
 
 def test_kafka_python_consumer_reads_what_confluent_produced(sim: SimRunner) -> None:
