@@ -132,7 +132,8 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
     if ns.list:
         table = Table("scenario", "what you will see")
         for name in scenario.shipped():
-            table.add_row(name, scenario.load(name).description.splitlines()[0] if scenario.load(name).description else "")
+            desc = " ".join(scenario.load(name).description.split())
+            table.add_row(name, desc.split(". ")[0].rstrip(".") + "." if desc else "")
         out.print(table)
         return EXIT_OK
     try:
@@ -170,7 +171,7 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         return EXIT_PORT
     out.print(f"kafkatui sim: scenario [bold]{sc.name}[/], {len(cluster.brokers)} brokers, speed x{ns.speed}")
     if sc.description:
-        out.print(sc.description, style="dim", markup=False, highlight=False)
+        out.print(" ".join(sc.description.split()), style="dim", markup=False, highlight=False, soft_wrap=True)
     out.print(f"bootstrap: {runner.bootstrap}", markup=False, highlight=False)
     out.print(f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...", markup=False, highlight=False)
     stop = {"now": False}
@@ -185,13 +186,14 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
             if max_seconds is not None and time.monotonic() - started > max_seconds:
                 break
             try:
-                ev = events.get(timeout=0.2)
+                batch = [events.get(timeout=0.2)]
             except queue.Empty:
                 continue
-            if not ns.quiet and ev.kind not in QUIET_KINDS:
-                text = ev.detail.get("text") if ev.kind == EventKind.SCENARIO else ev.describe()
-                style = "yellow" if ev.kind == EventKind.SCENARIO else None
-                out.print(f"{_ts(ev.ts_ms)}  {text}", style=style, markup=False, highlight=False)
+            while not events.empty() and len(batch) < 5000:
+                batch.append(events.get_nowait())
+            if not ns.quiet:
+                for ts, text, style in narrate(batch):
+                    out.print(f"{_ts(ts)}  {text}", style=style, markup=False, highlight=False)
     except KeyboardInterrupt:
         pass
     finally:
@@ -199,6 +201,55 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         runner.stop()
     out.print("simulator stopped")
     return EXIT_OK
+
+
+PARTITION_KINDS = {EventKind.ISR_SHRINK, EventKind.ISR_EXPAND, EventKind.LEADER_CHANGE, EventKind.OFFLINE}
+STYLES = {EventKind.SCENARIO: "yellow", EventKind.OFFLINE: "bold red", EventKind.UNCLEAN_ELECTION: "bold red",
+          EventKind.BROKER_DOWN: "red", EventKind.BROKER_FENCED: "red", EventKind.BROKER_UP: "green",
+          EventKind.BROKER_UNFENCED: "green", EventKind.ISR_SHRINK: "magenta", EventKind.ISR_EXPAND: "cyan"}
+
+
+def narrate(batch: list[SimEvent], burst: int = 4) -> list[tuple[int, str, str | None]]:
+    """Lines for a batch of events; a burst of one kind at one instant becomes a single summary line."""
+    groups: dict[tuple[int, EventKind], list[SimEvent]] = {}
+    order: list[tuple[int, EventKind] | SimEvent] = []
+    for ev in batch:
+        if ev.kind in QUIET_KINDS:
+            continue
+        if ev.kind in PARTITION_KINDS:
+            key = (ev.ts_ms, ev.kind)
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(ev)
+        else:
+            order.append(ev)
+    lines: list[tuple[int, str, str | None]] = []
+    for item in order:
+        if isinstance(item, SimEvent):
+            lines.append((item.ts_ms, item.describe(), STYLES.get(item.kind)))
+            continue
+        evs = groups[item]
+        kind = item[1]
+        if len(evs) <= burst:
+            lines.extend((e.ts_ms, e.describe(), STYLES.get(kind)) for e in evs)
+            continue
+        topics = sorted({e.topic or "" for e in evs})
+        what = {EventKind.ISR_SHRINK: "ISRs shrank", EventKind.ISR_EXPAND: "ISRs expanded",
+                EventKind.LEADER_CHANGE: "leaders moved", EventKind.OFFLINE: "partitions OFFLINE"}[kind]
+        detail = ""
+        if kind == EventKind.ISR_SHRINK:
+            outs = sorted({r for e in evs for r in e.detail.get("out", [])})
+            detail = f", replicas out: {', '.join(map(str, outs))}"
+        elif kind == EventKind.ISR_EXPAND:
+            ins = sorted({r for e in evs for r in e.detail.get("in", [])})
+            detail = f", replicas back: {', '.join(map(str, ins))}"
+        elif kind == EventKind.LEADER_CHANGE:
+            to = sorted({int(e.detail.get("leader", -1)) for e in evs})
+            detail = f", new leaders: {', '.join(map(str, to))}"
+        shown = ", ".join(topics[:4]) + (f" +{len(topics) - 4} topics" if len(topics) > 4 else "")
+        lines.append((item[0], f"{len(evs)} {what} ({shown}){detail}", STYLES.get(kind)))
+    return lines
 
 
 def main_sim(argv: list[str]) -> int:

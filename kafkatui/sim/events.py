@@ -42,14 +42,41 @@ class SimEvent:
     detail: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """One human line, as `kafkatui sim` prints it."""
-        where = ""
-        if self.topic is not None:
-            where = f"{self.topic}-{self.partition}" if self.partition is not None else self.topic
-        elif self.broker is not None:
-            where = f"broker {self.broker}"
-        extra = " ".join(f"{k}={v}" for k, v in self.detail.items())
-        return f"{self.kind.value:<20} {where} {extra}".rstrip()
+        """One line an operator reads, as `kafkatui sim` prints it."""
+        d = self.detail
+        where = f"{self.topic}-{self.partition}" if self.partition is not None else (self.topic or "")
+        k = self.kind
+        if k == EventKind.ISR_SHRINK:
+            lag = d.get("lag", {})
+            out = ", ".join(f"{r} ({lag.get(r, 0)} behind)" for r in d.get("out", []))
+            return f"{where}: ISR shrank {_ids(d.get('old_isr'))} -> {_ids(d.get('new_isr'))}, out: {out} [{d.get('reason')}], minISR {d.get('min_isr')}"
+        if k == EventKind.ISR_EXPAND:
+            return f"{where}: ISR expanded {_ids(d.get('old_isr'))} -> {_ids(d.get('new_isr'))}"
+        if k == EventKind.LEADER_CHANGE:
+            return f"{where}: leader {d.get('was')} -> {d.get('leader')} (epoch {d.get('epoch')}, {d.get('reason')})"
+        if k == EventKind.OFFLINE:
+            return f"{where}: OFFLINE, no live in-sync replica (last ISR {_ids(d.get('isr'))})"
+        if k == EventKind.UNCLEAN_ELECTION:
+            return (f"{where}: UNCLEAN election of broker {d.get('leader')}: {d.get('lost_records')} records lost, "
+                    f"{d.get('lost_acked_records')} of them acknowledged")
+        if k in (EventKind.BROKER_DOWN, EventKind.BROKER_UP):
+            return f"broker {self.broker} {'down' if k == EventKind.BROKER_DOWN else 'up'} (was {d.get('was')})"
+        if k == EventKind.BROKER_FENCED:
+            how = "controlled shutdown" if d.get("controlled") else "session timed out"
+            return f"broker {self.broker} fenced by the controller ({how})"
+        if k == EventKind.BROKER_UNFENCED:
+            return f"broker {self.broker} registered again (unfenced)"
+        if k == EventKind.CONTROLLER_CHANGE:
+            return f"controller moved {d.get('was')} -> {self.broker}"
+        if k == EventKind.SCENARIO:
+            return str(d.get("text", ""))
+        extra = " ".join(f"{key}={v}" for key, v in d.items())
+        subject = where or (f"broker {self.broker}" if self.broker is not None else "")
+        return f"{k.value} {subject} {extra}".strip()
+
+
+def _ids(ids: object) -> str:
+    return "[" + ",".join(str(i) for i in ids) + "]" if isinstance(ids, list | tuple) else str(ids)
 
 
 Listener = Callable[[SimEvent], None]
