@@ -1,0 +1,1 @@
+"""The replication-health model: pure domain logic, no textual, no network."""
