@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 import uuid
 from collections.abc import Iterable
@@ -37,6 +38,8 @@ from kafkatui.sim.state import BrokerState
 
 if TYPE_CHECKING:
     from kafkatui.sim.cluster import SimCluster
+
+log = logging.getLogger("kafkatui.sim.groups")
 
 # Error codes of the group APIs that kafkatui.sim.errors does not define.
 OFFSET_METADATA_TOO_LARGE = 12
@@ -148,7 +151,8 @@ class Member:
         return self.protocols == protocols
 
     def vote(self, candidates: set[str]) -> str:
-        return next(name for name, _ in self.protocols if name in candidates)
+        """This member's most preferred protocol among `candidates` (its first one if none)."""
+        return next((name for name, _ in self.protocols if name in candidates), self.protocols[0][0])
 
     def keep_alive(self, now: float) -> bool:
         """Kafka's MemberMetadata.shouldKeepAlive: is this member's session still valid?"""
@@ -233,9 +237,9 @@ class Group:
 
     def remove(self, member_id: str) -> Member | None:
         member = self.members.pop(member_id, None)
-        if member is not None and member.group_instance_id is not None:
-            if self.static_members.get(member.group_instance_id) == member_id:
-                del self.static_members[member.group_instance_id]
+        instance_id = member.group_instance_id if member is not None else None
+        if instance_id is not None and self.static_members.get(instance_id) == member_id:
+            del self.static_members[instance_id]
         self.pending_sync.discard(member_id)
         if self.leader_id == member_id:
             self.leader_id = next(iter(self.members), None)
@@ -330,9 +334,7 @@ class GroupCoordinator:
             try:
                 self.sweep()
             except Exception:  # a bug here must not stop session expiry for good
-                import logging
-
-                logging.getLogger("kafkatui.sim.groups").exception("group coordinator sweep failed")
+                log.exception("group coordinator sweep failed")
             await asyncio.sleep(SWEEP_SECONDS)
 
     # ------------------------------------------------------------------ placement
@@ -346,7 +348,8 @@ class GroupCoordinator:
         Brokers stand in for the leaders of __consumer_offsets partitions: partition p prefers
         the p-th broker (by id, round robin) and fails over to the next live, unfenced one, so
         a group keeps its coordinator as long as that broker lives and comes back to it when
-        the preferred broker returns (a preferred leader election).
+        the preferred broker returns (a preferred leader election). Adding brokers changes
+        the rotation and may move groups.
         """
         ids = sorted(self.cluster.brokers)
         if not ids:

@@ -120,8 +120,8 @@ class BrokerListener:
             response = await spec.handler(ctx, request)
             if response is None:
                 continue
-            body = response if isinstance(response, bytes | bytearray) else response.encode(version=version)
-            writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(body)))
+            encoded: bytes | bytearray = response if isinstance(response, bytes | bytearray) else response.encode(version=version)
+            writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(encoded)))
             await writer.drain()
 
     async def _wait_serving(self) -> None:

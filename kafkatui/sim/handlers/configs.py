@@ -39,20 +39,20 @@ RESOURCE_TYPE_NAMES = {0: "UNKNOWN", TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LO
 LOGGERS_NOT_SIMULATED = "The simulator does not model broker loggers (BROKER_LOGGER resources)."
 ALTER_TIMEOUT_MS = 30_000
 
-Failure = tuple[int, str]
+Failure = tuple[int, str | None]
 
 
 class RequestError(Exception):
     """A per-resource error found before the ConfigStore is asked."""
 
-    def __init__(self, error_code: int, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, error_code: int, message: str | None) -> None:
+        super().__init__(message or f"error {error_code}")
         self.error_code = error_code
         self.message = message
 
 
 def _failure(exc: RequestError | ConfigError | E.SimError) -> Failure:
-    return exc.error_code, exc.message or str(exc)
+    return exc.error_code, exc.message or None
 
 
 def _node_id(name: str, prefix: str) -> int:
@@ -100,7 +100,8 @@ def _describe(ctx: RequestContext, resource: Any, include_synonyms: bool) -> lis
         if problem:
             raise RequestError(E.INVALID_TOPIC_EXCEPTION, problem)
         if name not in ctx.cluster.topics:
-            raise RequestError(E.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist.")
+            # Kafka's ConfigHelper sets only the error code here, no message
+            raise RequestError(E.UNKNOWN_TOPIC_OR_PARTITION, None)
         return store.describe_topic(name, keys, include_synonyms, broker_id=ctx.broker.id)
     if kind == BROKER:
         if not name:

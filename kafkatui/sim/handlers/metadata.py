@@ -61,6 +61,17 @@ def _topic_entry(cluster: SimCluster, topic: Topic) -> Any:
     )
 
 
+def reported_controller(cluster: SimCluster) -> int:
+    """The controller id brokers report: a live broker, never one that just died.
+
+    KRaft brokers forward admin requests to the quorum, so clients only need a live broker here.
+    """
+    live = sorted(b.id for b in cluster.live_brokers() if b.serving_clients())
+    if cluster.controller_id in live:
+        return cluster.controller_id
+    return live[0] if live else -1
+
+
 def build_metadata(cluster: SimCluster, topics: list[Topic], missing: list[tuple[str | None, Any]], version: int) -> Any:
     brokers = [
         R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
@@ -76,7 +87,7 @@ def build_metadata(cluster: SimCluster, topics: list[Topic], missing: list[tuple
         )
     return R(
         version=version, throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,
-        controller_id=cluster.controller_id, topics=entries, authorized_operations=None, error_code=E.NONE,
+        controller_id=reported_controller(cluster), topics=entries, authorized_operations=None, error_code=E.NONE,
     )
 
 
@@ -127,6 +138,6 @@ async def handle_describe_cluster(ctx: RequestContext, req: Any) -> Any:
     ]
     return R2(
         version=ctx.version, throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1,
-        cluster_id=cluster.cluster_id, controller_id=cluster.controller_id, brokers=brokers,
+        cluster_id=cluster.cluster_id, controller_id=reported_controller(cluster), brokers=brokers,
         authorized_operations=None,
     )
