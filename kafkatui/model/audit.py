@@ -1,0 +1,169 @@
+"""Durability audit: topic configurations that are wrong whatever the brokers are doing now.
+
+Rules (the `rule` of each `AuditIssue`, also its finding id in the catalog):
+
+- ``min-isr-above-rf``: minISR > RF of some partition: every acks=all write to it fails.
+- ``min-isr-equals-rf``: minISR == RF (RF >= 2): a single broker loss stops acks=all writes, for no
+  durability gain. (RF 1 is left to ``rf-one``.)
+- ``rf-one``: a partition with a single replica: no redundancy, one broker loss takes it offline.
+- ``min-isr-one``: minISR 1 with RF >= 2: acks=all is acknowledged by the leader alone.
+- ``unclean-enabled``: unclean.leader.election.enable=true: Kafka may elect an out-of-sync replica
+  and silently drop acknowledged writes.
+- ``single-rack``: every replica of a partition on one rack. Checked only when every replica's broker
+  reports a rack and the cluster spans at least two racks (otherwise nothing could be moved).
+- ``internal-weak-config``: ``__consumer_offsets`` / ``__transaction_state`` with RF < 3 or
+  minISR < 2. It replaces ``rf-one``, ``min-isr-one`` and ``min-isr-equals-rf`` for those topics.
+- ``internal-unavailable``: an internal topic with partitions offline or under minISR while replicas
+  are missing (consumer groups cannot commit offsets, transactions fail).
+- ``internal-under-replicated``: an internal topic with out-of-sync replicas, still writable.
+- ``dev-settings-on-prod``: dev settings (RF 1, or unclean election on) on a topic that looks like
+  production. The cluster counts as production when at least one other non-internal topic has the
+  durable triple (RF >= 3, 2 <= minISR <= RF, unclean off); a topic looks like production when its name
+  carries no dev/test marker (a dot, dash or underscore separated word such as dev, test, tmp,
+  sandbox, scratch, demo, staging, qa, poc). Such a topic gets this issue *instead of* ``rf-one`` and
+  ``unclean-enabled`` (one issue, both reasons). Dev-named topics keep the plain rules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kafkatui.model.health import Health, HealthReport, TopicHealth, assess
+from kafkatui.model.snapshot import ClusterSnapshot
+
+MIN_ISR_ABOVE_RF = "min-isr-above-rf"
+MIN_ISR_EQUALS_RF = "min-isr-equals-rf"
+RF_ONE = "rf-one"
+MIN_ISR_ONE = "min-isr-one"
+UNCLEAN_ENABLED = "unclean-enabled"
+SINGLE_RACK = "single-rack"
+INTERNAL_WEAK = "internal-weak-config"
+INTERNAL_UNAVAILABLE = "internal-unavailable"
+INTERNAL_UNDER_REPLICATED = "internal-under-replicated"
+DEV_ON_PROD = "dev-settings-on-prod"
+
+RULES = (MIN_ISR_ABOVE_RF, INTERNAL_UNAVAILABLE, MIN_ISR_EQUALS_RF, RF_ONE, MIN_ISR_ONE, UNCLEAN_ENABLED,
+         DEV_ON_PROD, SINGLE_RACK, INTERNAL_WEAK, INTERNAL_UNDER_REPLICATED)
+
+DEV_MARKERS = frozenset({
+    "dev", "devel", "develop", "development", "test", "tests", "testing", "tmp", "temp", "sandbox",
+    "scratch", "demo", "staging", "stg", "qa", "uat", "local", "playground", "poc", "sample",
+    "example", "experiment", "experimental", "junk", "trial",
+})
+_SPLIT = re.compile(r"[._\-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditIssue:
+    """One rule broken by one topic."""
+
+    rule: str
+    topic: str
+    detail: str  # one line for humans
+    partitions: tuple[int, ...] = ()  # for partition-scoped rules (single-rack, internal-*)
+    reasons: tuple[str, ...] = ()  # which settings are weak (internal-weak-config, dev-settings-on-prod)
+
+
+def looks_like_dev(topic: str) -> bool:
+    """True when a word of the topic's name marks it as dev/test data."""
+    return any(w in DEV_MARKERS for w in _SPLIT.split(topic.lower()))
+
+
+def is_production_triple(th: TopicHealth) -> bool:
+    """RF >= 3, 2 <= minISR <= RF, unclean off: a durable configuration someone chose on purpose."""
+    return th.min_rf >= 3 and 2 <= th.min_isr <= th.min_rf and not th.unclean
+
+
+def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list[AuditIssue]:
+    """Every rule broken, topic by topic (name order), rules in `RULES` order within a topic."""
+    if report is None:
+        report = assess(snapshot)
+    racks = {b.id: b.rack for b in snapshot.brokers}
+    rack_aware = len({r for r in racks.values() if r}) >= 2
+    prod_topics = [n for n, th in report.topics.items() if not th.internal and is_production_triple(th)]
+    issues: list[AuditIssue] = []
+    for name in sorted(report.topics):
+        th = report.topics[name]
+        if th.partitions == 0:
+            continue
+        found: dict[str, AuditIssue] = {}
+        rf, mi = th.min_rf, th.min_isr
+        src = th.min_isr_source
+        if mi > rf:
+            found[MIN_ISR_ABOVE_RF] = AuditIssue(
+                MIN_ISR_ABOVE_RF, name, f"minISR {mi} ({src}) > RF {rf}: every acks=all write fails")
+        if th.internal:
+            _internal(report, th, found)
+        else:
+            if mi == rf and rf >= 2:
+                found[MIN_ISR_EQUALS_RF] = AuditIssue(
+                    MIN_ISR_EQUALS_RF, name, f"minISR {mi} ({src}) == RF {rf}: one broker loss stops acks=all writes")
+            if rf == 1:
+                found[RF_ONE] = AuditIssue(RF_ONE, name, "RF 1: no redundancy, one broker loss takes partitions offline")
+            if mi == 1 and rf >= 2:
+                found[MIN_ISR_ONE] = AuditIssue(
+                    MIN_ISR_ONE, name, f"minISR 1 ({src}) with RF {rf}: acks=all is acknowledged by the leader alone")
+        if th.unclean:
+            found[UNCLEAN_ENABLED] = AuditIssue(
+                UNCLEAN_ENABLED, name,
+                f"unclean.leader.election.enable=true ({th.unclean_source}): acknowledged writes can be lost")
+        if not th.internal and (rf == 1 or th.unclean) and not looks_like_dev(name):
+            others = [n for n in prod_topics if n != name]
+            if others:
+                reasons = tuple(r for r, on in (("RF 1", rf == 1), ("unclean election on", th.unclean)) if on)
+                found.pop(RF_ONE, None)
+                found.pop(UNCLEAN_ENABLED, None)
+                found[DEV_ON_PROD] = AuditIssue(
+                    DEV_ON_PROD, name,
+                    f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
+                    f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
+        if rack_aware:
+            same = _single_rack(snapshot, name, racks)
+            if same:
+                rack_names = sorted(set(same.values()))
+                found[SINGLE_RACK] = AuditIssue(
+                    SINGLE_RACK, name,
+                    f"{len(same)} partition(s) with every replica on one rack ({', '.join(rack_names)})",
+                    partitions=tuple(sorted(same)))
+        issues.extend(found[r] for r in RULES if r in found)
+    return issues
+
+
+def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue]) -> None:
+    name = th.name
+    reasons = []
+    if th.min_rf < 3:
+        reasons.append(f"RF {th.min_rf} < 3")
+    if th.min_isr < 2:
+        reasons.append(f"minISR {th.min_isr} ({th.min_isr_source}) < 2")
+    if reasons:
+        found[INTERNAL_WEAK] = AuditIssue(INTERNAL_WEAK, name, "; ".join(reasons), reasons=tuple(reasons))
+    down = [p.partition for h in (Health.OFFLINE, Health.UNDER_MIN_ISR)
+            for p in report.partition_infos(name, h) if h == Health.OFFLINE or len(p.isr) < len(p.replicas)]
+    if down:
+        found[INTERNAL_UNAVAILABLE] = AuditIssue(
+            INTERNAL_UNAVAILABLE, name, f"{len(down)} partition(s) offline or under minISR",
+            partitions=tuple(sorted(down)))
+        return
+    lagging = [p.partition for h in (Health.AT_MIN_ISR, Health.UNDER_REPLICATED)
+               for p in report.partition_infos(name, h) if len(p.isr) < len(p.replicas)]
+    if lagging:
+        found[INTERNAL_UNDER_REPLICATED] = AuditIssue(
+            INTERNAL_UNDER_REPLICATED, name, f"{len(lagging)} partition(s) with out-of-sync replicas",
+            partitions=tuple(sorted(lagging)))
+
+
+def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None]) -> dict[int, str]:
+    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack."""
+    out: dict[int, str] = {}
+    for p in snapshot.topics[topic].partitions:
+        reps = set(p.replicas)
+        if len(reps) < 2:
+            continue
+        rs = {racks.get(r) for r in reps}
+        if len(rs) == 1:
+            (rack,) = rs
+            if rack:
+                out[p.partition] = rack
+    return out

@@ -1,0 +1,499 @@
+"""Replication health of every partition, topic and broker, computed once from a snapshot.
+
+`assess(snapshot)` classifies each partition into one `Health` class, worst first:
+
+OFFLINE
+    No leader: metadata reports leader -1, or (when the snapshot lists brokers) a leader that is not
+    among the listed brokers.
+UNDER_MIN_ISR
+    A leader exists and ``len(isr) < minISR``: acks=all produces fail now (NOT_ENOUGH_REPLICAS).
+AT_MIN_ISR
+    ``len(isr) == minISR``: one more ISR loss stops acks=all writes. This follows Kafka's own
+    AtMinIsrPartitionCount metric to the letter, so it *includes* partitions whose minISR equals
+    their RF with a full ISR, RF 1 / minISR 1 among them: for those, every healthy partition is
+    "at minISR" (it is true: any one broker loss stops their writes). The remedy there is a config
+    change, not a broker, so the audit reports them (`rf-one`, `min-isr-equals-rf`) and the
+    `at-min-isr` finding lists only partitions that actually lost an in-sync replica.
+UNDER_REPLICATED
+    ISR smaller than the replica list, above minISR.
+NON_PREFERRED_LEADER
+    Fully in sync, led by a broker other than the first replica.
+HEALTHY
+    Everything else.
+
+Effective minISR is the topic's ``min.insync.replicas`` as `ClusterSnapshot.topic_config` reports it
+(topic override, dynamic broker, dynamic default, static, Kafka default, or ASSUMED_DEFAULT when
+configs could not be read); an unparsable value counts as Kafka's default 1 with source
+ASSUMED_DEFAULT. Headroom = ``len(isr) - minISR``; an offline partition has no writable ISR, so its
+headroom is ``-minISR``.
+
+Durability, per topic (computed on the topic's weakest partition, ``min_rf``):
+
+- ``write_tolerance`` = ``min_rf - minISR`` broker failures while acks=all writes continue; when it
+  would be negative (minISR > RF) it is clamped to 0 and ``writes_blocked`` is set: no acks=all write
+  can ever succeed.
+- ``loss_tolerance``: broker failures an acknowledged acks=all write survives. An acknowledged write
+  sits on every replica that was in the ISR when it was acknowledged, at least
+  ``min(RF, minISR)`` of them. With unclean election off only ISR members lead, so the write
+  survives ``min(RF, minISR) - 1`` failures; beyond that the partition goes offline and the data
+  is lost only if those brokers' disks are. With unclean election on Kafka elects an out-of-sync
+  replica as soon as every ISR member is unavailable and truncates, so the *current* ISR bounds it
+  too: ``min(min(RF, minISR), smallest ISR of the topic) - 1`` (an offline partition counts as ISR
+  0), and exceeding it loses data even when the brokers come back.
+
+Memory: one byte per partition (its class) plus the snapshot the report references; the detailed
+`PartitionHealth` view is built on demand.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+from itertools import chain
+
+from kafkatui.model.snapshot import (
+    ASSUMED_DEFAULT,
+    KAFKA_DEFAULTS,
+    ClusterSnapshot,
+    PartitionInfo,
+    TopicInfo,
+)
+
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+class Health(IntEnum):
+    """A partition's replication health class, worst first (compare with <: smaller is worse)."""
+
+    OFFLINE = 0
+    UNDER_MIN_ISR = 1
+    AT_MIN_ISR = 2
+    UNDER_REPLICATED = 3
+    NON_PREFERRED_LEADER = 4
+    HEALTHY = 5
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+    @property
+    def symbol(self) -> str:
+        """A text symbol distinct per class, so meaning never rests on colour alone."""
+        return _SYMBOLS[self]
+
+
+_LABELS = {
+    Health.OFFLINE: "offline",
+    Health.UNDER_MIN_ISR: "under minISR",
+    Health.AT_MIN_ISR: "at minISR",
+    Health.UNDER_REPLICATED: "under-replicated",
+    Health.NON_PREFERRED_LEADER: "non-preferred leader",
+    Health.HEALTHY: "healthy",
+}
+_SYMBOLS = {
+    Health.OFFLINE: "✖",
+    Health.UNDER_MIN_ISR: "▼",
+    Health.AT_MIN_ISR: "●",
+    Health.UNDER_REPLICATED: "◐",
+    Health.NON_PREFERRED_LEADER: "↺",
+    Health.HEALTHY: "✓",
+}
+_ALL = tuple(Health)
+
+
+def is_internal(topic: TopicInfo) -> bool:
+    """Kafka's internal topics: flagged by metadata, or named like them."""
+    return topic.internal or topic.name in INTERNAL_TOPICS
+
+
+def effective_min_isr(snapshot: ClusterSnapshot, topic: str) -> tuple[int, str]:
+    """The topic's effective min.insync.replicas and the source it comes from."""
+    cv = snapshot.topic_config(topic, "min.insync.replicas")
+    try:
+        value = int(cv.value) if cv.value is not None else None
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        return int(KAFKA_DEFAULTS["min.insync.replicas"]), ASSUMED_DEFAULT
+    return value, cv.source
+
+
+def effective_unclean(snapshot: ClusterSnapshot, topic: str) -> tuple[bool, str]:
+    """Whether unclean leader election is enabled for the topic, and the source of that value."""
+    cv = snapshot.topic_config(topic, "unclean.leader.election.enable")
+    if cv.value is None:
+        return False, ASSUMED_DEFAULT
+    return cv.value.strip().lower() == "true", cv.source
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfSyncReplica:
+    """A replica missing from its partition's ISR, with its lag when log dirs are known."""
+
+    broker: int
+    up: bool  # listed in metadata
+    byte_lag: int | None  # leader's log size - this replica's, None when unknown
+    offset_lag: int | None  # as DescribeLogDirs reports it, None when unknown
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionHealth:
+    """The detailed view of one partition (built on demand, not stored)."""
+
+    topic: str
+    partition: int
+    health: Health
+    leader: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    min_isr: int
+    min_isr_source: str
+    headroom: int
+    out_of_sync: tuple[OutOfSyncReplica, ...]
+
+    @property
+    def name(self) -> str:
+        """`topic-N`, as Kafka's tools print it."""
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def preferred_leader(self) -> int:
+        return self.replicas[0] if self.replicas else -1
+
+    @property
+    def non_preferred(self) -> bool:
+        return self.leader >= 0 and self.leader != self.preferred_leader
+
+
+@dataclass(frozen=True, slots=True)
+class TopicHealth:
+    """One topic's verdict: worst class, counts per class, config and durability."""
+
+    name: str
+    internal: bool
+    partitions: int
+    worst: Health
+    counts: tuple[int, ...]  # indexed by Health
+    rf: int  # largest replica list
+    min_rf: int  # smallest replica list (the weakest partition)
+    min_isr: int
+    min_isr_source: str
+    min_headroom: int  # smallest ISR size - minISR over the partitions (offline: -minISR)
+    smallest_isr: int  # smallest ISR over the partitions (offline: 0)
+    unclean: bool
+    unclean_source: str
+    loss_tolerance: int  # broker failures survived without losing acknowledged writes
+    write_tolerance: int  # broker failures survived while acks=all writes continue (clamped >= 0)
+    writes_blocked: bool  # minISR > RF: no acks=all write can succeed
+    under_replicated_total: int  # Kafka's URP: led partitions with ISR < replicas, any class
+    non_preferred_total: int  # led partitions whose leader is not the preferred one, any class
+
+    def count(self, health: Health) -> int:
+        return self.counts[health]
+
+    @property
+    def affected(self) -> int:
+        """Partitions in any class but HEALTHY."""
+        return self.partitions - self.counts[Health.HEALTHY]
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerHealth:
+    """One broker id: listed in metadata or only named by replica lists, and what it carries."""
+
+    id: int
+    up: bool  # listed in metadata
+    host: str | None
+    port: int | None
+    rack: str | None
+    controller: bool
+    hosted: int  # replicas it holds
+    led: int
+    preferred: int  # partitions whose preferred leader it is
+    preferred_led: int  # ... and which it leads
+    out_of_isr: int  # replicas it holds that are not in their ISR
+    hosted_online: int  # replicas it holds in partitions with a leader
+    out_of_isr_online: int
+    missing_from_all_isrs: bool  # hosts >= 1 led partition and is in none of their ISRs
+    missing_from_most_isrs: bool  # missing from more than half (but not all) of them
+    restart_safe: bool  # taking it down keeps every partition at or above minISR and online
+    restart_under_min_isr: int  # partitions a restart would newly put under minISR
+    restart_offline: int  # partitions a restart would take offline
+    restart_topics: int  # topics those partitions belong to
+
+    @property
+    def absent(self) -> bool:
+        return not self.up
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterCounts:
+    """Cluster-wide totals. The per-class counts are exclusive (each partition in its worst class)."""
+
+    brokers_up: int
+    brokers_total: int  # listed + absent-but-referenced
+    brokers_absent: tuple[int, ...]
+    controller_id: int
+    topics: int
+    partitions: int
+    offline: int
+    under_min_isr: int
+    at_min_isr: int
+    under_replicated: int
+    non_preferred_leader: int
+    healthy: int
+    under_replicated_total: int  # Kafka's UnderReplicatedPartitions: led and ISR < replicas, any class
+    non_preferred_total: int
+
+    def count(self, health: Health) -> int:
+        return (self.offline, self.under_min_isr, self.at_min_isr, self.under_replicated,
+                self.non_preferred_leader, self.healthy)[health]
+
+    @property
+    def worst(self) -> Health:
+        for h in _ALL:
+            if self.count(h):
+                return h
+        return Health.HEALTHY
+
+
+def topic_sort_key(th: TopicHealth) -> tuple[int, int, int, str]:
+    """Worst class, then most partitions in that class, then most affected partitions, then name."""
+    in_worst = th.counts[th.worst] if th.worst != Health.HEALTHY else 0
+    return (int(th.worst), -in_worst, -th.affected, th.name)
+
+
+def sort_topics_worst_first(topics: Iterable[TopicHealth]) -> list[TopicHealth]:
+    return sorted(topics, key=topic_sort_key)
+
+
+def broker_sort_key(bh: BrokerHealth) -> tuple[int, int, int, int]:
+    """Absent first, then missing from all ISRs, then most out-of-ISR replicas, then id."""
+    return (int(bh.up), int(not bh.missing_from_all_isrs), -bh.out_of_isr, bh.id)
+
+
+class HealthReport:
+    """Everything `assess` computed: per-topic and per-broker verdicts, cluster counts, and the
+    class of every partition (one byte each) with on-demand detail."""
+
+    __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_pindex")
+
+    def __init__(self, snapshot: ClusterSnapshot, topics: dict[str, TopicHealth],
+                 brokers: dict[int, BrokerHealth], counts: ClusterCounts, live: frozenset[int],
+                 classes: dict[str, bytearray]) -> None:
+        self.snapshot = snapshot
+        self.topics = topics
+        self.brokers = brokers
+        self.counts = counts
+        self.live = live
+        self._classes = classes
+        self._pindex: dict[str, dict[int, int]] = {}
+
+    def _index(self, topic: str, partition: int) -> int:
+        parts = self.snapshot.topics[topic].partitions
+        if 0 <= partition < len(parts) and parts[partition].partition == partition:
+            return partition
+        idx = self._pindex.get(topic)
+        if idx is None:
+            idx = self._pindex[topic] = {p.partition: i for i, p in enumerate(parts)}
+        return idx[partition]
+
+    def class_codes(self, topic: str) -> memoryview:
+        """The class (a `Health` value) of each partition of `topic`, in snapshot order; read-only."""
+        return memoryview(self._classes[topic]).toreadonly()
+
+    def health(self, topic: str, partition: int) -> Health:
+        """The class of one partition (KeyError when unknown)."""
+        return _ALL[self._classes[topic][self._index(topic, partition)]]
+
+    def partition(self, topic: str, partition: int) -> PartitionHealth:
+        """The detailed view of one partition (KeyError when unknown)."""
+        i = self._index(topic, partition)
+        return self._detail(topic, self.snapshot.topics[topic].partitions[i], self._classes[topic][i])
+
+    def partitions(self, topic: str | None = None,
+                   classes: Iterable[Health] | None = None) -> Iterator[PartitionHealth]:
+        """Detailed views, topic by topic in name order, optionally of some classes only."""
+        wanted = None if classes is None else frozenset(int(c) for c in classes)
+        names = [topic] if topic is not None else sorted(self._classes)
+        for name in names:
+            cls = self._classes[name]
+            parts = self.snapshot.topics[name].partitions
+            for i, c in enumerate(cls):
+                if wanted is None or c in wanted:
+                    yield self._detail(name, parts[i], c)
+
+    def partition_infos(self, topic: str, health: Health) -> Iterator[PartitionInfo]:
+        """The raw partitions of one topic in one class (cheap: no detail built)."""
+        cls = self._classes[topic]
+        parts = self.snapshot.topics[topic].partitions
+        want = int(health)
+        for i, c in enumerate(cls):
+            if c == want:
+                yield parts[i]
+
+    def topics_worst_first(self) -> list[TopicHealth]:
+        return sort_topics_worst_first(self.topics.values())
+
+    def brokers_worst_first(self) -> list[BrokerHealth]:
+        return sorted(self.brokers.values(), key=broker_sort_key)
+
+    def out_of_sync(self, p: PartitionInfo) -> tuple[OutOfSyncReplica, ...]:
+        """Replicas of `p` not in its ISR, with byte and offset lag from the log dirs when known."""
+        isr = p.isr
+        missing = [r for r in p.replicas if r not in isr]
+        if not missing:
+            return ()
+        logs = self.snapshot.log_dirs
+        leader_log = logs.get((p.topic, p.partition, p.leader)) if logs and p.leader >= 0 else None
+        out = []
+        for r in missing:
+            rl = logs.get((p.topic, p.partition, r)) if logs else None
+            byte_lag = max(0, leader_log.size - rl.size) if rl is not None and leader_log is not None else None
+            out.append(OutOfSyncReplica(r, r in self.live, byte_lag, rl.offset_lag if rl is not None else None))
+        return tuple(out)
+
+    def _detail(self, topic: str, p: PartitionInfo, c: int) -> PartitionHealth:
+        th = self.topics[topic]
+        h = _ALL[c]
+        headroom = -th.min_isr if h == Health.OFFLINE else len(p.isr) - th.min_isr
+        return PartitionHealth(topic, p.partition, h, p.leader, p.replicas, p.isr, th.min_isr,
+                               th.min_isr_source, headroom, self.out_of_sync(p))
+
+
+def assess(snapshot: ClusterSnapshot) -> HealthReport:
+    """Classify every partition and summarise topics, brokers and the cluster in one pass."""
+    listed = {b.id: b for b in snapshot.brokers}
+    live = frozenset(listed)
+    check_leader = bool(live)
+    absent = snapshot.referenced_brokers() - live
+    HEALTHY, NON_PREF, URP, AT_MIN, UNDER_MIN, OFFLINE = 5, 4, 3, 2, 1, 0
+
+    led: Counter[int] = Counter()
+    preferred: Counter[int] = Counter()
+    preferred_led: Counter[int] = Counter()
+    hosted: Counter[int] = Counter()
+    out_of_isr: Counter[int] = Counter()
+    offline_hosted: Counter[int] = Counter()
+    offline_out: Counter[int] = Counter()
+    restart_under: Counter[int] = Counter()
+    restart_off: Counter[int] = Counter()
+    restart_topics: dict[int, set[str]] = {}
+
+    topics: dict[str, TopicHealth] = {}
+    classes: dict[str, bytearray] = {}
+    totals = [0] * 6
+    urp_total = 0
+    nonpref_total = 0
+
+    for name in sorted(snapshot.topics):
+        t = snapshot.topics[name]
+        parts = t.partitions
+        min_isr, min_src = effective_min_isr(snapshot, name)
+        unclean, unclean_src = effective_unclean(snapshot, name)
+        cls = bytearray(len(parts))
+        counts = [0] * 6
+        t_urp = 0
+        t_nonpref = 0
+        smallest_isr = 1 << 30
+        rf = 0
+        min_rf = 1 << 30
+        hosted.update(chain.from_iterable(p.replicas for p in parts))
+        for i, p in enumerate(parts):
+            reps = p.replicas
+            isr = p.isr
+            leader = p.leader
+            n_rep = len(reps)
+            n_isr = len(isr)
+            if n_rep > rf:
+                rf = n_rep
+            if n_rep < min_rf:
+                min_rf = n_rep
+            pref = reps[0] if reps else -1
+            preferred[pref] += 1
+            if leader < 0 or (check_leader and leader not in live):
+                c = OFFLINE
+                smallest_isr = 0
+                offline_hosted.update(reps)
+                offline_out.update(r for r in reps if r not in isr)
+            else:
+                led[leader] += 1
+                if leader == pref:
+                    preferred_led[leader] += 1
+                else:
+                    t_nonpref += 1
+                if n_isr < smallest_isr:
+                    smallest_isr = n_isr
+                if n_isr < n_rep:
+                    t_urp += 1
+                    out_of_isr.update(r for r in reps if r not in isr)
+                if n_isr < min_isr:
+                    c = UNDER_MIN
+                elif n_isr == min_isr:
+                    c = AT_MIN
+                elif n_isr < n_rep:
+                    c = URP
+                elif leader != pref:
+                    c = NON_PREF
+                else:
+                    c = HEALTHY
+                # restart impact: only partitions with a live ISR of 1 or exactly minISR can change
+                live_n = n_isr if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
+                # (live ISR 1: the restart takes it offline; exactly minISR: puts it under minISR)
+                if live_n == 1 or live_n == min_isr:
+                    target = restart_off if live_n == 1 else restart_under
+                    for b in isr:
+                        if b in live:
+                            target[b] += 1
+                            restart_topics.setdefault(b, set()).add(name)
+            cls[i] = c
+            counts[c] += 1
+        if not parts:
+            smallest_isr = 0
+            min_rf = 0
+        for c in range(6):
+            totals[c] += counts[c]
+        urp_total += t_urp
+        nonpref_total += t_nonpref
+        worst = next((h for h in _ALL if counts[h]), Health.HEALTHY)
+        base = min(min_rf, min_isr)
+        loss = base - 1 if not unclean else min(base, smallest_isr) - 1
+        classes[name] = cls
+        topics[name] = TopicHealth(
+            name=name, internal=is_internal(t), partitions=len(parts), worst=worst, counts=tuple(counts),
+            rf=rf, min_rf=min_rf, min_isr=min_isr, min_isr_source=min_src,
+            min_headroom=(smallest_isr - min_isr) if parts else 0, smallest_isr=smallest_isr,
+            unclean=unclean, unclean_source=unclean_src, loss_tolerance=max(0, loss),
+            write_tolerance=max(0, min_rf - min_isr), writes_blocked=min_isr > min_rf and bool(parts),
+            under_replicated_total=t_urp, non_preferred_total=t_nonpref,
+        )
+
+    brokers: dict[int, BrokerHealth] = {}
+    for bid in sorted(live | absent):
+        info = listed.get(bid)
+        h_online = hosted[bid] - offline_hosted[bid]
+        o_online = out_of_isr[bid]
+        all_missing = h_online > 0 and o_online == h_online
+        under = restart_under[bid]
+        off = restart_off[bid]
+        brokers[bid] = BrokerHealth(
+            id=bid, up=info is not None, host=info.host if info else None, port=info.port if info else None,
+            rack=info.rack if info else None, controller=bid == snapshot.controller_id,
+            hosted=hosted[bid], led=led[bid], preferred=preferred[bid], preferred_led=preferred_led[bid],
+            out_of_isr=o_online + offline_out[bid], hosted_online=h_online, out_of_isr_online=o_online,
+            missing_from_all_isrs=all_missing,
+            missing_from_most_isrs=not all_missing and h_online > 0 and o_online * 2 > h_online,
+            restart_safe=under == 0 and off == 0, restart_under_min_isr=under, restart_offline=off,
+            restart_topics=len(restart_topics.get(bid, ())),
+        )
+
+    counts_c = ClusterCounts(
+        brokers_up=len(live), brokers_total=len(live | absent), brokers_absent=tuple(sorted(absent)),
+        controller_id=snapshot.controller_id, topics=len(topics), partitions=sum(totals),
+        offline=totals[0], under_min_isr=totals[1], at_min_isr=totals[2], under_replicated=totals[3],
+        non_preferred_leader=totals[4], healthy=totals[5], under_replicated_total=urp_total,
+        non_preferred_total=nonpref_total,
+    )
+    return HealthReport(snapshot, topics, brokers, counts_c, live, classes)

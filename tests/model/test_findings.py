@@ -1,0 +1,383 @@
+"""Findings: catalog coverage, evidence, commands, grouping, order, JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from kafkatui.model.findings import (
+    FLAP_MIN_SHRINKS,
+    Finding,
+    fill,
+    findings,
+    findings_for_partition,
+    human_bytes,
+    kafkatopic_name,
+    load_catalog,
+    parse_catalog,
+)
+from kafkatui.model.health import assess
+from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
+from tests.model.builders import healthy, snap, topic
+
+R = [1, 2, 3]
+B = "kafka-1:9092"
+
+
+def run(s: ClusterSnapshot, **kw: Any) -> list[Finding]:
+    return findings(assess(s), s, bootstrap=B, **kw)
+
+
+def by_id(found: list[Finding], fid: str, topic_name: str | None = None) -> Finding:
+    hits = [f for f in found if f.id == fid and (topic_name is None or topic_name in f.topics)]
+    assert len(hits) == 1, [(f.id, f.topics) for f in found]
+    return hits[0]
+
+
+def ids(found: list[Finding]) -> set[str]:
+    return {f.id for f in found}
+
+
+# --------------------------------------------------------------------------------------------- snapshots
+
+def incident() -> ClusterSnapshot:
+    """Broker 4 gone; offline, under/at minISR, under-replicated and non-preferred partitions."""
+    logs = {("orders", 3, 1): ReplicaLog(9_000_000, 0), ("orders", 3, 2): ReplicaLog(3_000_000, 40),
+            ("orders", 3, 3): ReplicaLog(9_000_000, 0)}
+    return snap(
+        topic("ledger", [(-1, [4, 2, 1], [4]), (-1, [4, 1, 2], [4])], min_insync_replicas="2"),
+        topic("orders", [(1, [1, 4, 2], [1]), (2, [2, 4, 3], [2]), (3, [3, 4, 1], [3, 1]),
+                         (1, [1, 2, 3], [1, 3]), (1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"),
+        topic("events", [(1, [1, 2, 3], [1, 2]), (3, [2, 3, 1], [2, 3, 1]), (3, [2, 3, 1], [2, 3, 1])],
+              min_insync_replicas="1"),
+        topic("__consumer_offsets", [(1, [1, 2, 4], [1])], internal=True, min_insync_replicas="2"),
+        brokers=(1, 2, 3), log_dirs=logs, problems=("DescribeLogDirs: broker 4 unreachable",),
+    )
+
+
+def missing_broker() -> ClusterSnapshot:
+    """4 brokers, RF 3, minISR 2: broker 3 up but out of every ISR (the simulator's scenario)."""
+    def t(name: str, n: int) -> Any:
+        specs = []
+        for i in range(n):
+            reps = [((i + j) % 4) + 1 for j in range(3)]
+            isr = [r for r in reps if r != 3]
+            specs.append((isr[0], reps, isr))
+        return topic(name, specs)
+    return snap(t("orders", 12), t("payments", 8), t("inventory", 8), t("audit-log", 4), brokers=(1, 2, 3, 4),
+                broker_configs={"min.insync.replicas": "2", "num.replica.fetchers": "1"})
+
+
+def misconfigured() -> ClusterSnapshot:
+    return snap(
+        healthy("orders", 3, min_insync_replicas="2"),
+        healthy("strict", 2, min_insync_replicas="3"),
+        healthy("pairs", 2, rf=2, min_insync_replicas="2"),
+        healthy("blocked", 2, min_insync_replicas="4"),
+        healthy("dev.scratch", 2, rf=1),
+        healthy("loose", 2, min_insync_replicas="1"),
+        healthy("dev.clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true"),
+        topic("racked", [(1, [1, 2, 3], [1, 2, 3]), (1, [1, 2], [1, 2])], min_insync_replicas="1"),
+        healthy("billing", 2, rf=1),
+        topic("__consumer_offsets", [(1, [1], [1])], internal=True),
+        topic("__transaction_state", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3, 1])], internal=True,
+              min_insync_replicas="2"),
+        racks={1: "a", 2: "a", 3: "b"},
+    )
+
+
+def most_missing() -> ClusterSnapshot:
+    return snap(topic("t", [(1, R, [1, 2]), (1, R, [1, 2]), (1, R, R)], min_insync_replicas="1"))
+
+
+def spread_lag() -> ClusterSnapshot:
+    specs = [(1, R, [1, 3]), (1, R, [1, 2]), (1, R, R), (1, R, R), (2, [2, 3, 1], [2, 3, 1]), (3, [3, 1, 2], [3, 1, 2])]
+    return snap(topic("t", specs, min_insync_replicas="1"), broker_configs={"num.replica.fetchers": "2"})
+
+
+# --------------------------------------------------------------------------------------------- coverage
+
+def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
+    seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
+    seen |= ids(run(most_missing())) | ids(run(spread_lag()))
+    assert seen == set(load_catalog())
+
+
+def test_catalog_rejects_bad_entries() -> None:
+    with pytest.raises(ValueError, match="severity"):
+        parse_catalog("x:\n  severity: fatal\n  title: t\n")
+    with pytest.raises(ValueError, match="steps"):
+        parse_catalog("x:\n  severity: info\n  title: t\n  steps: nope\n")
+
+
+def test_fill_leaves_json_braces_and_refuses_unknown_names() -> None:
+    assert fill("""-p '{"spec":{"config":{"a":1}}}' {topic}""", {"topic": "t"}) == """-p '{"spec":{"config":{"a":1}}}' t"""
+    with pytest.raises(KeyError, match="nope"):
+        fill("{nope}", {})
+
+
+# --------------------------------------------------------------------------------------------- per class
+
+def test_offline_finding_with_unclean_off() -> None:
+    f = by_id(run(incident()), "offline", "ledger")
+    assert f.severity == "critical" and f.partitions == ("ledger-0", "ledger-1") and f.brokers == (4,)
+    assert "2 partition(s) offline" in f.title
+    assert any("unclean.leader.election.enable=false" in e for e in f.evidence)
+    assert any("Bring back a broker that was in the ISR (4)" in s for s in f.steps)
+    assert any("KIP-460" in s and "lost" in s for s in f.steps)
+    assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic ledger --unavailable-partitions" in f.commands
+    (file_cmd,) = [c for c in f.commands if c.startswith("printf")]
+    assert '{"topic":"ledger","partition":0}' in file_cmd and '{"topic":"ledger","partition":1}' in file_cmd
+    assert (f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN "
+            "--path-to-json-file elect-unclean-ledger.json") in f.commands
+
+
+def test_offline_single_partition_and_no_live_replica() -> None:
+    f = by_id(run(snap(topic("t", [(-1, [2, 1], [2]), (1, [1, 3], [1, 3])]), brokers=(1, 3))), "offline")
+    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN --topic t --partition 0" in f.commands
+    gone = by_id(run(snap(topic("t", [(-1, [2], [2])]), brokers=(1, 3))), "offline")
+    assert not any("UNCLEAN" in c for c in gone.commands)
+    assert any("No replica of t-0 is alive" in s for s in gone.steps)
+
+
+def test_offline_with_unclean_on_offers_no_unclean_election() -> None:
+    s = snap(topic("t", [(-1, [2], [2])], unclean_leader_election_enable="true"), brokers=(1,))
+    f = by_id(run(s), "offline")
+    assert not any("UNCLEAN" in c for c in f.commands)
+    assert any("no replica is alive" in st for st in f.steps)
+
+
+def test_under_min_isr_finding() -> None:
+    f = by_id(run(incident()), "under-min-isr", "orders")
+    assert f.severity == "critical" and f.partitions == ("orders-0", "orders-1")
+    assert "under minISR 2" in f.title
+    assert "orders-0: leader 1, replicas [1, 4, 2], ISR [1]; out of sync: 4, 2" in f.evidence
+    assert any(e.startswith("missing from these ISRs: broker 4 (2 partitions)") for e in f.evidence)
+    assert any("Do NOT lower min.insync.replicas" in s for s in f.steps)
+    assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic orders --under-min-isr-partitions" in f.commands
+
+
+def test_at_min_isr_finding_with_byte_lag() -> None:
+    f = by_id(run(incident()), "at-min-isr", "orders")
+    assert f.partitions == ("orders-2", "orders-3") and f.severity == "warning"
+    assert "orders-3: leader 1, replicas [1, 2, 3], ISR [1, 3]; out of sync: 2 (5.7 MiB behind)" in f.evidence
+    assert "largest replica lag: 5.7 MiB (orders-3, broker 2)" in f.evidence
+    assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic orders --at-min-isr-partitions" in f.commands
+
+
+def test_at_min_isr_by_design_is_left_to_the_audit() -> None:
+    found = run(snap(healthy("strict", 3, min_insync_replicas="3"), healthy("dev.one", 2, rf=1)))
+    assert "at-min-isr" not in ids(found)
+    assert {"min-isr-equals-rf", "rf-one"} <= ids(found)
+    rf1 = by_id(found, "rf-one")
+    assert any("2 partition(s) sit at minISR by design" in e for e in rf1.evidence)
+
+
+def test_under_replicated_finding() -> None:
+    f = by_id(run(incident()), "under-replicated", "events")
+    assert f.partitions == ("events-0",) and f.brokers == (3,)
+    assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic events --under-replicated-partitions" in f.commands
+
+
+def test_non_preferred_leader_finding() -> None:
+    f = by_id(run(incident()), "non-preferred-leader", "events")
+    assert f.severity == "info" and f.partitions == ("events-1", "events-2")
+    assert "broker 3 leads 2 partition(s) preferred by broker 2" in f.evidence
+    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --path-to-json-file elect-preferred-events.json" in f.commands
+    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --all-topic-partitions" in f.commands
+    one = by_id(run(snap(topic("t", [(2, R, R), (1, R, R)]))), "non-preferred-leader")
+    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --topic t --partition 0" in one.commands
+    assert not any(c.startswith("printf") for c in one.commands)
+
+
+# --------------------------------------------------------------------------------------------- brokers
+
+def test_top_finding_names_the_broker_missing_from_all_isrs() -> None:
+    found = run(missing_broker())
+    top = found[0]
+    assert top.id == "broker-missing-from-isrs" and top.brokers == (3,)
+    assert top.title.startswith("Broker 3 is up but missing from every ISR") and "24 partitions" in top.title
+    assert "in none of the 24 ISRs it belongs to" in top.evidence
+    assert "every other live broker is in all its ISRs" in top.evidence
+    assert any("num.replica.fetchers" in c and "replica.fetch.max.bytes" in c for c in top.causes)
+    assert f"kafka-log-dirs.sh --bootstrap-server {B} --describe --broker-list 3" in top.commands
+    assert f"kafka-configs.sh --bootstrap-server {B} --describe --entity-type brokers --entity-name 3 --all" in top.commands
+    assert top.severity == "warning"  # its partitions are at minISR, still writable
+    assert "shrinks-under-load" not in ids(found)  # one broker explains it
+
+
+def test_missing_broker_escalates_when_writes_fail() -> None:
+    s = snap(topic("t", [(1, R, [1]), (2, [2, 3, 1], [2, 1])], min_insync_replicas="2"))
+    f = run(s)[0]
+    assert f.id == "broker-missing-from-isrs" and f.brokers == (3,) and f.severity == "critical"
+
+
+def test_missing_from_most_isrs() -> None:
+    f = by_id(run(most_missing()), "broker-missing-from-most-isrs")
+    assert f.brokers == (3,) and "missing from 2 of the 3 ISRs" in f.title
+
+
+def test_absent_broker_with_reassignment_plan_to_live_brokers() -> None:
+    s = snap(topic("t", [(1, [1, 4, 2], [1]), (-1, [4], [4])], min_insync_replicas="2"), brokers=(1, 2, 3))
+    f = by_id(run(s), "broker-absent")
+    assert f.brokers == (4,) and f.severity == "critical" and f.root_cause
+    assert "1 offline, 1 under minISR" in f.evidence[1]
+    (plan,) = [c for c in f.commands if c.startswith("printf")]
+    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
+    # broker 4 replaced in place by the least-loaded live broker not already a replica
+    assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2], 1: [1]}
+    assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --reassignment-json-file reassign-broker-4.json --verify" in f.commands
+
+
+def test_flapping_needs_history_and_a_threshold() -> None:
+    s = missing_broker()
+    assert "isr-flapping" not in ids(run(s))
+    assert "isr-flapping" not in ids(run(s, shrink_counts={2: FLAP_MIN_SHRINKS - 1}))
+    f = by_id(run(s, shrink_counts={2: 9}), "isr-flapping")
+    assert f.brokers == (2,) and "9 ISR shrinks" in f.title
+    assert "broker 2 was removed from an ISR 9 times in the observed window" in f.evidence
+    assert any("GC" in c for c in f.causes) and any("disk" in c for c in f.causes)
+
+
+def test_shrinks_under_load_when_lag_is_spread() -> None:
+    f = by_id(run(spread_lag()), "shrinks-under-load")
+    assert f.brokers == (2, 3) and f.partitions == ("t-0", "t-1")
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config num.replica.fetchers=4" in f.commands
+    assert any("replica.fetch.max.bytes" in s and "read-only" in s for s in f.steps)
+
+
+# --------------------------------------------------------------------------------------------- audit
+
+def test_min_isr_above_rf_finding_and_strimzi_patch() -> None:
+    f = by_id(findings(assess(misconfigured()), bootstrap=B, namespace="kafka-prod"), "min-isr-above-rf", "blocked")
+    assert f.severity == "critical" and "minISR 4 > RF 3" in f.title
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name blocked --add-config min.insync.replicas=2" in f.commands
+    assert """kubectl patch kafkatopic blocked -n kafka-prod --type merge -p '{"spec":{"config":{"min.insync.replicas":2}}}'""" in f.commands
+    assert f.strimzi_patch == "spec:\n  config:\n    min.insync.replicas: 2\n"
+    assert any("2 partition(s) under minISR now" in e for e in f.evidence)
+    assert "under-min-isr" not in {x.id for x in run(misconfigured()) if "blocked" in x.topics}
+
+
+def test_min_isr_equals_rf_lowers_or_raises_rf() -> None:
+    found = run(misconfigured())
+    strict = by_id(found, "min-isr-equals-rf", "strict")
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name strict --add-config min.insync.replicas=2" in strict.commands
+    pairs = by_id(found, "min-isr-equals-rf", "pairs")
+    assert not any("--add-config min.insync.replicas" in c for c in pairs.commands)
+    (plan,) = [c for c in pairs.commands if c.startswith("printf")]
+    assert '"topic":"pairs"' in plan and plan.endswith("> reassign-pairs.json")
+    for m in json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]:  # type: ignore[union-attr]
+        assert len(set(m["replicas"])) == 3
+
+
+def test_rf_one_finding() -> None:
+    f = by_id(run(misconfigured()), "rf-one", "dev.scratch")
+    (plan,) = [c for c in f.commands if c.startswith("printf")]
+    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
+    assert [m["replicas"][0] for m in moves] == [1, 2]  # preferred leaders kept
+    assert all(sorted(m["replicas"]) == [1, 2, 3] for m in moves)
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2" in f.commands
+    alone = by_id(run(snap(healthy("dev.x", 2, rf=1, brokers=1), brokers=(1,))), "rf-one")
+    assert alone.commands == () and any("1 live broker(s): add brokers" in s for s in alone.steps)
+
+
+def test_min_isr_one_finding() -> None:
+    f = by_id(run(misconfigured()), "min-isr-one", "loose")
+    assert "RF 3" in f.title
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2" in f.commands
+    rf2 = by_id(run(snap(healthy("events", 2, rf=2))), "min-isr-one")
+    assert not any("--add-config" in c for c in rf2.commands) and any(c.startswith("printf") for c in rf2.commands)
+
+
+def test_unclean_enabled_finding_topic_and_broker_level() -> None:
+    f = by_id(run(misconfigured()), "unclean-enabled", "dev.clicks")
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.clicks --add-config unclean.leader.election.enable=false" in f.commands
+    assert not any("--entity-default" in c for c in f.commands)
+    assert f.strimzi_patch == "spec:\n  config:\n    unclean.leader.election.enable: false\n"
+    inherited = by_id(run(snap(healthy("dev.y", 1, min_insync_replicas="2"),
+                               broker_configs={"unclean.leader.election.enable": "true"})), "unclean-enabled")
+    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config unclean.leader.election.enable=false" in inherited.commands
+
+
+def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
+    f = by_id(run(misconfigured()), "single-rack", "racked")
+    assert f.partitions == ("racked-1",) and "rack (a)" in f.title
+    (plan, topics_file) = [c for c in f.commands if c.startswith("printf")]
+    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
+    assert moves == [{"topic": "racked", "partition": 1, "replicas": [1, 3]}]
+    assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --topics-to-move-json-file topics-racked.json --broker-list 1,2,3 --generate" in f.commands
+
+
+def test_internal_topic_findings() -> None:
+    found = run(misconfigured())
+    weak = by_id(found, "internal-weak-config", "__consumer_offsets")
+    assert weak.strimzi_patch is None and not any("kubectl" in c for c in weak.commands)
+    assert any("offsets.topic.replication.factor=3" in s for s in weak.steps)
+    lag = by_id(found, "internal-under-replicated", "__transaction_state")
+    assert lag.partitions == ("__transaction_state-0",) and "transactions cannot complete" in lag.steps[0]
+    down = by_id(run(incident()), "internal-unavailable")
+    assert down.severity == "critical" and "consumer groups cannot commit offsets" in down.title and down.brokers == (2, 4)
+
+
+def test_dev_settings_on_prod_finding() -> None:
+    f = by_id(run(misconfigured()), "dev-settings-on-prod", "billing")
+    assert "RF 1" in f.title
+    assert any("such as orders" in c for c in f.causes)
+    assert "rf-one" not in {x.id for x in run(misconfigured()) if "billing" in x.topics}
+
+
+def test_partial_snapshot_finding() -> None:
+    f = by_id(run(incident()), "partial-snapshot")
+    assert f.severity == "info" and f.evidence == ("DescribeLogDirs: broker 4 unreachable",)
+
+
+# --------------------------------------------------------------------------------------------- shape
+
+def test_one_finding_per_kind_and_topic_listing_partitions() -> None:
+    specs = [(1, R, [1, 2])] * 100
+    found = run(snap(topic("big", specs), topic("small", specs[:3])))
+    urp = [f for f in found if f.id == "under-replicated"]
+    assert len(urp) == 2
+    big = by_id(found, "under-replicated", "big")
+    assert big.affected_partitions == 100 and big.partitions == tuple(f"big-{i}" for i in range(100))
+    assert "... and 96 more" in big.evidence
+
+
+def test_sorted_by_severity_then_root_cause_then_breadth() -> None:
+    found = run(incident())
+    ranks = [("critical", "warning", "info").index(f.severity) for f in found]
+    assert ranks == sorted(ranks)
+    crit = [f for f in found if f.severity == "critical"]
+    assert crit[0].id == "broker-absent"  # the cause before its symptoms
+    topic_crit = [f.affected_partitions for f in crit if not f.root_cause]
+    assert topic_crit == sorted(topic_crit, reverse=True)
+
+
+def test_json_round_trip() -> None:
+    found = run(incident()) + run(misconfigured()) + run(missing_broker(), shrink_counts={3: 4})
+    for f in found:
+        d = json.loads(json.dumps(f.to_dict()))
+        assert set(d) == {"id", "severity", "title", "root_cause", "resources", "affected_partitions", "evidence",
+                          "causes", "steps", "commands", "strimzi_patch"}
+        assert set(d["resources"]) == {"topics", "partitions", "brokers"}
+        assert Finding.from_dict(d) == f
+
+
+def test_findings_for_partition() -> None:
+    found = run(missing_broker())
+    hit = findings_for_partition(found, "orders", 0)
+    assert {f.id for f in hit} == {"broker-missing-from-isrs", "at-min-isr"}
+    assert all("orders" in f.topics for f in hit)
+    assert findings_for_partition(found, "orders", 3) == []  # broker 3 holds no replica of orders-3
+    whole_topic = findings_for_partition(run(misconfigured()), "blocked", 1)
+    assert {f.id for f in whole_topic} == {"min-isr-above-rf"}
+
+
+def test_helpers() -> None:
+    assert human_bytes(512) == "512 B" and human_bytes(6_000_000) == "5.7 MiB"
+    assert kafkatopic_name("orders.v1") == "orders.v1"
+    name = kafkatopic_name("Orders_V1")
+    assert name.startswith("orders-v1---") and len(name) == len("orders-v1---") + 40
