@@ -16,13 +16,16 @@ from kafkatui.sim import errors as E
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.configs import ConfigStore
 from kafkatui.sim.events import EventKind, EventLog, SimEvent
-from kafkatui.sim.state import Broker, BrokerState, Partition, Topic
+from kafkatui.sim.state import SYNTHETIC_RECORD_BYTES, Broker, BrokerState, Partition, Topic
 
 STEP_MS = 100
 """Largest slice of simulated time one replication step covers."""
 
 DEFAULT_REPLICATION_RATE = 50_000.0
 """Records per simulated second a healthy follower copies from its leader."""
+
+SYNTHETIC_MERGE_LIMIT = 1000
+"""Simulated load joins the log's tail batch until it holds this many records (bounds memory)."""
 
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
@@ -92,6 +95,9 @@ class SimCluster:
         self._waiters: list[AckWaiter] = []
         self._broker_listeners: list[Callable[[Broker], None]] = []
         self._next_producer_id = 1000
+        self._rebalance_due_ms: int | None = None  # next automatic preferred-leader election
+        self._fetching: dict[int, bool] = {}  # per step: broker replicates (up, unfenced, not paused, speed > 0)
+        self._isr_changes: dict[int, bool] = {}  # per step: broker can change ISRs (heartbeating, unfenced)
         static = dict(static_configs or {})
         for i in range(1, brokers + 1):
             rack = racks[(i - 1) % len(racks)] if racks else None
@@ -146,6 +152,8 @@ class SimCluster:
         self._emit(kind, broker=broker.id, detail={"state": state.value, "was": old.value})
         self._activate_broker(broker.id)
         self._bump()
+        if broker.id == self.controller_id and not broker.heartbeating(self._now):
+            self._elect_controller()  # the quorum moves on at once; clients never see a dead controller
         for listener in list(self._broker_listeners):
             listener(broker)
 
@@ -302,6 +310,8 @@ class SimCluster:
             for r in replicas:
                 self._hosted[r].add((topic.name, index))
             self._active.add((topic.name, index))
+            if leader != replicas[0]:
+                self._schedule_rebalance()
 
     def create_partitions(
         self, name: str, total: int, assignment: list[list[int]] | None = None, validate_only: bool = False
@@ -314,6 +324,12 @@ class SimCluster:
                 E.INVALID_PARTITIONS, f"Topic currently has {current} partitions, which is higher than the requested {total}."
             )
         rf = len(topic.partitions[0].replicas)
+        usable = sum(1 for b in self.brokers.values() if not b.fenced)
+        if assignment is None and rf > usable:
+            raise E.SimError(
+                E.INVALID_REPLICATION_FACTOR,
+                f"Unable to replicate the partition {rf} time(s): only {usable} broker(s) are registered.",
+            )
         plan = assignment or self.assign_replicas(total - current, rf, start=len(self.topics), first_partition=current)
         if len(plan) != total - current or any(r not in self.brokers for reps in plan for r in reps):
             raise E.SimError(E.INVALID_REPLICA_ASSIGNMENT, "invalid assignment for new partitions")
@@ -416,6 +432,9 @@ class SimCluster:
     def _step(self, dt: int) -> None:
         now = self._now
         self._controller_step(now)
+        # broker conditions hold for the whole step: work them out once, not per partition
+        self._fetching = {b.id: b.replicating(now) and b.slow_factor > 0 for b in self.brokers.values()}
+        self._isr_changes = {b.id: b.heartbeating(now) and not b.fenced for b in self.brokers.values()}
         if self.loads:
             self._load_step(dt)
         settled: list[PartitionKey] = []
@@ -447,12 +466,55 @@ class SimCluster:
                 b.last_heartbeat_ms = now
                 if b.fenced and self.controller_id != -1:
                     self._unfence(b)
-            elif not b.fenced and now - b.last_heartbeat_ms > self._session_timeout(b.id):
-                if self.controller_id != -1 and self.controller_id != b.id:
-                    self._fence(b)
+            elif (
+                not b.fenced
+                and now - b.last_heartbeat_ms > self._session_timeout(b.id)
+                and self.controller_id not in (-1, b.id)
+            ):
+                self._fence(b)
         ctrl = self.brokers.get(self.controller_id)
         if ctrl is None or not ctrl.heartbeating(now):
             self._elect_controller()
+        if self._rebalance_due_ms is not None and now >= self._rebalance_due_ms and self.controller_id != -1:
+            self._balance_leaders()
+
+    def _rebalance_interval_ms(self) -> int | None:
+        """leader.imbalance.check.interval.seconds in ms, or None when auto.leader.rebalance.enable=false."""
+        broker = self.controller_id if self.controller_id in self.brokers else min(self.brokers)
+        enabled, _ = self.configs.effective_broker(broker, "auto.leader.rebalance.enable")
+        if enabled == "false":
+            return None
+        seconds, _ = self.configs.effective_broker(broker, "leader.imbalance.check.interval.seconds")
+        return int(seconds or 300) * 1000
+
+    def _schedule_rebalance(self) -> None:
+        """A leader is off its preferred replica: balance later, as KRaft's controller does.
+
+        QuorumController schedules maybeBalancePartitionLeaders leader.imbalance.check.interval.seconds
+        after it first sees an imbalance (KRaft does not use leader.imbalance.per.broker.percentage).
+        """
+        if self._rebalance_due_ms is not None:
+            return
+        interval = self._rebalance_interval_ms()
+        if interval is not None:
+            self._rebalance_due_ms = self._now + interval
+
+    def _balance_leaders(self) -> None:
+        """Automatic preferred leader election where the preferred replica is in the ISR and unfenced."""
+        self._rebalance_due_ms = None
+        if self._rebalance_interval_ms() is None:
+            return
+        imbalanced = False
+        for p in list(self.partitions()):
+            pref = p.preferred_leader
+            if p.leader == pref:
+                continue
+            if pref in p.isr and self._eligible(pref):
+                self._set_leader(p, pref, reason="auto_rebalance")
+            else:
+                imbalanced = True
+        if imbalanced:
+            self._schedule_rebalance()
 
     def _elect_controller(self) -> None:
         candidates = sorted(b.id for b in self.brokers.values() if b.heartbeating(self._now))
@@ -523,6 +585,7 @@ class SimCluster:
             p.leader_epoch += 1
             p.partition_epoch += 1
             self._emit(EventKind.OFFLINE, p.topic, p.index, detail={"was_leader": old, "isr": list(p.isr), "reason": reason})
+            self._schedule_rebalance()
         return False
 
     def _set_leader(self, p: Partition, leader: int, reason: str) -> None:
@@ -543,9 +606,11 @@ class SimCluster:
         )
         self._active.add((p.topic, p.index))
         self._bump()
+        if leader != p.preferred_leader:
+            self._schedule_rebalance()
 
     def _unclean(self, p: Partition, leader: int) -> None:
-        end = p.log.boundary_at_or_below(p.leo.get(leader, 0))
+        end = p.log.cut_at(p.leo.get(leader, 0))
         lost = max(0, p.log.end_offset - end)
         lost_acked = max(0, p.acked_end - end)
         self.lost_records += lost
@@ -567,7 +632,7 @@ class SimCluster:
         self._set_leader(p, leader, reason="unclean")
 
     def _truncate(self, p: Partition, end: int) -> None:
-        end = p.log.boundary_at_or_below(end)
+        end = p.log.cut_at(end)
         p.log.truncate(end)
         for r in p.leo:
             if p.leo[r] > end:
@@ -603,7 +668,7 @@ class SimCluster:
 
     def _add_to_isr(self, p: Partition, replica: int) -> None:
         before = list(p.isr)
-        p.isr = [r for r in p.replicas + p.adding if r in p.isr or r == replica]
+        p.isr = [r for r in p.replicas if r in p.isr or r == replica]  # replicas include any being added
         p.partition_epoch += 1
         min_isr = self.configs.min_insync_replicas(p.topic)
         if len(p.isr) >= min_isr:
@@ -624,47 +689,62 @@ class SimCluster:
         leader = p.leader
         if leader == -1:
             return True
-        lb = self.brokers[leader]
-        leader_end = p.log.end_offset
-        p.leo[leader] = leader_end
-        p.last_caught_up_ms[leader] = now
-        leader_serves = lb.replicating(now)
+        brokers = self.brokers
+        fetching = self._fetching
+        lb = brokers[leader]
+        log = p.log
+        leader_end = log.end_offset
+        leo = p.leo
+        caught_up = p.last_caught_up_ms
+        isr = p.isr
+        leo[leader] = leader_end
+        caught_up[leader] = now
+        # a follower copies from the leader only while both replicate at a speed above zero
+        leader_serves = fetching[leader]
+        members = p.replicas  # a reassignment's adding replicas are already listed
         settled = True
-        for r in p.replicas + p.adding:
+        for r in members:
             if r == leader:
                 continue
-            fb = self.brokers[r]
-            if leader_serves and fb.replicating(now) and fb.slow_factor > 0 and lb.slow_factor > 0:
-                leo = p.leo.get(r, 0)
-                if leo < leader_end:
-                    budget = self.replication_rate * fb.slow_factor * min(1.0, lb.slow_factor) * dt / 1000.0
+            if leader_serves and fetching[r]:
+                f_leo = leo.get(r, 0)
+                if f_leo < leader_end:
+                    budget = self.replication_rate * brokers[r].slow_factor * min(1.0, lb.slow_factor) * dt / 1000.0
                     step = int(budget) if budget >= 1 else (1 if self.rng.random() < budget else 0)
-                    p.leo[r] = min(leader_end, leo + step)
-                if p.leo[r] >= leader_end:
-                    p.last_caught_up_ms[r] = now
+                    f_leo = min(leader_end, f_leo + step)
+                    leo[r] = f_leo
+                if f_leo >= leader_end:
+                    caught_up[r] = now
                 else:
                     settled = False
-            elif r in p.isr:
+            elif r in isr:
                 settled = False
-        if not lb.heartbeating(now) or lb.fenced:
+        if not self._isr_changes[leader]:
             # a leader that cannot reach the controller cannot change the ISR
-            return settled and len(p.isr) <= 1
+            return settled and len(isr) <= 1
         lag_max = self.configs.replica_lag_time_max_ms(leader)
-        out = [r for r in p.isr if r != leader and now - p.last_caught_up_ms.get(r, 0) > lag_max]
+        out = [r for r in isr if r != leader and now - caught_up.get(r, 0) > lag_max]
         if out:
             self._remove_from_isr(p, out, reason="lag")
-        for r in p.replicas + p.adding:
-            if r in p.isr or r == leader:
+        for r in members:
+            if r == leader or r in p.isr:
                 continue
-            fb = self.brokers[r]
-            fetching = leader_serves and fb.replicating(now) and fb.slow_factor > 0 and lb.slow_factor > 0
-            if fetching and p.leo.get(r, 0) >= max(p.hw, leader_end):
-                self._add_to_isr(p, r)
-            elif fetching:
-                settled = False
-        new_hw = min(p.leo.get(r, 0) for r in p.isr) if p.isr else p.hw
-        if new_hw > p.hw:
-            p.hw = new_hw
+            if leader_serves and fetching[r]:
+                if leo.get(r, 0) >= max(p.hw, leader_end):
+                    self._add_to_isr(p, r)
+                else:
+                    settled = False
+        isr = p.isr
+        if isr:
+            new_hw = min([leo.get(r, 0) for r in isr])
+            if new_hw > p.hw:
+                # replicas hold whole batches: the high watermark stays on a batch boundary (a
+                # generated batch is split there), so a consumer, served whole batches, never reads
+                # past it and a clean election, truncating to whole batches, never cuts below it
+                if new_hw < leader_end:
+                    new_hw = log.cut_at(new_hw)
+                if new_hw > p.hw:
+                    p.hw = new_hw
         if p.adding and all(r in p.isr for r in p.adding):
             self._complete_reassignment(p)
         if p.adding or p.removing:
@@ -755,32 +835,98 @@ class SimCluster:
         self.loads[topic] = load
 
     def _load_step(self, dt: int) -> None:
+        """Simulated producers append this step's records (hot path: one pass per loaded partition)."""
+        now = self._now
+        active = self._active
+        fetching = self._fetching
+        isr_changes = self._isr_changes
+        brokers = self.brokers
+        # a leader takes produce requests while registered, unfenced, reachable and not paused
+        writable = {b.id: not b.fenced and b.serving_clients() and not b.paused(now) for b in brokers.values()}
+        # records a follower on each broker copies from a full-speed leader in this step
+        copy = {
+            b.id: int(self.replication_rate * b.slow_factor * 1.0 * dt / 1000.0) if fetching[b.id] else -1
+            for b in brokers.values()
+        }
         for load in list(self.loads.values()):
             t = self.topics.get(load.topic)
             if t is None:
                 continue
             per_partition = load.rate * dt / 1000.0 / len(t.partitions)
-            min_isr = self.configs.min_insync_replicas(t.name)
+            min_isr = self.configs.min_insync_replicas(t.name) if load.acks == -1 else 0
+            accepted = rejected = 0
             for p in t.partitions:
-                p.load_credit += per_partition
-                n = int(p.load_credit)
+                credit = p.load_credit + per_partition
+                n = int(credit)
                 if n <= 0:
+                    p.load_credit = credit
                     continue
-                p.load_credit -= n
-                lb = self.brokers.get(p.leader)
-                if lb is None or lb.fenced or not lb.serving_clients() or lb.paused(self._now):
-                    load.rejected += n
+                p.load_credit = credit - n
+                leader = p.leader
+                if not writable.get(leader, False):
+                    rejected += n
                     continue
-                if load.acks == -1 and len(p.isr) < min_isr:
-                    load.rejected += n
+                isr = p.isr
+                if len(isr) < min_isr:
+                    rejected += n  # acks=all: NOT_ENOUGH_REPLICAS
                     continue
-                base = p.log.end_offset
-                p.log.append(base, base + n - 1, None, self._now)
-                p.leo[p.leader] = p.log.end_offset
-                if p.isr == [p.leader]:
-                    p.hw = p.log.end_offset
-                load.accepted += n
-                self._active.add((p.topic, p.index))
+                key = (p.topic, p.index)
+                replicas = p.replicas
+                # Will this step's replication bring every in-sync follower to the new log end (so
+                # HW becomes the end)? Only if the leader can change the ISR and serve fetches and
+                # each in-sync follower copies n records within the step.
+                commits = isr_changes[leader] and fetching[leader]
+                if commits:
+                    lead_slow = brokers[leader].slow_factor
+                    for r in isr:
+                        if r == leader:
+                            continue
+                        if lead_slow >= 1.0:
+                            fits = copy[r] >= n
+                        else:
+                            rate = self.replication_rate * brokers[r].slow_factor * lead_slow * dt / 1000.0
+                            fits = fetching[r] and int(rate) >= n
+                        if not fits:
+                            commits = False
+                            break
+                # Steady state, done here instead of in _replicate: the partition was settled (every
+                # follower had the whole log), all replicas are in sync and all copy these n records
+                # within the step, so all reach the log end, the ISR stays and HW is the end.
+                steady = commits and key not in active and len(isr) == len(replicas) and not p.adding
+                alone = len(isr) == 1 and isr[0] == leader
+                log = p.log
+                lasts = log.lasts
+                # Records join the tail batch while it is generated, unfetched (payload None) and
+                # below SYNTHETIC_MERGE_LIMIT: one batch per step would cost ~70 bytes each, hundreds
+                # of MB per demo hour. Not when that would put uncommitted records in a batch that
+                # holds committed ones, unless HW moves to the new end within this step anyway.
+                if (
+                    lasts
+                    and log.payloads[-1] is None
+                    and lasts[-1] - log.bases[-1] < SYNTHETIC_MERGE_LIMIT - 1
+                    and (commits or alone or log.bases[-1] >= p.hw)
+                ):
+                    lasts[-1] += n
+                    log.times[-1] = now
+                    log.size_bytes += n * SYNTHETIC_RECORD_BYTES
+                else:
+                    log.append(log.end_offset, log.end_offset + n - 1, None, now)
+                end = lasts[-1] + 1
+                accepted += n
+                if steady:
+                    leo = p.leo
+                    caught_up = p.last_caught_up_ms
+                    for r in replicas:
+                        leo[r] = end
+                        caught_up[r] = now
+                    p.hw = end
+                    continue
+                p.leo[leader] = end
+                if alone:
+                    p.hw = end
+                active.add(key)
+            load.accepted += accepted
+            load.rejected += rejected
 
     # ------------------------------------------------------------------ admin actions
     def elect_leaders(self, election_type: int, targets: list[PartitionKey] | None) -> dict[PartitionKey, tuple[int, str]]:
@@ -830,13 +976,18 @@ class SimCluster:
                 self._hosted[r].discard((topic, index))
                 p.leo.pop(r, None)
             p.isr = [r for r in p.isr if r not in p.adding]
-            p.adding, p.removing = [], []
+            p.replicas = list(p.reassign_from) or [r for r in p.replicas if r not in p.adding]
+            p.adding, p.removing, p.reassign_from = [], [], []
+            if p.leader not in p.replicas:
+                self._elect(p, reason="reassignment_cancelled")
             self._bump()
             return E.NONE, ""
         if not target or len(set(target)) != len(target) or any(r not in self.brokers for r in target):
             return E.INVALID_REPLICA_ASSIGNMENT, f"Invalid target replicas {target}"
         adding = [r for r in target if r not in p.replicas]
         removing = [r for r in p.replicas if r not in target]
+        if not p.adding and not p.removing:
+            p.reassign_from = list(p.replicas)
         p.adding, p.removing = adding, removing
         p.replicas = list(target) + [r for r in p.replicas if r not in target]
         for r in adding:
@@ -844,6 +995,8 @@ class SimCluster:
             p.last_caught_up_ms[r] = self._now
             self._hosted[r].add((topic, index))
         self._emit(EventKind.REASSIGNMENT_STARTED, topic, index, detail={"target": list(target), "adding": adding, "removing": removing})
+        if p.leader != p.preferred_leader:
+            self._schedule_rebalance()
         self._active.add((topic, index))
         self._bump()
         if not adding:
@@ -857,7 +1010,7 @@ class SimCluster:
             p.leo.pop(r, None)
         p.replicas = target
         p.isr = [r for r in target if r in p.isr]
-        p.adding, p.removing = [], []
+        p.adding, p.removing, p.reassign_from = [], [], []
         if p.leader not in target:
             self._elect(p, reason="reassignment")
         self._emit(EventKind.REASSIGNMENT_DONE, p.topic, p.index, detail={"replicas": list(target), "isr": list(p.isr)})

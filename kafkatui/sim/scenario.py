@@ -5,6 +5,7 @@ A bad file gets a ScenarioError naming the file, the line and the problem.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -32,6 +33,8 @@ ACTIONS = {
     "elect": ("type",),
 }
 DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+COMPOUND = re.compile(r"^\s*(?:\d+(?:\.\d+)?\s*(?:ms|s|m|h)\s*)+$")  # 1m30s, 1h 15m
+PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h)")
 UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, None: 1000}
 
 
@@ -169,13 +172,18 @@ def _acks(value: Any) -> int:
 
 
 def parse_duration(value: Any) -> int:
-    """'30s', '2m', '1h', '250ms' or a number of seconds -> milliseconds."""
+    """'30s', '2m', '1h', '250ms', '1m30s' or a number of seconds -> milliseconds."""
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value) or value < 0:
+            raise ValueError(f"not a duration: {value!r} (a duration is a finite number >= 0)")
         return int(value * 1000)
-    m = DURATION.match(str(value))
-    if not m:
-        raise ValueError(f"not a duration: {value!r} (use e.g. 30s, 2m, 1h, 250ms)")
-    return int(float(m.group(1)) * UNITS[m.group(2)])
+    text = str(value)
+    m = DURATION.match(text)
+    if m:
+        return int(float(m.group(1)) * UNITS[m.group(2)])
+    if COMPOUND.match(text):
+        return int(sum(float(n) * UNITS[unit] for n, unit in PART.findall(text)))
+    raise ValueError(f"not a duration: {value!r} (use e.g. 30s, 2m, 1m30s, 1h, 250ms)")
 
 
 # --------------------------------------------------------------------------- loading
@@ -307,7 +315,7 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
             if acks not in ("all", -1, 0, 1):
                 raise ld.fail(m["acks"][1], f"load[{i}].acks must be all, 1 or 0")
             rate = ld.scalar(m["rate"][1], f"load[{i}].rate")
-            if not isinstance(rate, int | float) or rate < 0:
+            if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate < 0:
                 raise ld.fail(m["rate"][1], f"load[{i}].rate must be a number >= 0")
             sc.loads.append({"topic": topic, "rate": rate, "acks": _acks(acks)})
     if "timeline" in top:
@@ -384,6 +392,21 @@ def _steps(ld: _Loader, node: yaml.Node, what: str, sc: Scenario) -> list[Step]:
                 raise ld.fail(m[key][1], f"{what}.{key}: {exc}") from None
     if action == "elect" and args["type"] not in ("preferred", "unclean"):
         raise ld.fail(m["type"][1], f"{what}.type must be preferred or unclean")
+    # values the step's action would only trip over when it runs, minutes into a live demo
+    for key in ("factor", "rate"):
+        value = args.get(key)
+        if key in args and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0
+        ):
+            raise ld.fail(m[key][1], f"{what}.{key} must be a number >= 0, got {value!r}")
+    if "acks" in args and args["acks"] not in ("all", -1, 0, 1):
+        raise ld.fail(m["acks"][1], f"{what}.acks must be all, 1 or 0")
+    if action == "create_topic":
+        ld.integer(m["partitions"][1], f"{what}.partitions", 1)
+        if args.get("replication_factor") is not None:
+            rf = ld.integer(m["replication_factor"][1], f"{what}.replication_factor", 1)
+            if rf > sc.brokers:
+                raise ld.fail(m["replication_factor"][1], f"{what}.replication_factor: {rf} is more than the {sc.brokers} brokers of this cluster")
     try:
         at = parse_duration(ld.scalar(m["at"][1], f"{what}.at"))
     except ValueError as exc:

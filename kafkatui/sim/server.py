@@ -154,10 +154,9 @@ class SimServer:
             port = self.base_port + i if self.base_port else 0
             listener = BrokerListener(self, broker, port)
             self.listeners[broker.id] = listener
-            if broker.state != BrokerState.DOWN:
-                await listener.open()
-            else:
-                broker.port = port
+            await listener.open()  # reserve its port even when it starts down, so it can come back there
+            if broker.state == BrokerState.DOWN:
+                await listener.close()
         self.cluster.on_broker_change(self._on_broker_change)
         self._tick_task = asyncio.create_task(self._tick_loop())
 

@@ -78,6 +78,30 @@ class PartitionLog:
         self.times.append(max_timestamp)
         self.size_bytes += len(payload) if payload is not None else (last - base + 1) * SYNTHETIC_RECORD_BYTES
 
+    def cut_at(self, offset: int) -> int:
+        """Make `offset` a batch boundary where that is free, and return the boundary used.
+
+        A generated batch nobody has fetched yet (payload None) is only a count of records, so it
+        splits at any offset; a batch of real bytes cannot, and the answer is the boundary at or
+        below `offset` (replicas hold whole batches).
+        """
+        if offset >= self.end_offset:
+            return self.end_offset
+        i = bisect.bisect_right(self.bases, offset) - 1
+        if i < 0:
+            return self.start_offset
+        base, last = self.bases[i], self.lasts[i]
+        if base == offset or last < offset:
+            return base if base == offset else last + 1
+        if self.payloads[i] is not None:
+            return base
+        self.bases.insert(i + 1, offset)
+        self.lasts.insert(i + 1, last)
+        self.payloads.insert(i + 1, None)
+        self.times.insert(i + 1, self.times[i])
+        self.lasts[i] = offset - 1
+        return offset
+
     def boundary_at_or_below(self, offset: int) -> int:
         """The largest batch boundary <= offset (a follower truncates to whole batches)."""
         if offset >= self.end_offset:
@@ -135,6 +159,7 @@ class Partition:
     last_known_elr: list[int] = field(default_factory=list)
     adding: list[int] = field(default_factory=list)
     removing: list[int] = field(default_factory=list)
+    reassign_from: list[int] = field(default_factory=list)  # replica list before a running reassignment
     log: PartitionLog = field(default_factory=PartitionLog)
     acked_end: int = 0  # every acks=all record below this offset was acknowledged to a producer
     load_credit: float = 0.0

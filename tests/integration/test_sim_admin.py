@@ -402,8 +402,6 @@ def test_partition_reassignment_cancel(
     assert sim.call(lambda c: list(c.topics["orders"].partitions[0].isr)) == [1]
 
 
-@pytest.mark.xfail(reason="SimCluster._add_to_isr iterates p.replicas + p.adding, and a reassignment's adding "
-                          "replicas are already in p.replicas: the ISR lists them twice", strict=False)
 def test_isr_has_no_duplicates_during_a_reassignment(
     sim: SimRunner, admin: AdminClient, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]
 ) -> None:
@@ -417,8 +415,6 @@ def test_isr_has_no_duplicates_during_a_reassignment(
     assert sorted(isr) == [1, 2]
 
 
-@pytest.mark.xfail(reason="SimCluster.reassign(..., None) drops the adding replicas from the ISR and the hosted "
-                          "sets but leaves them in p.replicas", strict=False)
 def test_cancelled_reassignment_restores_the_replica_set(
     sim: SimRunner, admin: AdminClient, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]
 ) -> None:
