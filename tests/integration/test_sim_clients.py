@@ -10,8 +10,8 @@ import time
 from typing import Any
 
 import pytest
-from confluent_kafka import KafkaError, Producer, TopicPartition
 from confluent_kafka import Consumer as CKConsumer
+from confluent_kafka import KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from kafkatui.sim.runner import SimRunner
