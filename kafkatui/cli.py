@@ -8,7 +8,10 @@ import sys
 
 from kafkatui import __version__
 
-SUBCOMMANDS = {"sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)"}
+SUBCOMMANDS = {
+    "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
+    "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
+}
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -31,6 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # kafka-python logs every refused connection at ERROR; kafkatui reports problems itself, once
+    logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    if args and args[0] == "check":
+        from kafkatui.check import main_check
+
+        return main_check(args[1:])
     if args and args[0] == "sim":
         from kafkatui.sim.console import main_sim
 

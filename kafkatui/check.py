@@ -1,0 +1,322 @@
+"""`kafkatui check`: a headless verdict on a cluster's replication health, for people and cron.
+
+Exit codes: 0 healthy, 1 warnings, 2 critical (partitions offline or under minISR, or any other
+critical finding); connection and input problems have their own codes (kafkatui.kafka.errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
+from kafkatui.model.findings import Finding, findings
+from kafkatui.model.health import Health, HealthReport, assess
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.model.whatif import WhatIf, restart_safety, what_if
+from kafkatui.options import add_connection_arguments, connection_from
+
+SCHEMA = "kafkatui.check/1"
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+SHORT_LABEL = {
+    Health.OFFLINE: "OFFLINE", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
+    Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "leader", Health.HEALTHY: "ok",
+}
+HEALTH_STYLE = {
+    Health.OFFLINE: "bold red", Health.UNDER_MIN_ISR: "red", Health.AT_MIN_ISR: "yellow",
+    Health.UNDER_REPLICATED: "yellow", Health.NON_PREFERRED_LEADER: "cyan", Health.HEALTHY: "green",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_connection_arguments(p)
+    p.add_argument("--topic", metavar="REGEX", help="only topics whose name matches this regular expression")
+    p.add_argument("--what-if-down", metavar="IDS", help="also report what taking these brokers down would do, e.g. 2,3")
+    p.add_argument("--json", action="store_true", help="print JSON (schema kafkatui.check/1) instead of tables")
+    p.add_argument("--all", action="store_true", help="list healthy topics and brokers too")
+    p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
+                   help="check an in-process simulated cluster playing SCENARIO (default incident)")
+    p.add_argument("--at", default="6m", metavar="DURATION",
+                   help="with --demo: how far into the scenario to look (default 6m)")
+
+
+# ----------------------------------------------------------------------------- verdict
+def verdict(found: list[Finding]) -> tuple[str, int]:
+    """('critical'|'warning'|'healthy', exit code) from the findings."""
+    severities = {f.severity for f in found}
+    if "critical" in severities:
+        return "critical", EXIT_CRITICAL
+    if "warning" in severities:
+        return "warning", EXIT_WARNINGS
+    return "healthy", EXIT_HEALTHY
+
+
+def filter_topics(snapshot: ClusterSnapshot, pattern: str | None) -> ClusterSnapshot:
+    if not pattern:
+        return snapshot
+    try:
+        rx = re.compile(pattern)
+    except re.error as exc:
+        raise UsageError(f"--topic: not a regular expression: {pattern!r} ({exc})") from None
+    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if rx.search(n)})
+
+
+def parse_ids(text: str | None) -> set[int]:
+    if not text:
+        return set()
+    try:
+        return {int(x) for x in text.split(",") if x.strip()}
+    except ValueError:
+        raise UsageError(f"--what-if-down takes broker ids like 2,3; got {text!r}") from None
+
+
+# ----------------------------------------------------------------------------- JSON
+def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding], wi: WhatIf | None) -> dict[str, Any]:
+    """The documented, stable JSON document of `kafkatui check --json`."""
+    c = report.counts
+    level, code = verdict(found)
+    return {
+        "schema": SCHEMA,
+        "cluster": {
+            "id": snapshot.cluster_id,
+            "controller": snapshot.controller_id,
+            "bootstrap": snapshot.bootstrap,
+            "taken_at": datetime.fromtimestamp(snapshot.taken_at, UTC).isoformat(),
+            "fetch_seconds": round(snapshot.fetch_seconds, 3),
+            "partial": snapshot.partial,
+            "problems": list(snapshot.problems),
+        },
+        "summary": {
+            "verdict": level,
+            "exit_code": code,
+            "brokers_up": c.brokers_up,
+            "brokers_total": c.brokers_total,
+            "brokers_absent": list(c.brokers_absent),
+            "topics": c.topics,
+            "partitions": c.partitions,
+            "offline": c.offline,
+            "under_min_isr": c.under_min_isr,
+            "at_min_isr": c.at_min_isr,
+            "under_replicated": c.under_replicated_total,
+            "non_preferred_leader": c.non_preferred_total,
+        },
+        "brokers": [
+            {
+                "id": b.id, "up": b.up, "host": b.host, "port": b.port, "rack": b.rack, "controller": b.controller,
+                "leaders": b.led, "replicas": b.hosted, "out_of_isr": b.out_of_isr,
+                "missing_from_all_isrs": b.missing_from_all_isrs, "missing_from_most_isrs": b.missing_from_most_isrs,
+                "restart_safe": b.restart_safe, "restart_under_min_isr": b.restart_under_min_isr,
+                "restart_offline": b.restart_offline,
+            }
+            for b in sorted(report.brokers.values(), key=lambda b: b.id)
+        ],
+        "topics": [
+            {
+                "name": t.name, "internal": t.internal, "worst": t.worst.name.lower(), "partitions": t.partitions,
+                "counts": {h.name.lower(): t.count(h) for h in Health},
+                "replication_factor": t.rf, "min_isr": t.min_isr, "min_isr_source": t.min_isr_source,
+                "min_headroom": t.min_headroom, "unclean_leader_election": t.unclean,
+                "tolerates_failures_without_data_loss": t.loss_tolerance,
+                "tolerates_failures_with_writes": t.write_tolerance, "writes_blocked": t.writes_blocked,
+            }
+            for t in report.topics_worst_first()
+        ],
+        "findings": [f.to_dict() for f in found],
+        "what_if": None if wi is None else {
+            "down": sorted(wi.down),
+            "summary": wi.summary(),
+            "safe": wi.safe,
+            "offline": [p.name for p in wi.offline],
+            "under_min_isr": [p.name for p in wi.under_min_isr],
+            "single_in_sync_copy": [p.name for p in wi.single_in_sync_copy],
+            "topics": {
+                name: {"offline": t.offline, "under_min_isr": t.under_min_isr, "single_in_sync_copy": t.single_in_sync_copy}
+                for name, t in sorted(wi.topics.items())
+            },
+        },
+    }
+
+
+# ----------------------------------------------------------------------------- tables
+def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding],
+           wi: WhatIf | None, show_all: bool = False) -> None:
+    """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
+    c = report.counts
+    level, _ = verdict(found)
+    when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    absent = f" (absent: {', '.join(map(str, c.brokers_absent))})" if c.brokers_absent else ""
+    out.print(
+        f"cluster [bold]{snapshot.cluster_id or '?'}[/]  controller {snapshot.controller_id}  "
+        f"brokers {c.brokers_up}/{c.brokers_total} up{absent}  {c.topics} topics  {c.partitions} partitions  "
+        f"read {when} in {snapshot.fetch_seconds:.2f} s",
+        highlight=False,
+    )
+    if snapshot.partial:
+        out.print(Text("PARTIAL: " + "; ".join(snapshot.problems), style="yellow"))
+    line = Text()
+    line.append(f"{level.upper()}", style=SEVERITY_STYLE.get(level, "bold green"))
+    line.append(
+        f"  offline {c.offline}  under minISR {c.under_min_isr}  at minISR {c.at_min_isr}  "
+        f"under-replicated {c.under_replicated_total}  non-preferred leaders {c.non_preferred_total}"
+    )
+    out.print(line)
+
+    brokers = Table(title="Brokers", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    brokers.add_column("id", justify="right")
+    brokers.add_column("state", no_wrap=True)
+    brokers.add_column("rack")
+    brokers.add_column("leads", justify="right")
+    brokers.add_column("hosts", justify="right")
+    brokers.add_column("out of ISR", justify="right")
+    brokers.add_column("restart now")
+    for b in sorted(report.brokers.values(), key=lambda b: b.id):
+        state = Text("✔ up" if b.up else "✖ ABSENT", style="green" if b.up else "bold red")
+        if b.controller:
+            state.append(" ctrl")
+        if b.missing_from_all_isrs:
+            state.append(" ⚠ in no ISR", style="bold red")
+        elif b.missing_from_most_isrs:
+            state.append(" ⚠ in few ISRs", style="red")
+        if not b.up:
+            restart = Text("-", style="dim")
+        elif b.restart_safe:
+            restart = Text("safe", style="green")
+        else:
+            restart = Text(f"NO: {b.restart_under_min_isr}<min {b.restart_offline} off", style="red")
+        brokers.add_row(str(b.id), state, b.rack or "-", str(b.led), str(b.hosted), str(b.out_of_isr), restart)
+    out.print(brokers)
+
+    topics = Table(title="Topics, worst first", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    topics.add_column("status", no_wrap=True)
+    topics.add_column("topic", no_wrap=True, overflow="ellipsis", max_width=40)
+    for col in ("parts", "offl", "<min", "=min", "URP", "RF"):
+        topics.add_column(col, justify="right", no_wrap=True, min_width=len(col))
+    topics.add_column("minISR", no_wrap=True)
+    topics.add_column("room", justify="right")
+    hidden = 0
+    for t in report.topics_worst_first():
+        if t.worst == Health.HEALTHY and not show_all:
+            hidden += 1
+            continue
+        status = Text(f"{t.worst.symbol} {SHORT_LABEL[t.worst]}", style=HEALTH_STYLE[t.worst])
+        topics.add_row(
+            status, t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
+            str(t.count(Health.AT_MIN_ISR)), str(t.under_replicated_total), str(t.rf),
+            f"{t.min_isr} {_source(t.min_isr_source)}", str(t.min_headroom),
+        )
+    out.print(topics)
+    legend = "offl offline, <min under minISR, =min at minISR, URP under-replicated, room ISR - minISR (worst partition)"
+    out.print(legend + (f"; {hidden} healthy topics not shown (--all)" if hidden else ""), style="dim", soft_wrap=True)
+
+    if found:
+        out.print(Text("Findings", style="bold"))
+    for i, f in enumerate(found, 1):
+        head = Text(f"{i}. ")
+        head.append(f.severity.upper(), style=SEVERITY_STYLE[f.severity])
+        head.append(f"  {f.title}")
+        out.print(head)
+        for label, items in (("evidence", f.evidence), ("likely causes", f.causes), ("what to do", f.steps)):
+            if items:
+                out.print(f"   {label}:", style="dim")
+                for item in items:
+                    out.print(f"     - {item}", markup=False, highlight=False, soft_wrap=True)
+        for cmd in f.commands:
+            out.print(f"     $ {cmd}", markup=False, highlight=False, soft_wrap=True, style="bold")
+        if f.strimzi_patch:
+            out.print("     Strimzi KafkaTopic patch:", style="dim")
+            for ln in f.strimzi_patch.rstrip().splitlines():
+                out.print(f"       {ln}", markup=False, highlight=False, soft_wrap=True)
+    if wi is not None:
+        out.print(Text(f"What if: {wi.summary()}", style="green" if wi.safe else "bold red"))
+
+
+def _source(source: str) -> str:
+    """Where a config value comes from, in a few letters (the JSON has Kafka's names)."""
+    return {
+        "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
+        "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
+    }.get(source, source.lower())
+
+
+# ----------------------------------------------------------------------------- running
+def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+    snapshot = filter_topics(snapshot, ns.topic)
+    report = assess(snapshot)
+    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B")
+    down = parse_ids(ns.what_if_down)
+    wi = what_if(snapshot, down) if down else None
+    return report, found, wi
+
+
+def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapshot:
+    """Play a scenario on a frozen clock up to `at`, serve it on loopback and read it like any cluster."""
+    from kafkatui.kafka.settings import ConnectionSettings
+    from kafkatui.kafka.source import KafkaClusterSource
+    from kafkatui.sim import scenario
+    from kafkatui.sim.clock import VirtualClock
+    from kafkatui.sim.runner import SimRunner
+
+    try:
+        sc = scenario.load(scenario_name)
+        at_ms = scenario.parse_duration(at)
+    except (scenario.ScenarioError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    cluster = sc.build(clock=VirtualClock(manual=True))
+    scenario.ScenarioPlayer(sc, cluster).advance(at_ms)
+    with SimRunner(cluster) as sim:
+        source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout))
+        try:
+            return source.snapshot()
+        finally:
+            source.close()
+
+
+def run(ns: argparse.Namespace, out: Console | None = None) -> int:
+    out = out or Console()
+    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    try:
+        parse_ids(ns.what_if_down)
+        filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)  # reject a bad --topic before connecting
+        if ns.demo is not None:
+            snapshot = demo_snapshot(ns.demo, ns.at, ns.timeout or 10.0)
+        else:
+            conn = connection_from(ns)
+            for w in conn.warnings:
+                err.print(f"kafkatui: warning: {w}", markup=False)
+            from kafkatui.kafka.source import KafkaClusterSource
+
+            source = KafkaClusterSource(conn.settings)
+            try:
+                snapshot = source.snapshot()
+            finally:
+                source.close()
+        report, found, wi = evaluate(snapshot, ns)
+    except KafkaTuiError as exc:
+        err.print(f"kafkatui: error: {exc}", markup=False)
+        return exc.exit_code
+    _, code = verdict(found)
+    if ns.json:
+        sys.stdout.write(json.dumps(to_json(snapshot, report, found, wi), indent=2) + "\n")
+    else:
+        render(out, snapshot, report, found, wi, show_all=ns.all)
+    return code
+
+
+def main_check(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
+                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see README)")
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+__all__ = ["main_check", "render", "restart_safety", "run", "to_json", "verdict"]

@@ -1,0 +1,1002 @@
+"""Read a cluster into a `ClusterSnapshot`: the only code that talks to Kafka for the model.
+
+`KafkaClusterSource` uses two clients, each for what it does well:
+
+* confluent-kafka (librdkafka) for the metadata (`describe_cluster` to check the connection
+  fast, then one `list_topics`) and for configs: ONE DescribeConfigs request for up to
+  `TOPICS_PER_DESCRIBE` topics, plus one per broker (librdkafka allows one BROKER resource per
+  call, and a broker's own configs must be asked of that broker), all in flight at once;
+* kafka-python's KafkaAdminClient for DescribeLogDirs (replica sizes and offset lag, one
+  request per broker, in parallel) and DescribeTopicPartitions (ELR, KIP-966; only asked for
+  topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
+  the brokers do not support API 75).
+
+A snapshot takes at most ``settings.timeout`` (plus `MIN_PHASE_SECONDS` when the metadata used
+up the time). Without metadata there is no snapshot: the failure becomes a `KafkaTuiError`
+subclass with a one-line message naming host:port and cause (see `kafkatui.kafka.errors`).
+Anything after the metadata that fails (configs denied, a broker hung or dying mid-fetch) gives
+a snapshot with ``partial=True`` and one line per problem.
+
+Clients are created once and reused across snapshots; after a connection failure they are
+recreated. A source may be called from any thread; snapshots are serialised.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+import re
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+
+from kafkatui.kafka.errors import (
+    AuthenticationError,
+    AuthorizationDeniedError,
+    CannotConnectError,
+    KafkaTuiError,
+    MetadataTimeoutError,
+    NotKafkaError,
+    UsageError,
+    one_line,
+    scrub,
+)
+from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
+from kafkatui.model.snapshot import (
+    DEFAULT_CONFIG,
+    DYNAMIC_BROKER_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    DYNAMIC_TOPIC_CONFIG,
+    STATIC_BROKER_CONFIG,
+    BrokerInfo,
+    ClusterSnapshot,
+    ConfigValue,
+    PartitionInfo,
+    ReplicaLog,
+    TopicInfo,
+)
+
+log = logging.getLogger(__name__)
+
+TOPIC_CONFIG_KEYS = frozenset({
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "leader.replication.throttled.replicas",
+    "follower.replication.throttled.replicas",
+    "cleanup.policy",
+    "retention.ms",
+    "retention.bytes",
+})
+"""Topic configs kept in a snapshot (DescribeConfigs answers with all; the rest is dropped)."""
+
+BROKER_CONFIG_KEYS = frozenset({
+    "min.insync.replicas",
+    "unclean.leader.election.enable",
+    "replica.lag.time.max.ms",
+    "default.replication.factor",
+    "offsets.topic.replication.factor",
+    "transaction.state.log.replication.factor",
+    "transaction.state.log.min.isr",
+    "broker.rack",
+})
+"""Broker configs kept in a snapshot."""
+
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
+"""Kafka's internal topics (Topic.INTERNAL_TOPICS); librdkafka's metadata has no internal flag."""
+
+TOPICS_PER_DESCRIBE = 1000
+"""Topics per DescribeConfigs request; bigger clusters send several requests in parallel."""
+
+MIN_PHASE_SECONDS = 0.5
+"""Time configs and log dirs get even when the metadata used up the timeout."""
+
+FAIL_FAST_GRACE = 1.0
+"""How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
+
+ATTEMPTS = 2
+"""A metadata request gets timeout/ATTEMPTS (at least 0.5 s), then another is sent."""
+
+QUIET_SECONDS = 0.25
+"""Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
+
+POLL_SECONDS = 0.05
+PROBE_SECONDS = 1.0
+MAX_WORKERS = 16
+LOG_DIR_MODES = ("all", "out-of-sync", "none")
+
+_SOURCES = {
+    1: DYNAMIC_TOPIC_CONFIG,
+    2: DYNAMIC_BROKER_CONFIG,
+    3: DYNAMIC_DEFAULT_BROKER_CONFIG,
+    4: STATIC_BROKER_CONFIG,
+    5: DEFAULT_CONFIG,
+}
+_AUTHZ_CODES = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED",
+                31: "CLUSTER_AUTHORIZATION_FAILED", 53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"}
+_AUTHZ_HINTS = {29: "DESCRIBE_CONFIGS on the topics", 31: "DESCRIBE on the CLUSTER resource"}
+DTP_API_KEY = 75
+_RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN)
+
+
+class ClusterSource(Protocol):
+    """Anything that produces snapshots: a live cluster, a recording, a test double."""
+
+    def snapshot(self) -> ClusterSnapshot:
+        """Read the cluster now. Raises KafkaTuiError when no snapshot at all is possible."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and threads. Idempotent."""
+        ...
+
+
+# --------------------------------------------------------------------------- librdkafka errors
+@dataclass(frozen=True, slots=True)
+class ClientEvent:
+    """One error librdkafka reported through error_cb (text scrubbed of secrets)."""
+
+    code: int
+    name: str
+    text: str
+    at: float  # time.monotonic()
+
+
+class _EventLog:
+    """error_cb target: the recent librdkafka errors (bounded; holds no reference to a client)."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self._secrets = list(secrets)
+        self._lock = threading.Lock()
+        self._items: deque[ClientEvent] = deque(maxlen=500)
+        self.fatal = False
+
+    def error_cb(self, err: KafkaError) -> None:
+        event = ClientEvent(err.code(), err.name(), one_line(scrub(err.str(), self._secrets)), time.monotonic())
+        with self._lock:
+            self._items.append(event)
+            if err.fatal():
+                self.fatal = True
+
+    def since(self, t: float) -> list[ClientEvent]:
+        with self._lock:
+            return [e for e in self._items if e.at >= t]
+
+
+_EVENT_HEAD = re.compile(r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$")
+_EVENT_TAIL = re.compile(r"\s*\(after \d+ms in state (?P<state>[A-Z_]+)(?:,[^)]*)?\)\s*$")
+_RESPONSE_SIZE = re.compile(r"Invalid response size (\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    addr: str | None
+    state: str | None
+    detail: str
+
+
+def _parse_event(text: str) -> _Parsed:
+    addr = state = None
+    rest = text
+    m = _EVENT_HEAD.match(text)
+    if m:
+        addr, rest = m.group("addr"), m.group("rest")
+    t = _EVENT_TAIL.search(rest)
+    if t:
+        state, rest = t.group("state"), rest[: t.start()]
+    return _Parsed(addr, state, rest.strip())
+
+
+def _looks_like(size: int) -> str:
+    """What a non-Kafka server sent, from the 4 bytes librdkafka read as a response size."""
+    head = size.to_bytes(4, "big", signed=False) if 0 <= size < 1 << 32 else b""
+    if head.startswith(b"HTTP") or head.lower().startswith((b"<htm", b"<!do")):
+        return "it answered the Kafka handshake with HTTP (a web server or proxy?)"
+    if head[:1] == b"\x15" and head[1:2] == b"\x03":
+        return "it answered with a TLS alert: the listener expects TLS (security protocol SSL or SASL_SSL)"
+    if head.startswith(b"SSH-"):
+        return "it is an SSH server"
+    if head and all(32 <= b < 127 for b in head):
+        return f"it answered the Kafka handshake with text starting {head.decode()!r}"
+    return "it answered the Kafka handshake with something that is not a Kafka response"
+
+
+def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> KafkaTuiError | None:
+    """The user-facing error a librdkafka error_cb event stands for, or None if not decisive."""
+    p = _parse_event(event.text)
+    addr = p.addr or "the bootstrap server"
+    detail = p.detail
+    low = detail.lower()
+    if event.name == "_AUTHENTICATION" or "sasl" in low and "authentication" in low:
+        reason = re.sub(r"^SASL authentication error:\s*", "", detail)
+        return AuthenticationError(f"SASL authentication with {addr} failed: {reason}")
+    if event.name == "_SSL" or p.state == "SSL_HANDSHAKE" or "ssl handshake failed" in low or "certificate verify failed" in low:
+        reason = re.sub(r"^SSL handshake failed:\s*", "", detail)
+        return AuthenticationError(f"TLS handshake with {addr} failed: {reason}")
+    if event.name == "_RESOLVE" or "failed to resolve" in low:
+        host = addr.rsplit(":", 1)[0]
+        reason = detail.rsplit(": ", 1)[-1] if ": " in detail else detail
+        return CannotConnectError(f"cannot resolve host name {host} ({addr}): {reason}")
+    m = _RESPONSE_SIZE.search(detail)
+    if m:
+        return NotKafkaError(f"{addr} is not a Kafka listener: {_looks_like(int(m.group(1)))}")
+    if "apiversion" in low or (p.state == "APIVERSION_QUERY" and "disconnected" in low):
+        return NotKafkaError(
+            f"{addr} closed the connection during the Kafka handshake: not a Kafka listener, or one that "
+            f"expects TLS or SASL (security protocol here: {security_protocol})"
+        )
+    if "connection refused" in low:
+        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
+    if p.state == "CONNECT" and "timed out" in low:
+        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
+    for reason in ("No route to host", "Network is unreachable", "Host is unreachable", "Address not available"):
+        if reason.lower() in low:
+            return CannotConnectError(f"cannot connect to {addr}: {reason.lower()}")
+    if event.name == "_TRANSPORT" and p.state == "CONNECT":
+        return CannotConnectError(f"cannot connect to {addr}: {detail}")
+    return None
+
+
+_PRIORITY = {AuthenticationError: 0, NotKafkaError: 1, CannotConnectError: 2}
+
+
+def _best(events: Iterable[ClientEvent], security_protocol: str) -> tuple[KafkaTuiError, int] | None:
+    """The most telling decisive error among `events` and how many addresses failed."""
+    per_addr: dict[str, KafkaTuiError] = {}
+    for ev in events:
+        err = classify_event(ev, security_protocol)
+        if err is None:
+            continue
+        addr = _parse_event(ev.text).addr or "?"
+        old = per_addr.get(addr)
+        if old is None or _PRIORITY.get(type(err), 9) <= _PRIORITY.get(type(old), 9):
+            per_addr[addr] = err
+    if not per_addr:
+        return None
+    best = min(per_addr.values(), key=lambda e: _PRIORITY.get(type(e), 9))
+    return best, len(per_addr)
+
+
+def classify_kafka_error(err: KafkaError, what: str, timeout: float | None = None) -> KafkaTuiError:
+    """A KafkaError from a confluent-kafka call (not a connection event) as a KafkaTuiError."""
+    code = err.code()
+    if code in _AUTHZ_CODES:
+        hint = _AUTHZ_HINTS.get(code)
+        return AuthorizationDeniedError(f"{what}: not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})")
+    if code in (KafkaError._AUTHENTICATION, KafkaError._SSL, 58):  # 58 SASL_AUTHENTICATION_FAILED
+        return AuthenticationError(f"{what}: {err.str()}")
+    if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT):
+        within = f" within {timeout:g}s" if timeout is not None else ""
+        return MetadataTimeoutError(f"{what}: no answer{within}")
+    if code in (KafkaError._INVALID_ARG, KafkaError._INVALID_TYPE):
+        return UsageError(f"{what}: {err.str()}")
+    if code in (KafkaError._RESOLVE,):
+        return CannotConnectError(f"{what}: {err.str()}")
+    if code in (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN):
+        return CannotConnectError(f"{what}: {err.str()}")
+    return KafkaTuiError(f"{what}: {err.str()} ({err.name()})")
+
+
+def _probe(addr: str, timeout: float) -> KafkaTuiError | None:
+    """Try a plain TCP connection: None if it connects, else the CannotConnectError it meets."""
+    try:
+        host, port = parse_host_port(addr)
+    except UsageError as exc:
+        return exc
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except socket.gaierror as exc:
+        return CannotConnectError(f"cannot resolve host name {host} ({addr}): {exc.strerror or exc}")
+    except ConnectionRefusedError:
+        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
+    except TimeoutError:
+        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
+    except OSError as exc:
+        return CannotConnectError(f"cannot connect to {addr}: {(exc.strerror or str(exc)).lower()}")
+
+
+# --------------------------------------------------------------------------- kafka-python errors
+def _kp_reason(exc: BaseException, timeout: float) -> str:
+    """A short reason for a kafka-python failure (problem lines)."""
+    name = type(exc).__name__
+    text = one_line(str(exc), 160)
+    if name in ("KafkaTimeoutError", "RequestTimedOutError") or isinstance(exc, TimeoutError | cf.TimeoutError):
+        return f"no answer within {timeout:.1f}s"
+    if name == "ClusterAuthorizationFailedError":
+        return "not authorized (CLUSTER_AUTHORIZATION_FAILED; needs DESCRIBE on the CLUSTER resource)"
+    if name == "TopicAuthorizationFailedError":
+        return "not authorized (TOPIC_AUTHORIZATION_FAILED; needs DESCRIBE on the topics)"
+    if name == "UnknownBrokerIdError":
+        return "broker not (or no longer) in the cluster metadata"
+    if name == "KafkaConnectionError":
+        return f"connection failed ({text})" if text else "connection failed"
+    return f"{name}: {text}" if text else name
+
+
+def _kafka_error_reason(err: KafkaError, timeout: float) -> str:
+    code = err.code()
+    if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT):
+        return f"no answer within {timeout:.1f}s"
+    if code in _AUTHZ_CODES:
+        hint = _AUTHZ_HINTS.get(code)
+        return f"not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})"
+    return f"{err.str()} ({err.name()})"
+
+
+def _exc_kafka_error(exc: BaseException) -> KafkaError | None:
+    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
+        return exc.args[0]
+    return None
+
+
+def _names(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
+    """A bootstrapped kafka-python KafkaAdminClient; nothing left running when bootstrap fails.
+
+    KafkaAdminClient starts its I/O thread before it bootstraps, and a failed bootstrap leaves
+    that thread running with no object to close it; this closes it. kafka-python logs every
+    connection failure at ERROR to the root logger, which would break the one-line promise on
+    stderr and a TUI's screen: its ``kafka`` logger is silenced unless the user configured it
+    (the failures reach the user as snapshot problems instead).
+    """
+    from kafka.admin import KafkaAdminClient
+
+    kafka_logger = logging.getLogger("kafka")
+    if kafka_logger.level == logging.NOTSET:
+        kafka_logger.setLevel(logging.CRITICAL)
+
+    class _AdminClient(KafkaAdminClient):  # type: ignore[misc]
+        def __init__(self, **configs: Any) -> None:
+            try:
+                super().__init__(**configs)
+            except BaseException:
+                if hasattr(self, "_net"):
+                    self._closed = False  # close() is a no-op unless construction completed
+                    try:
+                        self.close()
+                    except Exception:
+                        log.debug("cleaning up a failed kafka-python client failed", exc_info=True)
+                raise
+
+    return _AdminClient(**kwargs)
+
+
+def _null_logger() -> logging.Logger:
+    """A logger outside logging's registry that drops librdkafka's log lines (no stderr noise)."""
+    logger = logging.Logger("kafkatui.librdkafka", logging.CRITICAL)
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+    return logger
+
+
+# --------------------------------------------------------------------------- the source
+class KafkaClusterSource:
+    """A `ClusterSource` for a real Kafka cluster (or anything speaking its protocol)."""
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        *,
+        log_dirs: str = "all",
+        elr: bool = True,
+        librdkafka_logger: logging.Logger | None = None,
+    ) -> None:
+        """Create the librdkafka client now (bad ``-X`` settings raise UsageError here); no I/O waits.
+
+        `log_dirs`: ``"all"`` reads every replica's size and lag; ``"out-of-sync"`` only the
+        replicas of partitions whose ISR is short of their replicas (what lag in bytes needs, and
+        far cheaper on big healthy clusters); ``"none"`` skips DescribeLogDirs. `elr`: read
+        eligible leader replicas (KIP-966) where they can exist.
+        """
+        if log_dirs not in LOG_DIR_MODES:
+            raise UsageError(f"log_dirs must be one of {', '.join(LOG_DIR_MODES)}, not {log_dirs!r}")
+        self.settings = settings
+        self.log_dirs_mode = log_dirs
+        self.want_elr = elr
+        self._secrets = settings.secrets()
+        self._rdlog = librdkafka_logger or _null_logger()
+        self._lock = threading.Lock()  # one snapshot at a time
+        self._clients_lock = threading.Lock()  # guards the client references below
+        self._closed = False
+        self._events = _EventLog(self._secrets)
+        self._admin: AdminClient | None = None
+        self._kadmin: Any = None
+        self._executor: cf.ThreadPoolExecutor | None = None
+        self._inflight: dict[str, cf.Future[Any]] = {}
+        self._admin = self._new_admin()
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> KafkaClusterSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close both clients and join every thread this source started. Idempotent."""
+        with self._clients_lock:
+            self._closed = True
+            admin, self._admin = self._admin, None
+            kadmin, self._kadmin = self._kadmin, None
+            executor, self._executor = self._executor, None
+        self._close_kadmin(kadmin)
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        self._inflight.clear()
+        del admin  # librdkafka's threads are joined when the last reference goes
+
+    def _reset_clients(self) -> None:
+        """Drop both clients after a connection failure: the next snapshot starts afresh."""
+        with self._clients_lock:
+            self._admin = None
+            kadmin, self._kadmin = self._kadmin, None
+        self._close_kadmin(kadmin)
+
+    @staticmethod
+    def _close_kadmin(kadmin: Any) -> None:
+        if kadmin is not None:
+            try:
+                kadmin.close()
+            except Exception:  # closing must not fail the caller
+                log.debug("closing kafka-python admin client failed", exc_info=True)
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+    def _new_admin(self) -> AdminClient:
+        conf: dict[str, Any] = {
+            "socket.connection.setup.timeout.ms": str(max(1000, int(self.settings.timeout * 1000))),
+            # a request unanswered this long fails and its connection is closed, so the next
+            # metadata request goes to another broker (librdkafka keeps choosing a hung
+            # broker whose connection is up); -X socket.timeout.ms=... overrides it
+            "socket.timeout.ms": str(int(self._attempt_seconds() * 1000)),
+        }
+        conf.update(self.settings.to_confluent())
+        conf["error_cb"] = self._events.error_cb
+        conf["logger"] = self._rdlog
+        try:
+            return AdminClient(conf)
+        except KafkaException as exc:
+            err = _exc_kafka_error(exc)
+            reason = err.str() if err is not None else str(exc)
+            raise UsageError(f"invalid client settings: {self._scrub(reason)}") from None
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"invalid client settings: {self._scrub(str(exc))}") from None
+
+    def _admin_client(self) -> AdminClient:
+        with self._clients_lock:
+            if self._closed:
+                raise KafkaTuiError("the cluster source is closed")
+            if self._admin is None or self._events.fatal:
+                self._events = _EventLog(self._secrets)
+                self._admin = self._new_admin()
+            return self._admin
+
+    def _pool(self) -> cf.ThreadPoolExecutor:
+        with self._clients_lock:
+            if self._closed:
+                raise KafkaTuiError("the cluster source is closed")
+            if self._executor is None:
+                self._executor = cf.ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="kafkatui-source")
+            return self._executor
+
+    def _kafka_python(self, deadline: float) -> Any:
+        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`."""
+        with self._clients_lock:
+            if self._kadmin is not None:
+                return self._kadmin
+        kwargs = self.settings.to_kafka_python()
+        remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
+        kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
+        kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
+        client = _new_kafka_python_admin(kwargs)
+        with self._clients_lock:
+            if not self._closed:
+                self._kadmin = client
+                return client
+        self._close_kadmin(client)  # closed meanwhile
+        raise KafkaTuiError("the cluster source is closed")
+
+    # ------------------------------------------------------------------ snapshot
+    def snapshot(self) -> ClusterSnapshot:
+        """Read metadata, configs, log dirs and ELR; raises KafkaTuiError when no metadata."""
+        with self._lock:
+            taken_at = time.time()
+            start = time.monotonic()
+            deadline = start + self.settings.timeout
+            admin = self._admin_client()
+            # DescribeCluster (a Metadata request without topics, sent to the controller) gives
+            # the racks and tells "connected, but the full metadata is slow" from "no answer"
+            cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
+            try:
+                md = self._metadata(admin, start, deadline, cluster)
+            except KafkaTuiError:
+                self._reset_clients()
+                raise
+            snap = self._details(admin, md, cluster, deadline)
+            return ClusterSnapshot(
+                cluster_id=md.cluster_id,
+                controller_id=md.controller_id if md.controller_id is not None else -1,
+                brokers=snap.brokers,
+                topics=snap.topics,
+                broker_configs=snap.broker_configs,
+                log_dirs=snap.log_dirs,
+                taken_at=taken_at,
+                fetch_seconds=time.monotonic() - start,
+                partial=bool(snap.problems),
+                problems=tuple(self._scrub(one_line(p)) for p in snap.problems),
+                bootstrap=self.settings.bootstrap_servers,
+            )
+
+    # the metadata: without it, no snapshot ----------------------------------------------
+    def _attempt_seconds(self) -> float:
+        """How long one metadata request may go unanswered before another is sent.
+
+        librdkafka sends a metadata request to one connected broker; if that broker hangs, the
+        request hangs with it. The next request goes elsewhere (librdkafka avoids a broker with
+        a blocking request outstanding), so a hung broker costs one attempt, not the snapshot.
+        """
+        return max(0.5, self.settings.timeout / ATTEMPTS)
+
+    def _metadata(self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]) -> Any:
+        """All topics' metadata (list_topics), failing fast when librdkafka's errors are decisive.
+
+        librdkafka reports connection errors only through error_cb, served by poll(), and
+        list_topics blocks: so this thread polls while `cluster` (DescribeCluster, a future)
+        shows whether the cluster answers, and list_topics runs on worker threads once it does
+        (or once an attempt's time has passed: the controller may be the hung broker). An
+        attempt left unanswered for `_attempt_seconds` is followed by another.
+        """
+        protocol = self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper()
+        pool = self._pool()
+        attempt = self._attempt_seconds()
+        grace = min(FAIL_FAST_GRACE, self.settings.timeout / 2)
+        attempts: list[cf.Future[Any]] = []
+        issued = -float("inf")
+        last_exc: BaseException | None = None
+        while True:
+            admin.poll(0)  # serves error_cb
+            events = self._events.since(start)
+            if any(e.code == KafkaError._ALL_BROKERS_DOWN for e in events) and time.monotonic() - start >= grace:
+                # every bootstrap server failed, librdkafka says: decisive unless it gave no reason
+                raise self._timeout_failure(start, protocol, all_down=True) from None
+            cluster_exc = cluster.exception() if cluster.done() else None
+            if cluster_exc is not None:
+                err = _exc_kafka_error(cluster_exc)
+                if err is None or err.code() not in _RETRIABLE:
+                    raise self._request_failure(cluster_exc, start, protocol) from None
+            now = time.monotonic()
+            # list_topics waits once the cluster answered, or when no connection error came
+            # early on (the controller, which DescribeCluster asks, may be the hung broker)
+            ready = (
+                (cluster.done() and cluster_exc is None)
+                or (now - start >= QUIET_SECONDS and not events)
+                or now - start >= grace + 2 * POLL_SECONDS
+            )
+            if ready and now - issued >= attempt and deadline - now > 0.05:
+                remaining = deadline - now
+                final = remaining <= attempt * 1.5
+                attempts.append(pool.submit(admin.list_topics, timeout=remaining if final else attempt))
+                issued = float("inf") if final else now
+            waiting: list[cf.Future[Any]] = attempts if ready else [*attempts, cluster]
+            cf.wait(waiting, timeout=max(0.0, min(POLL_SECONDS, deadline - now)), return_when=cf.FIRST_COMPLETED)
+            for fut in [f for f in attempts if f.done()]:
+                attempts.remove(fut)
+                exc = fut.exception()
+                if exc is None:
+                    return fut.result()
+                err = _exc_kafka_error(exc)
+                if err is None or err.code() not in _RETRIABLE:
+                    admin.poll(0)
+                    raise self._request_failure(exc, start, protocol) from None
+                last_exc = exc
+            if time.monotonic() >= deadline or (not attempts and issued == float("inf")):
+                admin.poll(0)
+                if cluster.done() and cluster.exception() is None:
+                    raise MetadataTimeoutError(
+                        f"connected to {self.settings.bootstrap_servers}, but the metadata of all topics did not "
+                        f"arrive within {self.settings.timeout:g}s (a large cluster may need a longer --timeout)"
+                    ) from None
+                if last_exc is not None:
+                    raise self._request_failure(last_exc, start, protocol) from None
+                raise self._timeout_failure(start, protocol) from None
+
+    def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
+        total = len(self.settings.bootstrap)
+        if failing > 1 or total > 1:
+            err = type(err)(f"{err.message} ({failing} of {total} bootstrap servers failing)")
+        err.message = self._scrub(err.message)
+        return err
+
+    def _request_failure(self, exc: BaseException, start: float, protocol: str) -> KafkaTuiError:
+        found = _best(self._events.since(start), protocol)
+        if found is not None:
+            return self._decorate(*found)
+        err = _exc_kafka_error(exc)
+        if err is not None and err.code() in _RETRIABLE:
+            return self._timeout_failure(start, protocol)
+        if err is not None:
+            return classify_kafka_error(err, f"reading the metadata from {self.settings.bootstrap_servers}",
+                                        self.settings.timeout)
+        return KafkaTuiError(self._scrub(f"reading the metadata from {self.settings.bootstrap_servers}: {exc}"))
+
+    def _timeout_failure(self, start: float, protocol: str, all_down: bool = False) -> KafkaTuiError:
+        """No answer within the timeout, or all brokers down without a reason: does TCP connect?
+
+        librdkafka gives no reason when a server accepts the connection and closes it at once;
+        with `all_down` a port that accepts TCP is therefore one that hangs up on Kafka clients.
+        """
+        found = _best(self._events.since(start), protocol)
+        if found is not None:
+            return self._decorate(*found)
+        addrs = self.settings.bootstrap[:5]
+        with cf.ThreadPoolExecutor(len(addrs), thread_name_prefix="kafkatui-probe") as pool:
+            outcomes = list(pool.map(lambda a: _probe(a, PROBE_SECONDS), addrs))
+        accepted = [a for a, failure in zip(addrs, outcomes, strict=True) if failure is None]
+        failures = [failure for failure in outcomes if failure is not None]
+        if accepted and all_down:
+            verb = "accepts" if len(accepted) == 1 else "accept"
+            return NotKafkaError(
+                f"{_names(accepted, 3)} {verb} TCP connections but closes them during the Kafka handshake: "
+                f"not a Kafka listener, or one that expects TLS or SASL (security protocol here: {protocol})"
+            )
+        if accepted:
+            return MetadataTimeoutError(
+                f"no answer from {_names(accepted, 3)} within {self.settings.timeout:g}s: the port accepts connections "
+                "but the Kafka request got no reply (broker hung or overloaded, or not a Kafka listener)"
+            )
+        if failures:
+            return self._decorate(failures[0], len(failures))
+        return MetadataTimeoutError(f"no cluster metadata within {self.settings.timeout:g}s")
+
+    # phase 3: configs, log dirs, ELR ---------------------------------------------------
+    def _details(self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float) -> _Details:
+        phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
+        budget = phase_deadline - time.monotonic()
+        problems: list[str] = []
+        broker_ids = sorted(md.brokers)
+        topic_names = sorted(md.topics)
+
+        # configs: all requests in flight at once
+        topic_futures: dict[str, cf.Future[Any]] = {}
+        for i in range(0, len(topic_names), TOPICS_PER_DESCRIBE):
+            resources = [ConfigResource(ResourceType.TOPIC, n) for n in topic_names[i : i + TOPICS_PER_DESCRIBE]]
+            for res, fut in admin.describe_configs(resources, request_timeout=budget).items():
+                topic_futures[res.name] = fut
+        broker_futures: dict[int, cf.Future[Any]] = {}
+        for bid in broker_ids:
+            res = ConfigResource(ResourceType.BROKER, str(bid))
+            broker_futures[bid] = admin.describe_configs([res], request_timeout=budget)[res]
+
+        # kafka-python: log dirs per broker, in parallel; naming the partitions spares
+        # kafka-python a metadata request of its own
+        kadmin: Any = None
+        logdir_futures: dict[int, cf.Future[Any]] = {}
+        hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
+        want_kp = (self.log_dirs_mode != "none" or self.want_elr) and bool(broker_ids)
+        if want_kp:
+            try:
+                kadmin = self._kafka_python(phase_deadline)
+            except KafkaTuiError:
+                raise  # the source was closed meanwhile
+            except Exception as exc:
+                problems.append(f"log dirs and ELR unavailable: the kafka-python client could not connect: {_kp_reason(exc, budget)}")
+        if kadmin is not None and self.log_dirs_mode != "none":
+            only_out_of_sync = self.log_dirs_mode == "out-of-sync"
+            for name in topic_names:
+                for p in md.topics[name].partitions.values():
+                    replicas = p.replicas
+                    if only_out_of_sync and len(p.isrs) >= len(replicas):
+                        continue
+                    for r in replicas:
+                        per_broker = hosted.get(r)
+                        if per_broker is not None:
+                            per_broker.setdefault(name, []).append(p.id)
+            pool = self._pool()
+            for bid in broker_ids:
+                if only_out_of_sync and not hosted[bid]:
+                    continue
+                key = f"logdirs:{bid}"
+                previous = self._inflight.get(key)
+                if previous is not None and not previous.done():
+                    problems.append(f"log dirs of broker {bid} unknown: an earlier request is still unanswered")
+                    continue
+                fut = pool.submit(kadmin.describe_log_dirs, hosted[bid], [bid])
+                self._inflight[key] = fut
+                logdir_futures[bid] = fut
+
+        # wait for the configs (ELR needs the topics' min ISR)
+        cf.wait([*topic_futures.values(), *broker_futures.values()], timeout=max(0.0, phase_deadline - time.monotonic()))
+        topic_configs = self._topic_configs(topic_futures, budget, problems)
+        broker_configs = self._broker_configs(broker_futures, budget, problems)
+        described = cluster.result() if cluster.done() and cluster.exception() is None else None
+        brokers = self._brokers(md, described, broker_configs)
+
+        elr: dict[tuple[str, int], dict[str, Any]] | None = None
+        if kadmin is not None and self.want_elr:
+            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems)
+
+        cf.wait(list(logdir_futures.values()), timeout=max(0.0, phase_deadline - time.monotonic()))
+        log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None
+        if logdir_futures:
+            log_dirs = self._log_dirs(logdir_futures, hosted, budget, problems)
+        elif kadmin is not None and self.log_dirs_mode == "out-of-sync":
+            log_dirs = {}  # nothing out of sync: nothing to ask
+
+        live = frozenset(broker_ids)
+        topics: dict[str, TopicInfo] = {}
+        for name in topic_names:
+            t = md.topics[name]
+            topics[name] = TopicInfo(
+                name=name,
+                partitions=_partitions(name, t, live, elr),
+                internal=name in INTERNAL_TOPICS,
+                configs=topic_configs.get(name, {}),
+                error_code=t.error.code() if t.error is not None else 0,
+            )
+        return _Details(brokers, topics, broker_configs, log_dirs, problems)
+
+    @staticmethod
+    def _brokers(md: Any, cluster: Any, broker_configs: Mapping[int, Mapping[str, ConfigValue]]) -> tuple[BrokerInfo, ...]:
+        racks: dict[int, str | None] = {}
+        for node in getattr(cluster, "nodes", None) or ():
+            racks[node.id] = node.rack or None
+        out = []
+        for bid in sorted(md.brokers):
+            b = md.brokers[bid]
+            rack = racks.get(bid)
+            if rack is None:
+                cv = broker_configs.get(bid, {}).get("broker.rack")
+                rack = cv.value if cv is not None and cv.value else None
+            out.append(BrokerInfo(id=bid, host=b.host, port=b.port, rack=rack))
+        return tuple(out)
+
+    def _topic_configs(
+        self, futures: Mapping[str, cf.Future[Any]], budget: float, problems: list[str]
+    ) -> dict[str, dict[str, ConfigValue]]:
+        out: dict[str, dict[str, ConfigValue]] = {}
+        failed: dict[str, list[str]] = {}
+        for name, fut in futures.items():
+            result, reason = _outcome(fut, budget)
+            if reason is not None:
+                if "UNKNOWN_TOPIC_OR_PART" in reason:
+                    continue  # deleted since the metadata was read
+                failed.setdefault(reason, []).append(name)
+                continue
+            out[name] = _config_values(result, TOPIC_CONFIG_KEYS)
+        for reason, names in failed.items():
+            problems.append(
+                f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
+                f"({_names(sorted(names))})"
+            )
+        return out
+
+    def _broker_configs(
+        self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str]
+    ) -> dict[int, dict[str, ConfigValue]]:
+        out: dict[int, dict[str, ConfigValue]] = {}
+        for bid, fut in futures.items():
+            result, reason = _outcome(fut, budget)
+            if reason is not None:
+                problems.append(f"configs of broker {bid} unreadable: {reason}")
+                continue
+            out[bid] = _config_values(result, BROKER_CONFIG_KEYS)
+        return out
+
+    def _log_dirs(
+        self,
+        futures: Mapping[int, cf.Future[Any]],
+        hosted: Mapping[int, Mapping[str, list[int]]],
+        budget: float,
+        problems: list[str],
+    ) -> dict[tuple[str, int, int], ReplicaLog] | None:
+        out: dict[tuple[str, int, int], ReplicaLog] = {}
+        answered = 0
+        for bid, fut in futures.items():
+            if not fut.done():
+                problems.append(f"log dirs of broker {bid} unknown: no answer within {budget:.1f}s")
+                continue
+            exc = fut.exception()
+            if exc is not None:
+                problems.append(f"log dirs of broker {bid} unknown: {_kp_reason(exc, budget)}")
+                continue
+            dirs: list[dict[str, Any]] = []
+            for entry in fut.result() or ():
+                if entry.get("broker") == bid:
+                    dirs.extend(entry.get("log_dirs") or ())
+            if not dirs and hosted.get(bid):
+                problems.append(
+                    f"log dirs of broker {bid} unknown: the answer listed no log dir "
+                    "(DescribeLogDirs not authorized? it needs DESCRIBE on the CLUSTER resource)"
+                )
+                continue
+            answered += 1
+            for d in dirs:
+                path = str(d.get("log_dir") or "")
+                code = int(d.get("error_code") or 0)
+                if code:
+                    problems.append(f"broker {bid}: log dir {path} is unavailable (error {code}{_storage(code)})")
+                    continue
+                for t in d.get("topics") or ():
+                    for p in t.get("partitions") or ():
+                        if p.get("is_future_key"):
+                            continue  # a replica being moved between log dirs: the current one counts
+                        out[(t["name"], int(p["partition_index"]), bid)] = ReplicaLog(
+                            size=int(p.get("partition_size") or 0), offset_lag=int(p.get("offset_lag") or 0), log_dir=path
+                        )
+        return out if answered else None
+
+    def _elr(
+        self,
+        kadmin: Any,
+        md: Any,
+        topic_configs: Mapping[str, Mapping[str, ConfigValue]],
+        broker_configs: Mapping[int, Mapping[str, ConfigValue]],
+        deadline: float,
+        budget: float,
+        problems: list[str],
+    ) -> dict[tuple[str, int], dict[str, Any]] | None:
+        """ELR of partitions under min ISR (DescribeTopicPartitions); None if API 75 is unsupported.
+
+        KIP-966 keeps an ELR only while the ISR is below min ISR, so only topics with such a
+        partition are asked; every other partition's ELR is known to be empty.
+        """
+        try:
+            supported = DTP_API_KEY in {int(k) for k in kadmin.api_versions()}
+        except Exception:
+            supported = False
+        if not supported:
+            return None
+        default_min_isr = _int(next((c["min.insync.replicas"].value for _, c in sorted(broker_configs.items())
+                                     if "min.insync.replicas" in c), None), 1)
+        wanted: list[str] = []
+        for name, t in md.topics.items():
+            cv = topic_configs.get(name, {}).get("min.insync.replicas")
+            if cv is not None:
+                min_isr = _int(cv.value, default_min_isr)
+            elif name in topic_configs:
+                min_isr = default_min_isr
+            else:  # configs unknown: ask for every under-replicated partition
+                min_isr = 1 << 30
+            for p in t.partitions.values():
+                short = len(p.isrs)
+                if (short < min_isr and short < len(p.replicas)) or p.leader < 0:
+                    wanted.append(name)
+                    break
+        if not wanted:
+            return {}
+        key = "elr"
+        previous = self._inflight.get(key)
+        if previous is not None and not previous.done():
+            problems.append("ELR unknown: an earlier DescribeTopicPartitions request is still unanswered")
+            return None
+        fut = self._pool().submit(_describe_topic_partitions, kadmin, wanted, deadline)
+        self._inflight[key] = fut
+        done, _ = cf.wait([fut], timeout=max(0.0, deadline - time.monotonic()))
+        if not done:
+            problems.append(f"ELR unknown for {len(wanted)} topic(s) under min ISR: no answer within {budget:.1f}s")
+            return None
+        exc = fut.exception()
+        if exc is not None:
+            problems.append(f"ELR unknown for {len(wanted)} topic(s) under min ISR: {_kp_reason(exc, budget)}")
+            return None
+        result: dict[tuple[str, int], dict[str, Any]] = fut.result()
+        return result
+
+
+@dataclass(slots=True)
+class _Details:
+    brokers: tuple[BrokerInfo, ...]
+    topics: dict[str, TopicInfo]
+    broker_configs: dict[int, dict[str, ConfigValue]]
+    log_dirs: dict[tuple[str, int, int], ReplicaLog] | None
+    problems: list[str]
+
+
+def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every partition of `topics` from DescribeTopicPartitions, following the cursor."""
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    cursor = None
+    while True:
+        page = kadmin.describe_topic_partitions(topics, response_partition_limit=2000, cursor=cursor)
+        for t in page.get("topics") or ():
+            if t.get("error_code"):
+                continue
+            for p in t.get("partitions") or ():
+                out[(t["name"], int(p["partition_index"]))] = p
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            return out
+        if time.monotonic() >= deadline:
+            raise TimeoutError("DescribeTopicPartitions paging ran out of time")
+
+
+def _partitions(
+    topic: str, t: Any, live: frozenset[int], elr: Mapping[tuple[str, int], Mapping[str, Any]] | None
+) -> tuple[PartitionInfo, ...]:
+    """A topic's partitions from librdkafka's metadata, with ELR where DescribeTopicPartitions told.
+
+    librdkafka's metadata has no offline replicas: they are the replicas on brokers absent from
+    the metadata (fenced or dead), plus any DescribeTopicPartitions named.
+    """
+    known = () if elr is not None else None
+    out = []
+    for pid in sorted(t.partitions):
+        p = t.partitions[pid]
+        replicas = tuple(p.replicas)
+        offline = () if live.issuperset(replicas) else tuple(r for r in replicas if r not in live)
+        error_code = p.error.code() if p.error is not None else 0
+        dtp = elr.get((topic, pid)) if elr else None
+        if dtp is None:
+            out.append(PartitionInfo(topic, pid, p.leader, replicas, tuple(p.isrs), offline, -1, known, known, error_code))
+            continue
+        extra = [r for r in dtp.get("offline_replicas") or () if r not in offline]
+        out.append(PartitionInfo(
+            topic, pid, p.leader, replicas, tuple(p.isrs), offline + tuple(extra),
+            int(dtp.get("leader_epoch", -1)),
+            tuple(dtp.get("eligible_leader_replicas") or ()),
+            tuple(dtp.get("last_known_elr") or ()),
+            error_code,
+        ))
+    return tuple(out)
+
+
+def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
+    """(result, None) or (None, reason) for a confluent-kafka future."""
+    if not fut.done():
+        return None, f"no answer within {budget:.1f}s"
+    exc = fut.exception()
+    if exc is None:
+        return fut.result(), None
+    err = _exc_kafka_error(exc)
+    if err is not None:
+        return None, _kafka_error_reason(err, budget)
+    return None, one_line(f"{type(exc).__name__}: {exc}", 200)
+
+
+def _config_values(entries: Mapping[str, Any], keys: frozenset[str]) -> dict[str, ConfigValue]:
+    out: dict[str, ConfigValue] = {}
+    for name, e in entries.items():
+        if name not in keys:
+            continue
+        source = getattr(e.source, "value", e.source)
+        out[name] = ConfigValue(
+            value=None if e.is_sensitive else e.value,
+            source=_SOURCES.get(int(source), "UNKNOWN"),
+            sensitive=bool(e.is_sensitive),
+            read_only=bool(e.is_read_only),
+        )
+    return out
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _storage(code: int) -> str:
+    return ": KAFKA_STORAGE_ERROR, the disk failed or is offline" if code == 56 else ""
+
+
+__all__ = [
+    "BROKER_CONFIG_KEYS",
+    "ClientEvent",
+    "ClusterSource",
+    "KafkaClusterSource",
+    "TOPIC_CONFIG_KEYS",
+    "classify_event",
+    "classify_kafka_error",
+]
