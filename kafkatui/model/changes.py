@@ -1,0 +1,117 @@
+"""What changed between two snapshots: ISR shrinks and expansions, leader moves, brokers coming and going.
+
+The dashboard's events pane and the history recorder both read these. Pure: no textual, no network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
+
+
+class ChangeKind(StrEnum):
+    BROKER_UP = "broker up"
+    BROKER_DOWN = "broker down"
+    CONTROLLER = "controller"
+    ISR_SHRINK = "ISR shrink"
+    ISR_EXPAND = "ISR expand"
+    LEADER = "leader"
+    OFFLINE = "offline"
+    ONLINE = "online"
+    TOPIC_ADDED = "topic added"
+    TOPIC_REMOVED = "topic removed"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change seen between two refreshes, stamped with the newer snapshot's time."""
+
+    at: float
+    kind: ChangeKind
+    text: str
+    topic: str | None = None
+    partition: int | None = None
+    broker: int | None = None
+
+    @property
+    def severe(self) -> bool:
+        return self.kind in (ChangeKind.BROKER_DOWN, ChangeKind.OFFLINE, ChangeKind.ISR_SHRINK)
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, ids)) + "]"
+
+
+def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
+    """Changes from `old` to `new` (none for the first snapshot)."""
+    if old is None:
+        return []
+    at = new.taken_at
+    out: list[Change] = []
+    old_b, new_b = old.broker_ids, new.broker_ids
+    for b in sorted(old_b - new_b):
+        out.append(Change(at, ChangeKind.BROKER_DOWN, f"broker {b} left the cluster metadata", broker=b))
+    for b in sorted(new_b - old_b):
+        out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} joined the cluster metadata", broker=b))
+    if old.controller_id != new.controller_id:
+        out.append(Change(at, ChangeKind.CONTROLLER, f"controller {old.controller_id} -> {new.controller_id}",
+                          broker=new.controller_id))
+    for name in sorted(set(old.topics) - set(new.topics)):
+        out.append(Change(at, ChangeKind.TOPIC_REMOVED, f"topic {name} deleted", topic=name))
+    for name, topic in new.topics.items():
+        before = old.topics.get(name)
+        if before is None:
+            out.append(Change(at, ChangeKind.TOPIC_ADDED, f"topic {name} created ({len(topic.partitions)} partitions)",
+                              topic=name))
+            continue
+        if before.partitions is topic.partitions:
+            continue
+        olds = before.partitions
+        for i, p in enumerate(topic.partitions):
+            if i < len(olds):
+                q = olds[i]
+                if q.isr != p.isr or q.leader != p.leader:
+                    out.extend(_partition_changes(at, q, p))
+    return out
+
+
+def _partition_changes(at: float, q: PartitionInfo, p: PartitionInfo) -> list[Change]:
+    name = f"{p.topic}-{p.partition}"
+    out: list[Change] = []
+    if q.leader != p.leader:
+        if p.leader == -1:
+            out.append(Change(at, ChangeKind.OFFLINE, f"{name} OFFLINE (leader {q.leader} lost, ISR {_ids(p.isr)})",
+                              p.topic, p.partition, q.leader))
+        elif q.leader == -1:
+            out.append(Change(at, ChangeKind.ONLINE, f"{name} back online, leader {p.leader}", p.topic, p.partition, p.leader))
+        else:
+            out.append(Change(at, ChangeKind.LEADER, f"{name} leader {q.leader} -> {p.leader}", p.topic, p.partition, p.leader))
+    gone = [r for r in q.isr if r not in p.isr]
+    came = [r for r in p.isr if r not in q.isr]
+    if gone:
+        out.append(Change(at, ChangeKind.ISR_SHRINK, f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (out: {_ids(tuple(gone))})",
+                          p.topic, p.partition, gone[0]))
+    if came:
+        out.append(Change(at, ChangeKind.ISR_EXPAND, f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (in: {_ids(tuple(came))})",
+                          p.topic, p.partition, came[0]))
+    return out
+
+
+def summarize(changes: list[Change], limit: int = 6) -> list[Change]:
+    """Bursts of one kind become one line each, so a broker dying does not flood the pane."""
+    by_kind: dict[ChangeKind, list[Change]] = {}
+    for c in changes:
+        by_kind.setdefault(c.kind, []).append(c)
+    out: list[Change] = []
+    for kind, items in by_kind.items():
+        if len(items) <= limit:
+            out.extend(items)
+            continue
+        brokers = sorted({c.broker for c in items if c.broker is not None})
+        topics = sorted({c.topic for c in items if c.topic})
+        who = f" (brokers {', '.join(map(str, brokers))})" if brokers else ""
+        shown = ", ".join(topics[:3]) + (f" +{len(topics) - 3}" if len(topics) > 3 else "")
+        out.append(Change(items[0].at, kind, f"{len(items)} x {kind.value}{who} in {shown}"))
+    return out

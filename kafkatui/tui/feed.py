@@ -1,0 +1,91 @@
+"""The dashboard's data feed: one blocking refresh turns the cluster into a ViewState.
+
+No Textual here: the app calls `Feed.refresh()` from a worker thread and posts the result. When the
+cluster stops answering, the last good data is kept and marked stale, and retries back off.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kafkatui.kafka.errors import KafkaTuiError
+from kafkatui.kafka.source import ClusterSource
+from kafkatui.model.changes import Change, ChangeKind, diff
+from kafkatui.model.findings import Finding, findings
+from kafkatui.model.health import HealthReport, assess
+from kafkatui.model.snapshot import ClusterSnapshot
+
+BACKOFF = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
+SHRINK_WINDOW_S = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class ViewState:
+    """What the screens show: the latest good snapshot and its verdict, plus how fresh it is."""
+
+    snapshot: ClusterSnapshot | None
+    report: HealthReport | None
+    findings: tuple[Finding, ...] = ()
+    changes: tuple[Change, ...] = ()  # new since the previous refresh
+    error: str | None = None  # why the last refresh failed (one line), None when it worked
+    failures: int = 0  # refreshes failed in a row
+    retry_in: float = 0.0  # seconds until the next attempt when failing
+    generation: int = 0
+    shrink_counts: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def stale(self) -> bool:
+        return self.error is not None and self.snapshot is not None
+
+    def age(self, now: float | None = None) -> float:
+        """Seconds since the shown snapshot was taken."""
+        if self.snapshot is None:
+            return 0.0
+        return max(0.0, (now if now is not None else time.time()) - self.snapshot.taken_at)
+
+
+class Feed:
+    """Refreshes from a ClusterSource and remembers enough to report changes and flapping."""
+
+    def __init__(self, source: ClusterSource, bootstrap: str = "B", clock: Callable[[], float] = time.time) -> None:
+        self.source = source
+        self.bootstrap = bootstrap
+        self.clock = clock
+        self.state = ViewState(None, None)
+        self._shrinks: deque[tuple[float, int]] = deque()
+
+    def refresh(self) -> ViewState:
+        """Read the cluster once (blocking) and return the new state; never raises for cluster trouble."""
+        prev = self.state
+        try:
+            snapshot = self.source.snapshot()
+        except KafkaTuiError as exc:
+            failures = prev.failures + 1
+            self.state = ViewState(
+                prev.snapshot, prev.report, prev.findings, (), str(exc), failures,
+                BACKOFF[min(failures - 1, len(BACKOFF) - 1)], prev.generation + 1, prev.shrink_counts,
+            )
+            return self.state
+        changes = diff(prev.snapshot, snapshot)
+        counts = self._count_shrinks(changes, snapshot.taken_at)
+        report = assess(snapshot)
+        found = findings(report, snapshot, bootstrap=self.bootstrap, shrink_counts=counts or None)
+        self.state = ViewState(snapshot, report, tuple(found), tuple(changes), None, 0, 0.0, prev.generation + 1, counts)
+        return self.state
+
+    def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
+        for c in changes:
+            if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None:
+                self._shrinks.append((c.at, c.broker))
+        while self._shrinks and self._shrinks[0][0] < now - SHRINK_WINDOW_S:
+            self._shrinks.popleft()
+        counts: dict[int, int] = {}
+        for _, b in self._shrinks:
+            counts[b] = counts.get(b, 0) + 1
+        return counts
+
+    def close(self) -> None:
+        self.source.close()

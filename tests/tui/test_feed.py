@@ -1,0 +1,62 @@
+"""The dashboard feed: stale data kept with its age, backoff, changes and flapping counts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kafkatui.kafka.errors import CannotConnectError
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.tui.feed import BACKOFF, Feed
+from tests.model.builders import healthy, snap, topic
+
+
+class Script:
+    """A source that plays a list of snapshots and failures."""
+
+    def __init__(self, steps: list[ClusterSnapshot | Exception]) -> None:
+        self.steps = steps
+        self.closed = False
+
+    def snapshot(self) -> ClusterSnapshot:
+        step = self.steps.pop(0)
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_refresh_keeps_last_good_data_when_the_cluster_stops_answering() -> None:
+    good = replace(snap(healthy("orders", 3)), taken_at=1000.0)
+    down = CannotConnectError("cannot connect to kafka-1:9092: connection refused")
+    feed = Feed(Script([good, down, down, good]), clock=lambda: 1010.0)
+    s1 = feed.refresh()
+    assert s1.snapshot is good and not s1.stale and s1.error is None
+    s2 = feed.refresh()
+    assert s2.stale and s2.snapshot is good and "connection refused" in (s2.error or "")
+    assert s2.age(1010.0) == 10.0 and s2.retry_in == BACKOFF[0]
+    s3 = feed.refresh()
+    assert s3.failures == 2 and s3.retry_in == BACKOFF[1]
+    s4 = feed.refresh()
+    assert not s4.stale and s4.failures == 0
+
+
+def test_changes_and_shrink_counts_feed_the_flapping_finding() -> None:
+    full = snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])]))
+    shrunk = snap(topic("t", [(1, [1, 2, 3], [1, 2])]))
+    steps: list[ClusterSnapshot | Exception] = []
+    for i in range(4):
+        steps += [replace(full, taken_at=100.0 + 20 * i), replace(shrunk, taken_at=110.0 + 20 * i)]
+    feed = Feed(Script(steps))
+    for _ in range(8):
+        state = feed.refresh()
+    assert state.shrink_counts == {3: 4}
+    (flap,) = [f for f in state.findings if f.id == "isr-flapping"]
+    assert flap.brokers == (3,)
+
+
+def test_close_closes_the_source() -> None:
+    src = Script([])
+    Feed(src).close()
+    assert src.closed
