@@ -528,6 +528,11 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
     else:
         wanted = {(t.topic, int(p)) for t in req.topics for p in t.partitions}
         keys = sorted(wanted & hosted)
+    # an answer is cached until a leader, an ISR or any replica's log end moves
+    fingerprint = (cluster.metadata_version, _log_fingerprint(cluster, broker.id, hosted), hash(tuple(keys)))
+    cached = _LOG_DIRS_CACHE.get((id(cluster), broker.id, ctx.version))
+    if cached is not None and cached[0] == fingerprint:
+        return cached[1]
     topics: list[Any] = []
     used = 0
     for name, indexes in _group(keys).items():
@@ -554,7 +559,23 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
         usable_bytes=max(0, LOG_DIR_TOTAL_BYTES - used),
         is_cordoned=False,
     )
-    return DL(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, results=[result])
+    response = DL(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, results=[result])
+    body = bytes(response.encode(version=ctx.version))
+    _LOG_DIRS_CACHE[(id(cluster), broker.id, ctx.version)] = (fingerprint, body)
+    return body
+
+
+_LOG_DIRS_CACHE: dict[tuple[int, int, int], tuple[tuple[int, int, int], bytes]] = {}
+
+
+def _log_fingerprint(cluster: SimCluster, broker_id: int, hosted: set[tuple[str, int]]) -> int:
+    """Sum of this broker's replica log ends and their leaders' log ends: moves whenever a size or lag does."""
+    total = 0
+    for topic, index in hosted:
+        p = _lookup(cluster, topic, index)
+        if p is not None:
+            total += p.leo.get(broker_id, 0) + p.log.end_offset
+    return total
 
 
 # --------------------------------------------------------------------------- ListPartitionReassignments (46)

@@ -128,7 +128,18 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
     include_synonyms = bool(req.include_synonyms)
     include_documentation = ctx.version >= 3 and bool(req.include_documentation)
     results: list[Any] = []
+    generation = (id(ctx.cluster), ctx.cluster.configs.version(), ctx.cluster.metadata_version)
+    if _CACHE.get("generation") != generation:
+        _CACHE.clear()
+        _CACHE["generation"] = generation
     for resource in req.resources:
+        keys = tuple(resource.configuration_keys) if resource.configuration_keys is not None else None
+        cache_key = (ctx.broker.id, resource.resource_type, resource.resource_name, keys, include_synonyms,
+                     include_documentation)
+        cached = _CACHE.get(cache_key)
+        if cached is not None:
+            results.append(cached)
+            continue
         code, message = E.NONE, None
         configs: list[Any] = []
         try:
@@ -137,16 +148,20 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
             code, message = _failure(exc)
         else:
             configs = [_entry(e, include_documentation) for e in entries]
-        results.append(
-            DCResult(
-                error_code=code,
-                error_message=message,
-                resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-                configs=configs,
-            )
+        result = DCResult(
+            error_code=code,
+            error_message=message,
+            resource_type=resource.resource_type,
+            resource_name=resource.resource_name,
+            configs=configs,
         )
+        _CACHE[cache_key] = result
+        results.append(result)
     return DC(version=ctx.version, throttle_time_ms=0, results=results)
+
+
+_CACHE: dict[Any, Any] = {}
+"""Described resources, valid while configs, metadata and the answering broker stay the same."""
 
 
 # --------------------------------------------------------------------------- alters
