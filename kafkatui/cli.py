@@ -15,18 +15,20 @@ SUBCOMMANDS = {
 
 
 def _top_parser() -> argparse.ArgumentParser:
+    from kafkatui.options import add_connection_arguments
+    from kafkatui.tui.run import add_tui_arguments
+
     p = argparse.ArgumentParser(
         prog="kafkatui",
-        description="Terminal dashboard for Apache Kafka replication health.",
-        epilog="subcommands:\n" + "\n".join(f"  {k:<8} {v}" for k, v in SUBCOMMANDS.items()),
+        description="Terminal dashboard for Apache Kafka replication health. "
+        "Open it on a cluster with --bootstrap or --profile, or on a simulated incident with --demo.",
+        epilog="subcommands:\n" + "\n".join(f"  {k:<8} {v}" for k, v in SUBCOMMANDS.items())
+        + "\n\nrun `kafkatui SUBCOMMAND --help` for their options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"kafkatui {__version__}")
-    p.add_argument(
-        "--demo", nargs="?", const="incident", metavar="SCENARIO",
-        help="start a simulated cluster in-process with an incident unfolding (default scenario: incident)",
-    )
-    p.add_argument("--speed", type=float, default=1.0, help="with --demo: simulated seconds per real second")
+    add_connection_arguments(p)
+    add_tui_arguments(p)
     return p
 
 
@@ -44,18 +46,14 @@ def main(argv: list[str] | None = None) -> int:
         from kafkatui.sim.console import main_sim
 
         return main_sim(args[1:])
-    ns = _top_parser().parse_args(args)
-    if ns.demo is not None:
-        from rich.console import Console
+    parser = _top_parser()
+    ns = parser.parse_args(args)
+    if ns.demo is None and ns.bootstrap is None and ns.profile is None:
+        parser.print_help()
+        return 0
+    from kafkatui.tui.run import run_tui
 
-        from kafkatui.sim.console import add_sim_arguments, run_sim
-
-        sp = argparse.ArgumentParser()
-        add_sim_arguments(sp)
-        sim_ns = sp.parse_args(["--scenario", ns.demo, "--base-port", "0", "--speed", str(ns.speed)])
-        return run_sim(sim_ns, Console())
-    _top_parser().print_help()
-    return 0
+    return run_tui(ns)
 
 
 if __name__ == "__main__":

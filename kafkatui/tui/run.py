@@ -1,0 +1,99 @@
+"""Start the dashboard: on a cluster (`--bootstrap`/`--profile`) or on the built-in simulator (`--demo`)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from contextlib import ExitStack
+from pathlib import Path
+
+from rich.console import Console
+
+from kafkatui.kafka.errors import KafkaTuiError, UsageError
+from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.options import connection_from
+from kafkatui.tui.feed import Feed
+
+
+def add_tui_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--refresh", type=float, default=None, metavar="SECONDS", help="refresh interval (default 5; 2 with --demo)")
+    p.add_argument("--theme", default=None, help="kafkatui-dark (default), kafkatui-light, kafkatui-contrast, or a theme of yours")
+    p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
+                   help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)")
+    p.add_argument("--speed", type=float, default=10.0, help="with --demo: simulated seconds per real second (default 10)")
+
+
+def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
+    """Start the simulator with a scenario unfolding; returns its bootstrap list."""
+    from kafkatui.sim import scenario
+    from kafkatui.sim.clock import VirtualClock
+    from kafkatui.sim.runner import SimRunner
+
+    if speed <= 0:
+        raise UsageError("--speed must be positive")
+    try:
+        sc = scenario.load(scenario_name)
+    except scenario.ScenarioError as exc:
+        raise UsageError(str(exc)) from None
+    cluster = sc.build(clock=VirtualClock(speed=speed))
+    runner = SimRunner(cluster)
+    player = scenario.ScenarioPlayer(sc, cluster)
+    runner.server.tick_hooks.append(player.poll)
+    runner.start()
+    stack.callback(runner.stop)
+    return runner.bootstrap
+
+
+def log_to_file() -> Path | None:
+    """While the dashboard owns the terminal, log lines go to a file (stderr would tear the screen)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "kafkatui"
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        path = state / "kafkatui.log"
+        handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        root.addHandler(logging.NullHandler())
+        return None
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    return path
+
+
+def run_tui(ns: argparse.Namespace) -> int:
+    """Open the dashboard; returns the exit code."""
+    from kafkatui.tui.app import KafkaTuiApp
+
+    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    with ExitStack() as stack:
+        try:
+            if ns.demo is not None:
+                bootstrap = start_demo(stack, ns.demo, ns.speed)
+                settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=ns.timeout or 5.0)
+                label = f"demo: {ns.demo}"
+                refresh = ns.refresh or 2.0
+            else:
+                conn = connection_from(ns)
+                for w in conn.warnings:
+                    err.print(f"kafkatui: warning: {w}", markup=False)
+                settings = conn.settings
+                label = conn.profile or settings.bootstrap_servers
+                refresh = ns.refresh or 5.0
+            if refresh <= 0:
+                raise UsageError("--refresh must be positive")
+        except KafkaTuiError as exc:
+            err.print(f"kafkatui: error: {exc}", markup=False)
+            return exc.exit_code
+        source = KafkaClusterSource(settings)
+        feed = Feed(source, bootstrap=settings.bootstrap_servers)
+        stack.callback(feed.close)
+        app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=True)
+        log_to_file()
+        app.run()
+    return 0
+
+

@@ -1,0 +1,1 @@
+"""The dashboard's screens: overview, topic, partition, broker, what-if, findings, help."""

@@ -1,0 +1,137 @@
+"""What every dashboard screen shares: the summary bar, the filter bar, Esc to go back, state updates."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from kafkatui.tui.feed import ViewState
+from kafkatui.tui.widgets.summary import SummaryBar
+
+if TYPE_CHECKING:
+    from kafkatui.tui.app import KafkaTuiApp
+
+TOO_SMALL = "kafkatui needs at least {w}x{h} characters; this terminal is {cw}x{ch}. Enlarge the window."
+
+
+class DashScreen(Screen[None]):
+    """Base screen: subclasses implement `body()` and `show(state)`."""
+
+    BINDINGS = [
+        Binding("escape", "back", "back"),
+        Binding("slash", "filter", "filter"),
+    ]
+
+    DEFAULT_CSS = """
+    DashScreen #filter { dock: bottom; height: 1; border: none; padding: 0 1; display: none; }
+    DashScreen #filter.visible { display: block; }
+    DashScreen #too-small { display: none; width: 100%; height: 100%; content-align: center middle; color: $warning; }
+    DashScreen.too-small #too-small { display: block; }
+    DashScreen.too-small #screen-body { display: none; }
+    DashScreen.too-small SummaryBar { display: none; }
+    """
+
+    @property
+    def dash(self) -> KafkaTuiApp:
+        from kafkatui.tui.app import KafkaTuiApp
+
+        assert isinstance(self.app, KafkaTuiApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield SummaryBar(id="summary")
+        yield Static(id="too-small")
+        with Vertical(id="screen-body"):
+            yield from self.body()
+        yield Input(placeholder="filter: text, or /regex/  (Enter keeps it, Esc clears)", id="filter")
+        yield Footer()
+
+    def body(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self._check_size()
+        self.update_state(self.dash.state)
+
+    def on_resize(self) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        from kafkatui.tui.app import MIN_HEIGHT, MIN_WIDTH
+
+        w, h = self.app.size
+        small = w < MIN_WIDTH or h < MIN_HEIGHT
+        self.set_class(small, "too-small")
+        if small:
+            self.query_one("#too-small", Static).update(TOO_SMALL.format(w=MIN_WIDTH, h=MIN_HEIGHT, cw=w, ch=h))
+
+    def update_state(self, state: ViewState) -> None:
+        """Called by the app after every refresh."""
+        self.tick()
+        if state.snapshot is not None and state.report is not None:
+            self.show(state)
+
+    def tick(self) -> None:
+        """Refresh the summary bar (the data's age moves on even when nothing else does)."""
+        app = self.dash
+        self.query_one(SummaryBar).show(app.state, paused=app.paused, read_only=app.read_only,
+                                        source=app.source_label, now=app.clock())
+
+    def show(self, state: ViewState) -> None:
+        """Subclasses redraw their tables from the new state."""
+
+    # filter ----------------------------------------------------------------
+    def filter_target(self) -> object | None:
+        """The table `/` filters: the focused VirtualTable, else the screen's main one."""
+        from kafkatui.tui.widgets.vtable import VirtualTable
+
+        focused = self.focused
+        if isinstance(focused, VirtualTable):
+            return focused
+        tables = list(self.query(VirtualTable))
+        return tables[0] if tables else None
+
+    def action_filter(self) -> None:
+        target = self.filter_target()
+        if target is None:
+            return
+        self._filter_for = target
+        box = self.query_one("#filter", Input)
+        box.value = getattr(target, "filter_text", "")
+        box.add_class("visible")
+        box.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "filter":
+            return
+        target = getattr(self, "_filter_for", None)
+        if target is not None:
+            error = target.set_filter(event.value)  # type: ignore[attr-defined]
+            event.input.border_subtitle = error or ""
+            if error:
+                self.notify(error, severity="warning", timeout=2)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            event.input.remove_class("visible")
+            target = getattr(self, "_filter_for", None)
+            if target is not None:
+                target.focus()  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.has_class("visible"):
+            box.value = ""
+            box.remove_class("visible")
+            target = getattr(self, "_filter_for", None)
+            if target is not None:
+                target.set_filter("")  # type: ignore[attr-defined]
+                target.focus()  # type: ignore[attr-defined]
+            return
+        if len(self.app.screen_stack) > 2:  # the default screen + overview stay
+            self.app.pop_screen()

@@ -1,0 +1,112 @@
+"""The help screen: every key of the app and of each screen, in one table."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+KEYS: list[tuple[str, list[tuple[str, str]]]] = [
+    # (where, [(key, what)])
+    ("everywhere", [
+        (":", "command palette: screens, refresh, pause, themes"),
+        ("?", "this help (? or Esc closes it)"),
+        ("r", "refresh now"),
+        ("p", "pause / resume the automatic refresh"),
+        ("f", "findings: every problem, worst first"),
+        ("w", "what-if: take brokers down and see the blast radius"),
+        ("Esc", "clear the filter, else go back one screen"),
+        ("Tab / Shift+Tab", "move the focus between the panes"),
+        ("q", "quit"),
+    ]),
+    ("every table", [
+        ("/", "filter rows: text (substring, any case) or /regex/; Enter keeps it, Esc clears it"),
+        ("Enter", "drill down into the row under the cursor"),
+        ("↑ ↓ PgUp PgDn", "move the cursor (Home / End: first / last row)"),
+        ("s / S", "sort by the next column / reverse the sort (clicking a header sorts too)"),
+    ]),
+    ("overview", [
+        ("b / t", "focus the brokers / topics table"),
+        ("e", "focus the events pane"),
+        ("Enter", "open the topic or broker under the cursor"),
+    ]),
+    ("topic", [("Enter", "open the partition under the cursor")]),
+    ("partition", [
+        ("c", "copy every command on the screen to the clipboard (OSC 52, works over SSH in many terminals)"),
+        ("drag, ctrl+c", "select text in a command box with the mouse (or Tab into it, shift+arrows) and copy it"),
+    ]),
+    ("broker", [
+        ("Enter", "open a partition whose ISR the broker is missing from"),
+        ("c", "copy the commands of the broker's findings"),
+    ]),
+    ("what-if", [
+        ("space", "toggle the highlighted broker down / up: the counts follow at once"),
+        ("x", "bring every broker back up"),
+        ("b / t", "focus the broker list / the per-topic table"),
+        ("Enter", "open the topic under the cursor"),
+    ]),
+    ("findings", [
+        ("Enter", "open the finding's first partition, else its topic, else its broker"),
+        ("c", "copy the highlighted finding's commands"),
+    ]),
+]
+
+LEGEND = ("status: ✖ offline · ▼ under minISR · ● at minISR · ◐ under-replicated · ↺ non-preferred leader · "
+          "✓ healthy\nfindings: ✖ critical · ▲ warning · ℹ info     replicas: 3✗ out of the ISR, ↓ broker down")
+
+
+def keys_table() -> Table:
+    """The key table as a rich Table."""
+    table = Table(expand=True, box=None, show_edge=False, pad_edge=False, show_header=False)
+    table.add_column("key", no_wrap=True, style="bold", min_width=15)
+    table.add_column("what", ratio=1)
+    for i, (where, keys) in enumerate(KEYS):
+        table.add_row(Text(where, style="bold underline"), "", end_section=False)
+        for key, what in keys:
+            table.add_row(key, what)
+        if i < len(KEYS) - 1:
+            table.add_row("", "")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys of the app and of every screen; ? or Esc closes it."""
+
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("question_mark", "close", "close", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen #help-box { width: 96%; max-width: 120; height: 94%; border: round $primary; background: $surface;
+                           padding: 0 1; }
+    HelpScreen #help-intro { height: auto; margin-bottom: 1; }
+    HelpScreen #help-keys { height: 1fr; }
+    HelpScreen #help-legend { height: auto; color: $text-muted; border-top: solid $panel; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            intro = Text("kafkatui keys", style="bold")
+            if getattr(self.app, "read_only", True):
+                intro.append("  — read-only mode: this dashboard never changes the cluster; every fix is a "
+                             "command shown for you to run.")
+            else:
+                intro.append("  — writes are ON for this session.", style="bold")
+            yield Static(intro, id="help-intro")
+            with VerticalScroll(id="help-keys"):
+                yield Static(keys_table())
+            yield Static(LEGEND, id="help-legend", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").border_title = "help"
+        self.query_one("#help-keys").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

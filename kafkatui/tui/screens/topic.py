@@ -1,0 +1,235 @@
+"""The topic screen: the topic's verdict on one line, then every partition with its replicas and lag."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from kafkatui.model.health import Health, HealthReport, OutOfSyncReplica, PartitionHealth, TopicHealth
+from kafkatui.model.snapshot import PartitionInfo
+from kafkatui.tui.feed import ViewState
+from kafkatui.tui.screens.base import DashScreen
+from kafkatui.tui.screens.overview import SOURCE, STATUS_STYLE, status_cell
+from kafkatui.tui.widgets.vtable import Column, VirtualTable
+
+GAUGE_CELLS = 6
+
+PARTITION_COLUMNS = [
+    Column("status", "status", 18, min_width=3),
+    Column("partition", "part", 5, "right"),
+    Column("leader", "leader", 18, min_width=6),
+    Column("replicas", "replicas ✗=out", 14, min_width=9),
+    Column("isr", "ISR", 10, min_width=5),
+    Column("minisr", "minISR", 6, "right"),
+    Column("headroom", "headroom", 10, min_width=6),
+    Column("lag", "out-of-ISR lag", 20, min_width=8),
+    Column("elr", "ELR", 6, min_width=3),
+]
+
+
+def human_bytes(n: int | None) -> str:
+    """1536 -> '1.5 KiB'; None -> '?' (lag unknown: log dirs not read)."""
+    if n is None:
+        return "?"
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"  # pragma: no cover
+
+
+def source_word(source: str) -> str:
+    """A config source as a short word: 'topic', 'broker', 'default', 'assumed'..."""
+    return SOURCE.get(source, source.lower())
+
+
+def ids(values: tuple[int, ...] | None) -> str:
+    """(1, 2, 3) -> '1,2,3'; () -> 'none'; None -> '?'."""
+    if values is None:
+        return "?"
+    return ",".join(map(str, values)) if values else "none"
+
+
+def replicas_text(ph: PartitionHealth) -> Text:
+    """Replicas in order, out-of-sync ones marked with ✗ (and ↓ when their broker is down)."""
+    down = {r.broker for r in ph.out_of_sync if not r.up}
+    missing = {r.broker for r in ph.out_of_sync}
+    t = Text()
+    for i, r in enumerate(ph.replicas):
+        if i:
+            t.append(",")
+        if r in missing:
+            t.append(f"{r}✗" + ("↓" if r in down else ""), style="bold red")
+        else:
+            t.append(str(r))
+    return t
+
+
+def leader_text(ph: PartitionHealth) -> Text:
+    """'3', '3 ↺ not preferred', or '✖ none' when offline."""
+    if ph.leader < 0 or ph.health == Health.OFFLINE:
+        return Text("✖ none", style="bold red")
+    t = Text(str(ph.leader))
+    if ph.non_preferred:
+        t.append(" ↺ not preferred", style="cyan")
+    return t
+
+
+def headroom_text(ph: PartitionHealth) -> Text:
+    """Signed headroom, then a gauge: █ per in-sync replica, ░ per replica out of the ISR."""
+    h = ph.headroom
+    style = "red" if h < 0 else ("yellow" if h == 0 else "green")
+    in_sync = 0 if ph.health == Health.OFFLINE else len(ph.isr)
+    total = max(len(ph.replicas), in_sync)
+    filled = min(in_sync, GAUGE_CELLS)
+    gauge = "█" * filled + "░" * min(total - in_sync, GAUGE_CELLS - filled)
+    return Text(f"{h:+d} {gauge or '▁'}", style=style)
+
+
+def lag_text(out_of_sync: tuple[OutOfSyncReplica, ...]) -> Text:
+    """'3: 1.2 MiB, 4: ? down' for the replicas out of the ISR."""
+    t = Text()
+    for i, r in enumerate(out_of_sync):
+        if i:
+            t.append(", ")
+        t.append(f"{r.broker}: {human_bytes(r.byte_lag)}")
+        if not r.up:
+            t.append(" down", style="bold red")
+    return t
+
+
+def durability_text(th: TopicHealth) -> str:
+    """'tolerates 1 failure without loss / 1 with writes' (or why writes are impossible)."""
+    loss = f"{th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss"
+    if th.writes_blocked:
+        return f"tolerates {loss}; acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})"
+    return f"tolerates {loss} / {th.write_tolerance} with writes"
+
+
+def topic_header(th: TopicHealth) -> Text:
+    """The topic's verdict in one line (two when the counts by class do not fit)."""
+    t = Text()
+    t.append(f"{th.name} ", style="bold")
+    if th.internal:
+        t.append("(internal) ", style="dim")
+    t.append(f"{th.worst.symbol} {th.worst.label}", style=STATUS_STYLE[th.worst])
+    rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}-{th.rf}"
+    t.append(f"  {rf}  minISR {th.min_isr} ({source_word(th.min_isr_source)})")
+    t.append(f"  unclean {'ON' if th.unclean else 'off'} ({source_word(th.unclean_source)})",
+             style="bold red" if th.unclean else "")
+    t.append(f"  {durability_text(th)}")
+    t.append(f"\n{th.partitions} partitions: ")
+    parts = [f"{h.symbol} {th.count(h)} {h.label}" for h in Health if th.count(h)]
+    t.append(" · ".join(parts) or "none")
+    if th.under_replicated_total:
+        t.append(f"  ({th.under_replicated_total} under-replicated in all)", style="dim")
+    return t
+
+
+class TopicScreen(DashScreen):
+    """Every partition of one topic: leader, replicas vs ISR, headroom, lag and ELR."""
+
+    DEFAULT_CSS = """
+    TopicScreen #topic-header { height: auto; padding: 0 1; }
+    TopicScreen #partitions { height: 1fr; min-height: 4; }
+    """
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self._details: dict[int, PartitionHealth] = {}
+        self._infos: dict[int, PartitionInfo] = {}
+        self._report: HealthReport | None = None
+
+    def body(self) -> ComposeResult:
+        yield Static(Text(f"{self.topic}: waiting for the first snapshot…", style="dim"), id="topic-header")
+        yield VirtualTable[int](PARTITION_COLUMNS, id="partitions")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#partitions", VirtualTable).focus()
+
+    def show(self, state: ViewState) -> None:
+        report, snap = state.report, state.snapshot
+        assert report is not None and snap is not None
+        header = self.query_one("#topic-header", Static)
+        table: VirtualTable[int] = self.query_one("#partitions", VirtualTable)
+        self._details.clear()
+        th = report.topics.get(self.topic)
+        info = snap.topics.get(self.topic)
+        if th is None or info is None:
+            self._report = None
+            self._infos = {}
+            header.update(Text(f"✖ topic {self.topic} is not in the latest snapshot (deleted, or not visible to "
+                               "this client). Esc goes back.", style="bold red"))
+            table.load([], self._cell)
+            return
+        self._report = report
+        self._infos = {p.partition: p for p in info.partitions}
+        header.update(topic_header(th))
+        table.load([p.partition for p in info.partitions], self._cell, self._sort, self._search)
+        changed = {c.partition for c in state.changes if c.topic == self.topic and c.partition is not None}
+        if changed:
+            table.flash(changed)
+
+    def detail(self, partition: int) -> PartitionHealth:
+        """The partition's health view, built once per refresh."""
+        ph = self._details.get(partition)
+        if ph is None:
+            assert self._report is not None
+            ph = self._details[partition] = self._report.partition(self.topic, partition)
+        return ph
+
+    def _cell(self, key: int, col: str) -> str | Text:
+        ph = self.detail(key)
+        if col == "status":
+            return status_cell(ph.health)
+        if col == "partition":
+            return str(key)
+        if col == "leader":
+            return leader_text(ph)
+        if col == "replicas":
+            return replicas_text(ph)
+        if col == "isr":
+            return ids(ph.isr)
+        if col == "minisr":
+            return str(ph.min_isr)
+        if col == "headroom":
+            return headroom_text(ph)
+        if col == "lag":
+            return lag_text(ph.out_of_sync)
+        if col == "elr":
+            elr = self._infos[key].elr
+            return Text("-", style="dim") if elr is None else Text(ids(elr))
+        return ""
+
+    def _sort(self, key: int, col: str) -> object:
+        ph = self.detail(key)
+        if col == "status":
+            return (ph.health, ph.headroom, key)
+        if col == "leader":
+            return (ph.leader < 0, not ph.non_preferred, ph.leader)
+        if col == "replicas":
+            return (-len(ph.out_of_sync), ph.replicas)
+        if col == "isr":
+            return (len(ph.isr), ph.isr)
+        if col == "minisr":
+            return ph.min_isr
+        if col == "headroom":
+            return (ph.headroom, key)
+        if col == "lag":
+            return -sum(r.byte_lag or 0 for r in ph.out_of_sync)
+        if col == "elr":
+            elr = self._infos[key].elr
+            return (elr is None, elr or ())
+        return key
+
+    def _search(self, key: int) -> str:
+        return f"{self.topic}-{key} {self.detail(key).health.label}"
+
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        if self._report is not None:
+            self.dash.open_partition(self.topic, int(event.key))

@@ -1,0 +1,81 @@
+"""The dashboard against a running simulator: a broker crashes mid-session and the view follows."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+from textual.widgets import RichLog
+
+from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.sim.runner import SimRunner
+from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.feed import Feed
+
+
+def make_app(sim: SimRunner, refresh: float = 0.5) -> KafkaTuiApp:
+    source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=3.0))
+    return KafkaTuiApp(Feed(source, bootstrap=sim.bootstrap), refresh_seconds=refresh, source_label="test")
+
+
+async def wait_until(pilot: object, predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await pilot.pause(0.1)  # type: ignore[attr-defined]
+    return predicate()
+
+
+def events_text(app: KafkaTuiApp) -> str:
+    log = app.screen.query_one("#events", RichLog)
+    return "\n".join(line.text for line in log.lines)
+
+
+def test_broker_crash_mid_session_shows_within_a_refresh(sim_factory: Callable[..., SimRunner]) -> None:
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("orders", 6, 3, configs={"min.insync.replicas": "2"}))
+    app = make_app(sim)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await wait_until(pilot, lambda: app.state.report is not None)
+            assert app.state.report is not None and app.state.report.counts.brokers_up == 3
+            sim.crash(3)
+            assert await wait_until(pilot, lambda: app.state.report is not None and app.state.report.counts.brokers_up == 2)
+            counts = app.state.report.counts
+            assert counts.at_min_isr == 6 and counts.under_min_isr == 0
+            assert await wait_until(pilot, lambda: "broker 3 left the cluster metadata" in events_text(app), 5)
+            # the UI answers keys while refreshes run in a worker thread
+            started = time.monotonic()
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert time.monotonic() - started < 1.0
+            await pilot.press("escape")
+
+    asyncio.run(scenario())
+    app.feed.close()
+
+
+def test_cluster_gone_keeps_data_marked_stale_and_recovers(sim_factory: Callable[..., SimRunner]) -> None:
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("orders", 3, 3))
+    app = make_app(sim)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await wait_until(pilot, lambda: app.state.report is not None)
+            for b in (1, 2, 3):
+                sim.hang(b)
+            assert await wait_until(pilot, lambda: app.state.stale, 30)
+            assert app.state.snapshot is not None  # the last data stays on screen
+            summary = str(app.screen.query_one("#summary").render())
+            assert "STALE" in summary
+            for b in (1, 2, 3):
+                sim.restore(b)
+            assert await wait_until(pilot, lambda: not app.state.stale and app.state.error is None, 60)
+
+    asyncio.run(scenario())
+    app.feed.close()
