@@ -26,8 +26,8 @@ SOURCE = {
 
 BROKER_COLUMNS = [
     Column("id", "broker", 6, "right"),
-    Column("state", "state", 24, min_width=10),
-    Column("rack", "rack", 8, min_width=4),
+    Column("state", "state", 20, min_width=10),
+    Column("rack", "rack", 10, min_width=4),
     Column("led", "leads", 6, "right"),
     Column("hosted", "hosts", 6, "right"),
     Column("out", "out of ISR", 10, "right", min_width=5),
@@ -130,9 +130,9 @@ class OverviewScreen(DashScreen):
     ]
 
     DEFAULT_CSS = """
-    OverviewScreen #brokers { height: auto; max-height: 10; min-height: 3; }
+    OverviewScreen #brokers { height: auto; max-height: 30%; min-height: 3; }
     OverviewScreen #topics { height: 1fr; min-height: 4; }
-    OverviewScreen #events { height: 8; border-top: solid $panel; }
+    OverviewScreen #events { height: 22%; min-height: 3; max-height: 10; border-top: solid $panel; }
     """
 
     def body(self) -> ComposeResult:
@@ -154,7 +154,7 @@ class OverviewScreen(DashScreen):
         bh = report.brokers
         th = report.topics
         brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), lambda k: str(k))
-        brokers.styles.height = min(len(bh) + 1, 10)
+        brokers.styles.height = len(bh) + 1  # capped by max-height: 30%
         ordered = [t.name for t in report.topics_worst_first()]
         topics.load(ordered, lambda k, c: topic_cell(th[k], c), lambda k, c: topic_sort(th[k], c), lambda k: k)
         if state.changes:

@@ -47,10 +47,12 @@ def impact_sort(t: TopicImpact) -> tuple[int, int, int, str]:
     return (-t.offline, -t.under_min_isr, -t.single_in_sync_copy, t.topic)
 
 
-def broker_prompt(b: BrokerHealth) -> Text:
-    """'3 ✔ up  rack b  ctrl' / '4 ✖ already down'."""
+def broker_prompt(b: BrokerHealth, taken_down: bool = False) -> Text:
+    """'3 ✔ up  rack b  ctrl' / '3 ▼ DOWN (what-if)' / '4 ✖ already down': words, not only the check box colour."""
     t = Text(f"{b.id:>3} ")
-    if b.up:
+    if b.up and taken_down:
+        t.append("▼ DOWN?", style="bold yellow")
+    elif b.up:
         t.append("✔ up", style="green")
     else:
         t.append("✖ already down", style="bold red")
@@ -133,6 +135,7 @@ class WhatIfScreen(DashScreen):
         self._snapshot = snap
         brokers = sorted(report.brokers.values(), key=lambda b: b.id)
         self.down &= {b.id for b in brokers if b.up}  # an absent broker is down already
+        self._brokers = brokers
         prompts = [(b.id, broker_prompt(b).markup, b.up) for b in brokers]
         if prompts != self._prompts:
             self._prompts = prompts
@@ -140,7 +143,8 @@ class WhatIfScreen(DashScreen):
             highlighted = toggles.highlighted
             with self.app.batch_update():
                 toggles.clear_options()
-                toggles.add_options([Selection(broker_prompt(b), b.id, b.id in self.down, disabled=not b.up)
+                toggles.add_options([Selection(broker_prompt(b, b.id in self.down), b.id, b.id in self.down,
+                                               disabled=not b.up)
                                      for b in brokers])
                 if brokers:
                     toggles.highlighted = min(highlighted or 0, len(brokers) - 1)
@@ -180,6 +184,8 @@ class WhatIfScreen(DashScreen):
         selected = set(event.selection_list.selected)
         if selected != self.down:
             self.down = selected
+            for i, b in enumerate(getattr(self, "_brokers", [])):
+                event.selection_list.replace_option_prompt_at_index(i, broker_prompt(b, b.id in selected))
             self.recompute()
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
