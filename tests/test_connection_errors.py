@@ -8,6 +8,7 @@ with a self-signed certificate) that are always stopped.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import socket
@@ -316,7 +317,7 @@ def test_http_server_is_not_kafka(tcp_server: Callable[[Callable[[socket.socket]
 def test_server_that_hangs_up_is_not_kafka(tcp_server: Callable[[Callable[[socket.socket], None]], int]) -> None:
     port = tcp_server(lambda conn: conn.close())
     err, _ = connect_error(f"127.0.0.1:{port}")
-    assert_one_line(err, 6, f"127.0.0.1:{port} accepts TCP connections but closes them during the Kafka handshake")
+    assert_one_line(err, 6, f"127.0.0.1:{port}", "during the Kafka handshake: not a Kafka listener")
 
 
 def test_silent_server_is_a_metadata_timeout(tcp_server: Callable[[Callable[[socket.socket], None]], int]) -> None:
@@ -327,13 +328,24 @@ def test_silent_server_is_a_metadata_timeout(tcp_server: Callable[[Callable[[soc
 
 
 def test_sasl_against_a_listener_without_sasl_is_an_authentication_error() -> None:
+    lines: list[str] = []
+
+    class Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            lines.append(record.getMessage())
+
+    logger = logging.Logger("capture", logging.DEBUG)
+    logger.addHandler(Capture())
     with SimRunner(brokers=1) as sim:
-        err, _ = connect_error(
-            sim.bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN", sasl_username="ops",
-            sasl_password="hunter2-pw",
+        settings = ConnectionSettings(
+            sim.bootstrap, timeout=4, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
+            sasl_username="ops", sasl_password="hunter2-pw", extra={"debug": "all"},
         )
-    assert_one_line(err, 7, f"SASL authentication with {sim.bootstrap} failed")
-    assert "hunter2-pw" not in str(err)
+        with KafkaClusterSource(settings, librdkafka_logger=logger) as source, pytest.raises(KafkaTuiError) as info:
+            source.snapshot()
+    assert_one_line(info.value, 7, f"SASL authentication with {sim.bootstrap} failed")
+    assert len(lines) > 100  # librdkafka's debug lines reach the caller's logger...
+    assert not any("hunter2-pw" in line for line in [str(info.value), *lines])  # ...without the password
 
 
 def test_tls_against_a_plaintext_listener_is_a_tls_error() -> None:

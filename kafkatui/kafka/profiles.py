@@ -34,6 +34,8 @@ import yaml
 
 from kafkatui.kafka.errors import ProfileError, UsageError
 from kafkatui.kafka.settings import (
+    DEFAULT_CLIENT_ID,
+    DEFAULT_TIMEOUT,
     SASL_MECHANISMS,
     SECURITY_PROTOCOLS,
     ConnectionSettings,
@@ -171,9 +173,9 @@ class _File:
         body = self.profiles[name]
         values: dict[str, Any] = {}
         nodes: dict[str, yaml.Node] = {}
-        for key_node, value_node in self._mapping(body, f"profile {name!r}"):
+        where = f"profile {name!r}"
+        for key_node, value_node in self._mapping(body, where):
             key = self._key(key_node)
-            where = f"profile {name!r}"
             if key in _FORBIDDEN:
                 self.fail(key_node, f"{where}: passwords do not belong in the profiles file: use {_FORBIDDEN[key]}")
             if key not in KNOWN_KEYS:
@@ -182,7 +184,6 @@ class _File:
                 self.fail(key_node, f"{where}: key {key!r} given twice")
             nodes[key] = value_node
             values[key] = self._value(key, value_node, where)
-        where = f"profile {name!r}"
         if "bootstrap" not in values:
             self.fail(body, f"{where}: no bootstrap (add bootstrap: host:port[,host:port...])")
         for a, b in (("password_env", "password_file"), ("ssl_key_password_env", "ssl_key_password_file")):
@@ -206,8 +207,8 @@ class _File:
                 ssl_key=values.get("ssl_key"),
                 ssl_key_password=key_password,
                 extra=values.get("config") or {},
-                timeout=values.get("timeout", 10.0),
-                client_id=values.get("client_id") or "kafkatui",
+                timeout=values.get("timeout", DEFAULT_TIMEOUT),
+                client_id=values.get("client_id") or DEFAULT_CLIENT_ID,
             )
         except UsageError as exc:
             self.fail(body, f"{where}: {exc.message}")

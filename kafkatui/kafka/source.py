@@ -2,8 +2,8 @@
 
 `KafkaClusterSource` uses two clients, each for what it does well:
 
-* confluent-kafka (librdkafka) for the metadata (`describe_cluster` to check the connection
-  fast, then one `list_topics`) and for configs: ONE DescribeConfigs request for up to
+* confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
+  alongside for the racks) and for configs: ONE DescribeConfigs request for up to
   `TOPICS_PER_DESCRIBE` topics, plus one per broker (librdkafka allows one BROKER resource per
   call, and a broker's own configs must be asked of that broker), all in flight at once;
 * kafka-python's KafkaAdminClient for DescribeLogDirs (replica sizes and offset lag, one
@@ -11,14 +11,20 @@
   topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
   the brokers do not support API 75).
 
-A snapshot takes at most ``settings.timeout`` (plus `MIN_PHASE_SECONDS` when the metadata used
-up the time). Without metadata there is no snapshot: the failure becomes a `KafkaTuiError`
-subclass with a one-line message naming host:port and cause (see `kafkatui.kafka.errors`).
-Anything after the metadata that fails (configs denied, a broker hung or dying mid-fetch) gives
-a snapshot with ``partial=True`` and one line per problem.
+Timing: the metadata must arrive within ``settings.timeout``; configs, log dirs and ELR get
+what is left, at least `MIN_PHASE_SECONDS`. Connection failures that librdkafka reports with a
+reason (refused, DNS, TLS, SASL, not Kafka) end the attempt after `FAIL_FAST_GRACE`; a failure
+without one costs the timeout plus a TCP probe of at most `PROBE_SECONDS`. A hung broker costs
+one metadata attempt (see `KafkaClusterSource._metadata`), then shows as problems.
 
-Clients are created once and reused across snapshots; after a connection failure they are
-recreated. A source may be called from any thread; snapshots are serialised.
+Without metadata there is no snapshot: the failure becomes a `KafkaTuiError` subclass with a
+one-line message naming host:port and cause (see `kafkatui.kafka.errors`). Anything after the
+metadata that fails (configs denied, a broker hung or dying mid-fetch) gives a snapshot with
+``partial=True`` and one line per problem.
+
+Clients are created once and reused across snapshots, and recreated after a connection
+failure. A source may be called from any thread; snapshots are serialised. `close()` joins
+every thread the source started (waiting at most for one unanswered metadata attempt).
 """
 
 from __future__ import annotations
@@ -107,6 +113,7 @@ QUIET_SECONDS = 0.25
 """Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
 
 POLL_SECONDS = 0.05
+RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
 MAX_WORKERS = 16
 LOG_DIR_MODES = ("all", "out-of-sync", "none")
@@ -168,6 +175,60 @@ class _EventLog:
         with self._lock:
             return [e for e in self._items if e.at >= t]
 
+    def logger(self, forward: logging.Logger | None) -> logging.Logger:
+        """A logger for librdkafka's `logger` setting: records its lines here (and to `forward`).
+
+        The lines say what error_cb does not, e.g. that a request timed out. The logger is
+        outside logging's registry, so nothing reaches stderr.
+        """
+        level = logging.INFO if forward is None else min(logging.INFO, forward.getEffectiveLevel())
+        logger = logging.Logger("kafkatui.librdkafka", level)
+        logger.propagate = False
+        logger.addHandler(_EventHandler(self))
+        if forward is not None:
+            logger.addHandler(_Forward(forward, self._secrets))
+        return logger
+
+    def add_log_line(self, facility: str, text: str) -> None:
+        event = ClientEvent(0, facility, one_line(scrub(text, self._secrets)), time.monotonic())
+        with self._lock:
+            self._items.append(event)
+
+
+_LOG_LINE = re.compile(r"^(?P<facility>[A-Z_0-9]+) \[[^\]]*\] \[[^\]]*\]: (?P<text>.*)$")
+
+
+class _EventHandler(logging.Handler):
+    def __init__(self, events: _EventLog) -> None:
+        super().__init__(logging.INFO)
+        self._events = events
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = record.getMessage()
+        except Exception:
+            return
+        m = _LOG_LINE.match(line)
+        if m:
+            self._events.add_log_line(m.group("facility"), m.group("text"))
+        else:
+            self._events.add_log_line("LOG", line)
+
+
+class _Forward(logging.Handler):
+    """Pass librdkafka's lines on to the caller's logger, secrets scrubbed."""
+
+    def __init__(self, target: logging.Logger, secrets: Sequence[str]) -> None:
+        super().__init__(logging.NOTSET)
+        self._target = target
+        self._secrets = list(secrets)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._target.isEnabledFor(record.levelno):
+            clean = logging.makeLogRecord(record.__dict__)
+            clean.msg, clean.args = scrub(record.getMessage(), self._secrets), None
+            self._target.handle(clean)
+
 
 _EVENT_HEAD = re.compile(r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$")
 _EVENT_TAIL = re.compile(r"\s*\(after \d+ms in state (?P<state>[A-Z_]+)(?:,[^)]*)?\)\s*$")
@@ -219,6 +280,10 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
     if event.name == "_SSL" or p.state == "SSL_HANDSHAKE" or "ssl handshake failed" in low or "certificate verify failed" in low:
         reason = re.sub(r"^SSL handshake failed:\s*", "", detail)
         return AuthenticationError(f"TLS handshake with {addr} failed: {reason}")
+    if p.state == "CONNECT" and "timed out" in low:
+        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
+    if "timed out" in low:
+        return None  # a request went unanswered: a hung or slow server, not a refusal
     if event.name == "_RESOLVE" or "failed to resolve" in low:
         host = addr.rsplit(":", 1)[0]
         reason = detail.rsplit(": ", 1)[-1] if ": " in detail else detail
@@ -233,14 +298,16 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
         )
     if "connection refused" in low:
         return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
-    if p.state == "CONNECT" and "timed out" in low:
-        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
     for reason in ("No route to host", "Network is unreachable", "Host is unreachable", "Address not available"):
         if reason.lower() in low:
             return CannotConnectError(f"cannot connect to {addr}: {reason.lower()}")
     if event.name == "_TRANSPORT" and p.state == "CONNECT":
         return CannotConnectError(f"cannot connect to {addr}: {detail}")
     return None
+
+
+def _timed_out(event: ClientEvent) -> bool:
+    return "timed out" in event.text.lower() and _parse_event(event.text).state != "CONNECT"
 
 
 _PRIORITY = {AuthenticationError: 0, NotKafkaError: 1, CannotConnectError: 2}
@@ -372,14 +439,6 @@ def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
     return _AdminClient(**kwargs)
 
 
-def _null_logger() -> logging.Logger:
-    """A logger outside logging's registry that drops librdkafka's log lines (no stderr noise)."""
-    logger = logging.Logger("kafkatui.librdkafka", logging.CRITICAL)
-    logger.addHandler(logging.NullHandler())
-    logger.propagate = False
-    return logger
-
-
 # --------------------------------------------------------------------------- the source
 class KafkaClusterSource:
     """A `ClusterSource` for a real Kafka cluster (or anything speaking its protocol)."""
@@ -405,7 +464,7 @@ class KafkaClusterSource:
         self.log_dirs_mode = log_dirs
         self.want_elr = elr
         self._secrets = settings.secrets()
-        self._rdlog = librdkafka_logger or _null_logger()
+        self._forward_log = librdkafka_logger
         self._lock = threading.Lock()  # one snapshot at a time
         self._clients_lock = threading.Lock()  # guards the client references below
         self._closed = False
@@ -457,14 +516,10 @@ class KafkaClusterSource:
     def _new_admin(self) -> AdminClient:
         conf: dict[str, Any] = {
             "socket.connection.setup.timeout.ms": str(max(1000, int(self.settings.timeout * 1000))),
-            # a request unanswered this long fails and its connection is closed, so the next
-            # metadata request goes to another broker (librdkafka keeps choosing a hung
-            # broker whose connection is up); -X socket.timeout.ms=... overrides it
-            "socket.timeout.ms": str(int(self._attempt_seconds() * 1000)),
         }
         conf.update(self.settings.to_confluent())
         conf["error_cb"] = self._events.error_cb
-        conf["logger"] = self._rdlog
+        conf["logger"] = self._events.logger(self._forward_log)
         try:
             return AdminClient(conf)
         except KafkaException as exc:
@@ -520,11 +575,17 @@ class KafkaClusterSource:
             # the racks and tells "connected, but the full metadata is slow" from "no answer"
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
             try:
-                md = self._metadata(admin, start, deadline, cluster)
+                md, admin = self._metadata(admin, start, deadline, cluster)
             except KafkaTuiError:
                 self._reset_clients()
                 raise
-            snap = self._details(admin, md, cluster, deadline)
+            try:
+                snap = self._details(admin, md, cluster, deadline)
+            except KafkaException as exc:  # raised by a call itself, not through a future
+                err = _exc_kafka_error(exc)
+                if err is None:
+                    raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
+                raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
             return ClusterSnapshot(
                 cluster_id=md.cluster_id,
                 controller_id=md.controller_id if md.controller_id is not None else -1,
@@ -541,68 +602,81 @@ class KafkaClusterSource:
 
     # the metadata: without it, no snapshot ----------------------------------------------
     def _attempt_seconds(self) -> float:
-        """How long one metadata request may go unanswered before another is sent.
-
-        librdkafka sends a metadata request to one connected broker; if that broker hangs, the
-        request hangs with it. The next request goes elsewhere (librdkafka avoids a broker with
-        a blocking request outstanding), so a hung broker costs one attempt, not the snapshot.
-        """
+        """How long one metadata request may go unanswered before another is sent (see `_metadata`)."""
         return max(0.5, self.settings.timeout / ATTEMPTS)
 
-    def _metadata(self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]) -> Any:
-        """All topics' metadata (list_topics), failing fast when librdkafka's errors are decisive.
+    def _metadata(
+        self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]
+    ) -> tuple[Any, AdminClient]:
+        """All topics' metadata (list_topics) and the client that got it; fails fast when it can.
 
         librdkafka reports connection errors only through error_cb, served by poll(), and
         list_topics blocks: so this thread polls while `cluster` (DescribeCluster, a future)
         shows whether the cluster answers, and list_topics runs on worker threads once it does
-        (or once an attempt's time has passed: the controller may be the hung broker). An
-        attempt left unanswered for `_attempt_seconds` is followed by another.
+        (or when no connection error came early: the controller may be the hung broker).
+
+        librdkafka sends list_topics to any broker whose connection is up, a hung one included,
+        and keeps choosing it. So an attempt left unanswered for `_attempt_seconds` is followed
+        by one from a new client: a hung broker never completes a new connection's handshake,
+        so the new client cannot choose it. That client then replaces the old one.
         """
         protocol = self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper()
         pool = self._pool()
         attempt = self._attempt_seconds()
         grace = min(FAIL_FAST_GRACE, self.settings.timeout / 2)
-        attempts: list[cf.Future[Any]] = []
-        issued = -float("inf")
+        clients = [admin]
+        attempts: dict[cf.Future[Any], AdminClient] = {}
+        next_attempt = start
         last_exc: BaseException | None = None
         while True:
-            admin.poll(0)  # serves error_cb
+            for client in clients:
+                client.poll(0)  # serves error_cb
             events = self._events.since(start)
             if any(e.code == KafkaError._ALL_BROKERS_DOWN for e in events) and time.monotonic() - start >= grace:
-                # every bootstrap server failed, librdkafka says: decisive unless it gave no reason
-                raise self._timeout_failure(start, protocol, all_down=True) from None
+                # every bootstrap server failed, librdkafka says: decisive, unless only because
+                # requests timed out (a hung server: wait for the deadline)
+                found = _best(events, protocol)
+                if found is not None:
+                    raise self._decorate(*found) from None
+                if not any(_timed_out(e) for e in events):
+                    raise self._timeout_failure(start, protocol, all_down=True) from None
             cluster_exc = cluster.exception() if cluster.done() else None
             if cluster_exc is not None:
                 err = _exc_kafka_error(cluster_exc)
                 if err is None or err.code() not in _RETRIABLE:
                     raise self._request_failure(cluster_exc, start, protocol) from None
             now = time.monotonic()
-            # list_topics waits once the cluster answered, or when no connection error came
-            # early on (the controller, which DescribeCluster asks, may be the hung broker)
             ready = (
                 (cluster.done() and cluster_exc is None)
                 or (now - start >= QUIET_SECONDS and not events)
                 or now - start >= grace + 2 * POLL_SECONDS
             )
-            if ready and now - issued >= attempt and deadline - now > 0.05:
+            if ready and now >= next_attempt and deadline - now > 0.05:
+                if len(clients) == 1 and next_attempt > start:
+                    clients.append(self._new_admin())  # a retry: from a client with fresh connections
                 remaining = deadline - now
-                final = remaining <= attempt * 1.5
-                attempts.append(pool.submit(admin.list_topics, timeout=remaining if final else attempt))
-                issued = float("inf") if final else now
-            waiting: list[cf.Future[Any]] = attempts if ready else [*attempts, cluster]
+                seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
+                attempts[pool.submit(clients[-1].list_topics, timeout=seconds)] = clients[-1]
+                next_attempt = now + seconds
+            waiting: list[cf.Future[Any]] = list(attempts) if ready else [*attempts, cluster]
             cf.wait(waiting, timeout=max(0.0, min(POLL_SECONDS, deadline - now)), return_when=cf.FIRST_COMPLETED)
             for fut in [f for f in attempts if f.done()]:
-                attempts.remove(fut)
+                client = attempts.pop(fut)
                 exc = fut.exception()
                 if exc is None:
-                    return fut.result()
+                    if client is not admin:
+                        with self._clients_lock:
+                            if self._admin is admin:
+                                self._admin = client  # the old one may hold a hung broker's connection
+                    return fut.result(), client
                 err = _exc_kafka_error(exc)
                 if err is None or err.code() not in _RETRIABLE:
-                    admin.poll(0)
                     raise self._request_failure(exc, start, protocol) from None
                 last_exc = exc
-            if time.monotonic() >= deadline or (not attempts and issued == float("inf")):
-                admin.poll(0)
+                next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)  # failed early: retry soon
+            if time.monotonic() >= deadline:
+                for client in clients:
+                    client.poll(0)
                 if cluster.done() and cluster.exception() is None:
                     raise MetadataTimeoutError(
                         f"connected to {self.settings.bootstrap_servers}, but the metadata of all topics did not "

@@ -301,7 +301,7 @@ def test_elr_from_describe_topic_partitions(
     assert sim.wait_for(settled, 10)
     snap = source_factory(sim).snapshot()
     (p,) = snap.topics["strict"].partitions
-    assert sorted(p.isr) == [1, 2] and p.elr == (3,) and p.last_known_elr == (3,)
+    assert sorted(p.isr) == [1, 2] and p.elr == (3,) and p.last_known_elr == (3,), snap.problems
     assert p.offline_replicas == (3,) and p.leader_epoch >= 0
     assert all(q.elr == () for q in snap.topics["calm"].partitions)  # ISR >= minISR: no ELR possible
     assert not snap.partial, snap.problems
@@ -336,7 +336,7 @@ def test_no_thread_or_client_leaks_over_20_cycles(sim: SimRunner) -> None:
         source.close()
         source.close()  # idempotent
     deadline = time.monotonic() + 5
-    while (threading.active_count(), native_threads()) != (python_before, native_before):
+    while threading.active_count() > python_before or (native_threads() or 0) > (native_before or 0):
         assert time.monotonic() < deadline, (threading.enumerate(), native_threads(), native_before)
         time.sleep(0.05)
 
