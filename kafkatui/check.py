@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
 from kafkatui.model.findings import Finding, findings
 from kafkatui.model.health import Health, HealthReport, assess
@@ -274,7 +275,8 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
     cluster = sc.build(clock=VirtualClock(manual=True))
     scenario.ScenarioPlayer(sc, cluster).advance(at_ms)
     with SimRunner(cluster) as sim:
-        source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout))
+        source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout),
+                                    log_dirs="out-of-sync")
         try:
             return source.snapshot()
         finally:
@@ -295,7 +297,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
                 err.print(f"kafkatui: warning: {w}", markup=False)
             from kafkatui.kafka.source import KafkaClusterSource
 
-            source = KafkaClusterSource(conn.settings)
+            source = KafkaClusterSource(conn.settings, log_dirs="out-of-sync")
             try:
                 snapshot = source.snapshot()
             finally:
@@ -313,7 +315,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
 
 
 def main_check(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
+    p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
                                 epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see README)")
     add_arguments(p)
     return run(p.parse_args(argv))

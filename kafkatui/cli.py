@@ -7,6 +7,7 @@ import logging
 import sys
 
 from kafkatui import __version__
+from kafkatui.argparsing import Parser
 
 SUBCOMMANDS = {
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
@@ -18,7 +19,7 @@ def _top_parser() -> argparse.ArgumentParser:
     from kafkatui.options import add_connection_arguments
     from kafkatui.tui.run import add_tui_arguments
 
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="kafkatui",
         description="Terminal dashboard for Apache Kafka replication health. "
         "Open it on a cluster with --bootstrap or --profile, or on a simulated incident with --demo.",

@@ -14,16 +14,17 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kafkatui.argparsing import Parser
 from kafkatui.sim import control, scenario
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.events import EventKind, SimEvent
 from kafkatui.sim.runner import SimRunner
 
 EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_SCENARIO = 3
-EXIT_PORT = 4
-EXIT_CONTROL = 5
+EXIT_USAGE = 3  # bad arguments (as every kafkatui command)
+EXIT_SCENARIO = 3  # a scenario that cannot be used is bad input too
+EXIT_CONTROL = 5  # no simulator on the control port: cannot connect
+EXIT_PORT = 11  # cannot listen: a port is in use
 
 QUIET_KINDS = {EventKind.CONFIG_CHANGE}
 
@@ -255,10 +256,10 @@ def narrate(batch: list[SimEvent], burst: int = 4) -> list[tuple[int, str, str |
 def main_sim(argv: list[str]) -> int:
     out = Console(stderr=False)
     if argv[:1] == ["ctl"]:
-        p = argparse.ArgumentParser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
+        p = Parser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
         add_ctl_arguments(p)
         return run_ctl(p.parse_args(argv[1:]), out)
-    p = argparse.ArgumentParser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.")
+    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.")
     add_sim_arguments(p)
     return run_sim(p.parse_args(argv), out)
 

@@ -88,7 +88,7 @@ def run_tui(ns: argparse.Namespace) -> int:
         except KafkaTuiError as exc:
             err.print(f"kafkatui: error: {exc}", markup=False)
             return exc.exit_code
-        source = KafkaClusterSource(settings)
+        source = KafkaClusterSource(settings, log_dirs="out-of-sync")
         feed = Feed(source, bootstrap=settings.bootstrap_servers)
         stack.callback(feed.close)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=True)

@@ -1,0 +1,98 @@
+"""The command line as a user meets it: bad input gets one line and a meaningful exit code."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def kafkatui(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    err = proc.stderr.strip()
+    assert proc.returncode == code, (proc.returncode, err)
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        (["--bootstrap", "foo"], 3, "foo"),
+        (["--bootstrap", ":"], 3, "':'"),
+        (["--bootstrap", "host:99999"], 3, "99999"),
+        (["--bootstrap", "[::1]:x"], 3, "[::1]:x"),
+        (["--nonsense"], 3, "unrecognized arguments"),
+        (["check", "--bogus"], 3, "unrecognized arguments"),
+        (["check", "--bootstrap", "a:1", "--timeout", "abc"], 3, "--timeout"),
+        (["--demo", "no-such-scenario"], 3, "no-such-scenario"),
+        (["sim", "--scenario", "no-such-scenario"], 3, "no-such-scenario"),
+        (["sim", "--speed", "0"], 3, "--speed"),
+    ],
+)
+def test_bad_input(args: list[str], code: int, fragment: str) -> None:
+    assert_one_line_error(kafkatui(*args), code, fragment)
+
+
+def test_bad_scenario_file_names_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntimeline:\n  - at: 5s\n    action: crash\n    broker: 9\n")
+    before = bad.read_bytes()
+    proc = kafkatui("sim", "--scenario", str(bad))
+    assert_one_line_error(proc, 3, f"{bad}:5:", "broker")
+    assert bad.read_bytes() == before  # nothing the user had is changed
+
+
+def test_broken_yaml_scenario(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.yaml"
+    bad.write_text("name: x\ntimeline: [\n")
+    assert_one_line_error(kafkatui("sim", "--scenario", str(bad)), 3, f"{bad}:", "invalid YAML")
+
+
+def test_sim_ctl_without_a_simulator() -> None:
+    assert_one_line_error(kafkatui("sim", "ctl", "--control-port", str(free_port()), "status"), 5,
+                          "no simulator control endpoint")
+
+
+def test_sim_port_in_use() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        proc = kafkatui("sim", "--base-port", str(port), "--control-port", "0")
+    assert_one_line_error(proc, 11, "port in use")
+
+
+def test_profiles_file_with_a_syntax_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    profiles = tmp_path / "clusters.yaml"
+    profiles.write_text("profiles:\n  prod: {bootstrap: [a:1\n")
+    proc = subprocess.run([sys.executable, "-m", "kafkatui.cli", "check", "--profile", "prod"], capture_output=True,
+                          text=True, timeout=60, env={"KAFKATUI_PROFILES": str(profiles), "PATH": "/usr/bin:/bin",
+                                                      "HOME": str(tmp_path)})
+    assert_one_line_error(proc, 4, str(profiles))
+
+
+def test_unreachable_bootstrap_exits_5() -> None:
+    proc = kafkatui("check", "--bootstrap", f"127.0.0.1:{free_port()}", "--timeout", "2")
+    assert_one_line_error(proc, 5, "127.0.0.1")
+
+
+def test_help_lists_subcommands() -> None:
+    proc = kafkatui("--help")
+    assert proc.returncode == 0
+    assert "check" in proc.stdout and "sim" in proc.stdout and "--demo" in proc.stdout
