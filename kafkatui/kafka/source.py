@@ -758,7 +758,15 @@ class KafkaClusterSource:
         kadmin: Any = None
         logdir_futures: dict[int, cf.Future[Any]] = {}
         hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
-        want_kp = (self.log_dirs_mode != "none" or self.want_elr) and bool(broker_ids)
+        # a fully in-sync cluster has no lag to measure and no ELR (it only exists under min ISR):
+        # then kafka-python is not even started (its import and bootstrap cost about half a second)
+        any_out_of_sync = any(
+            len(p.isrs) < len(p.replicas) for t in md.topics.values() for p in t.partitions.values()
+        )
+        want_kp = bool(broker_ids) and (
+            self.log_dirs_mode == "all"
+            or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
+        )
         if want_kp:
             try:
                 kadmin = self._kafka_python(phase_deadline)
@@ -805,7 +813,7 @@ class KafkaClusterSource:
         log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None
         if logdir_futures:
             log_dirs = self._log_dirs(logdir_futures, hosted, budget, problems)
-        elif kadmin is not None and self.log_dirs_mode == "out-of-sync":
+        elif self.log_dirs_mode == "out-of-sync" and (kadmin is not None or not any_out_of_sync):
             log_dirs = {}  # nothing out of sync: nothing to ask
 
         live = frozenset(broker_ids)
