@@ -8,11 +8,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import socket
 from typing import Any
 
 from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.configs import ConfigError
 from kafkatui.sim.errors import SimError
+
+log = logging.getLogger("kafkatui.sim.control")
 
 COMMANDS = ("status", "events", "crash", "restart", "restore", "shutdown", "hang", "isolate", "slow", "pause",
             "set-config", "load", "speed", "elect")
@@ -60,7 +64,7 @@ def execute(cluster: SimCluster, req: dict[str, Any]) -> dict[str, Any]:
             kind = 1 if req.get("type") == "unclean" else 0
             results = cluster.elect_leaders(kind, None)
             return {"ok": True, "elected": sum(1 for code, _ in results.values() if code == 0)}
-    except SimError as exc:
+    except (SimError, ConfigError) as exc:
         return {"ok": False, "error": exc.message or str(exc)}
     except (KeyError, ValueError, TypeError) as exc:
         return {"ok": False, "error": f"bad {cmd} request: {exc}"}
@@ -114,6 +118,9 @@ class ControlServer:
                     resp = execute(self.cluster, req)
                 except ValueError as exc:
                     resp = {"ok": False, "error": f"bad request: {exc}"}
+                except Exception as exc:  # a bug must not close the endpoint: say it and keep serving
+                    log.exception("control command failed")
+                    resp = {"ok": False, "error": f"internal error: {exc!r}"}
                 writer.write(json.dumps(resp).encode() + b"\n")
                 await writer.drain()
         except ConnectionError:
