@@ -10,6 +10,7 @@ from kafkatui import __version__
 from kafkatui.argparsing import Parser
 
 SUBCOMMANDS = {
+    "alter": "change min.insync.replicas / unclean.leader.election.enable: preview, validate, confirm, verify, audit",
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
 }
@@ -39,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # kafka-python logs every refused connection at ERROR; kafkatui reports problems itself, once
     logging.getLogger("kafka").setLevel(logging.CRITICAL)
+    if args and args[0] == "alter":
+        from kafkatui.alter.cli import main_alter
+
+        return main_alter(args[1:])
     if args and args[0] == "check":
         from kafkatui.check import main_check
 

@@ -1,0 +1,62 @@
+"""Errors of ``kafkatui alter``, each with its own exit code (12 and up; 0-10 are shared).
+
+====  ========================  ==================================================================
+code  class                     meaning
+====  ========================  ==================================================================
+12    WritesDisabledError       a change was asked for but writes are off (no ``--write``, and the
+                                profile does not say ``writes: true``); nothing was sent
+13    ValidationRefusedError    the brokers refused the validate-only request: nothing changed
+14    NotConfirmedError         the typed confirmation was missing or wrong, or stdin is not a
+                                terminal and ``--yes`` was not given: nothing changed
+15    PartialFailureError       some (or all) changes failed to apply or to verify: see the
+                                per-resource results
+16    NothingToRevertError      ``--revert-last`` found no successful change set in the audit log
+====  ========================  ==================================================================
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from kafkatui.kafka.errors import KafkaTuiError
+
+
+class WritesDisabledError(KafkaTuiError):
+    """Writes are off (exit 12)."""
+
+    exit_code: ClassVar[int] = 12
+    kind: ClassVar[str] = "read-only"
+
+
+class ValidationRefusedError(KafkaTuiError):
+    """The validate-only request failed (exit 13)."""
+
+    exit_code: ClassVar[int] = 13
+    kind: ClassVar[str] = "validation refused"
+
+
+class NotConfirmedError(KafkaTuiError):
+    """No (or a wrong) confirmation (exit 14)."""
+
+    exit_code: ClassVar[int] = 14
+    kind: ClassVar[str] = "not confirmed"
+
+
+class PartialFailureError(KafkaTuiError):
+    """Some changes did not take effect (exit 15)."""
+
+    exit_code: ClassVar[int] = 15
+    kind: ClassVar[str] = "changes failed"
+
+
+class NothingToRevertError(KafkaTuiError):
+    """The audit log holds no change set to revert (exit 16)."""
+
+    exit_code: ClassVar[int] = 16
+    kind: ClassVar[str] = "nothing to revert"
+
+
+ALTER_EXIT_CODES: dict[int, str] = {
+    cls.exit_code: cls.kind
+    for cls in (WritesDisabledError, ValidationRefusedError, NotConfirmedError, PartialFailureError, NothingToRevertError)
+}
