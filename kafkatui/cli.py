@@ -12,6 +12,7 @@ from kafkatui.argparsing import Parser
 SUBCOMMANDS = {
     "alter": "change min.insync.replicas / unclean.leader.election.enable: preview, validate, confirm, verify, audit",
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
+    "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
 }
 
@@ -44,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         from kafkatui.alter.cli import main_alter
 
         return main_alter(args[1:])
+    if args and args[0] == "record":
+        from kafkatui.history.record_cmd import main_record
+
+        return main_record(args[1:])
     if args and args[0] == "check":
         from kafkatui.check import main_check
 
