@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.security import SecurityConfig
 from kafkatui.sim.server import SimServer
 
 T = TypeVar("T")
@@ -24,11 +25,23 @@ class SimRunner:
         with SimRunner(brokers=3) as sim:
             sim.call(lambda c: c.create_topic("orders", 6, 3))
             sim.crash(2)
+
+    `security` secures every broker listener (see `SecurityConfig`; default PLAINTEXT)::
+
+        SimRunner(security={"protocol": "SASL_SSL", "users": {"ops": "secret"},
+                            "mechanisms": ["SCRAM-SHA-512"], "certfile": ..., "keyfile": ...})
     """
 
-    def __init__(self, cluster: SimCluster | None = None, *, base_port: int = 0, **cluster_kwargs: Any) -> None:
+    def __init__(
+        self,
+        cluster: SimCluster | None = None,
+        *,
+        base_port: int = 0,
+        security: SecurityConfig | Mapping[str, Any] | None = None,
+        **cluster_kwargs: Any,
+    ) -> None:
         self.cluster = cluster or SimCluster(**cluster_kwargs)
-        self.server = SimServer(self.cluster, base_port=base_port)
+        self.server = SimServer(self.cluster, base_port=base_port, security=security)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._started = threading.Event()

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import struct
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from kafkatui.sim import errors as E
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.protocol import REGISTRY, RequestContext, frame, load_handlers, response_header
+from kafkatui.sim.security import SecurityConfig, TlsStream
 from kafkatui.sim.state import Broker, BrokerState
 
 log = logging.getLogger("kafkatui.sim.server")
@@ -18,6 +22,22 @@ MAX_FRAME = 100 * 1024 * 1024
 """socket.request.max.bytes: Kafka's default limit on one request."""
 
 TICK_SECONDS = 0.02
+TLS_HANDSHAKE_SECONDS = 10.0
+FAILED_AUTHENTICATION_DELAY = 0.1
+"""connections.failed.authentication.delay.ms: Kafka closes a failed SASL connection after it."""
+
+SASL_API_KEYS = frozenset({17, 18, 36})
+"""What a SASL listener serves before authentication: SaslHandshake, ApiVersions, SaslAuthenticate."""
+
+
+class _Reader(Protocol):
+    async def readexactly(self, n: int) -> bytes: ...
+
+
+class _Writer(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
 
 
 class BrokerListener:
@@ -64,8 +84,17 @@ class BrokerListener:
         self._conns.add(writer)
         peer = writer.get_extra_info("peername")
         try:
-            await self._serve(reader, writer, {"peer": peer})
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            conn: dict[str, object] = {"peer": peer, "security": self.sim.security}
+            if self.sim.ssl_context is None:
+                await self._serve(reader, writer, conn)
+            else:
+                tls = TlsStream(reader, writer, self.sim.ssl_context)
+                await asyncio.wait_for(tls.handshake(), TLS_HANDSHAKE_SECONDS)
+                conn["peercert"] = tls.peercert()
+                await self._serve(tls, tls, conn)
+        except ssl.SSLError as exc:
+            log.info("broker %d: TLS handshake with %s failed: %s", self.broker.id, peer, exc)
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, TimeoutError):
             pass
         except Exception:  # a bug in a handler must not take the broker down
             log.exception("broker %d: connection %s failed", self.broker.id, peer)
@@ -74,7 +103,7 @@ class BrokerListener:
             self._tasks.discard(task)  # type: ignore[arg-type]
             writer.close()
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: dict[str, object]) -> None:
+    async def _serve(self, reader: _Reader, writer: _Writer, conn: dict[str, object]) -> None:
         cluster = self.sim.cluster
         while True:
             size_bytes = await reader.readexactly(4)
@@ -87,6 +116,11 @@ class BrokerListener:
             spec = REGISTRY.get(api_key)
             if spec is None:
                 log.warning("broker %d: closing %s: unknown api key %d", self.broker.id, conn["peer"], api_key)
+                return
+            if self.sim.security.sasl and not conn.get("authenticated") and api_key not in SASL_API_KEYS:
+                # Kafka reads a non-SASL request before authentication as a legacy GSSAPI token,
+                # which fails the connection
+                log.warning("broker %d: closing %s: api key %d before SASL authentication", self.broker.id, conn["peer"], api_key)
                 return
             if not spec.min_version <= version <= spec.max_version:
                 if api_key == 18:  # ApiVersions: answer v0 with UNSUPPORTED_VERSION so the client can retry lower
@@ -123,6 +157,9 @@ class BrokerListener:
             encoded: bytes | bytearray = response if isinstance(response, bytes | bytearray) else response.encode(version=version)
             writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(encoded)))
             await writer.drain()
+            if conn.get("close"):  # a failed SASL handshake or authentication
+                await asyncio.sleep(FAILED_AUTHENTICATION_DELAY)
+                return
 
     async def _wait_serving(self) -> None:
         """Hold a request while the broker is hung or paused (clients see a timeout)."""
@@ -136,10 +173,15 @@ class BrokerListener:
 class SimServer:
     """Runs a SimCluster: one listener per broker plus the replication clock."""
 
-    def __init__(self, cluster: SimCluster, base_port: int = 0) -> None:
+    def __init__(
+        self, cluster: SimCluster, base_port: int = 0, security: SecurityConfig | Mapping[str, Any] | None = None
+    ) -> None:
+        """`security`: every listener's protocol, SASL users and TLS files (default PLAINTEXT)."""
         load_handlers()
         self.cluster = cluster
         self.base_port = base_port
+        self.security = SecurityConfig.of(security)
+        self.ssl_context = self.security.ssl_context()
         self.listeners: dict[int, BrokerListener] = {}
         self._tick_task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("versions", "metadata", "data", "groups", "admin", "configs")
+MODULES = ("versions", "metadata", "data", "groups", "admin", "configs", "sasl")
 
 
 def register_all() -> None:
