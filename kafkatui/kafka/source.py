@@ -277,6 +277,13 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
     if event.name == "_AUTHENTICATION" or "sasl" in low and "authentication" in low:
         reason = re.sub(r"^SASL authentication error:\s*", "", detail)
         return AuthenticationError(f"SASL authentication with {addr} failed: {reason}")
+    if "alert certificate required" in low or "ssl alert number 116" in low:
+        return AuthenticationError(
+            f"TLS handshake with {addr} failed: the broker requires a client certificate (mTLS): "
+            "set ssl.certificate.location and ssl.key.location"
+        )
+    if "alert bad certificate" in low or "alert unknown ca" in low or re.search(r"ssl alert number (42|48)\b", low):
+        return AuthenticationError(f"TLS handshake with {addr} failed: the broker rejected the client certificate")
     if event.name == "_SSL" or p.state == "SSL_HANDSHAKE" or "ssl handshake failed" in low or "certificate verify failed" in low:
         reason = re.sub(r"^SSL handshake failed:\s*", "", detail)
         return AuthenticationError(f"TLS handshake with {addr} failed: {reason}")

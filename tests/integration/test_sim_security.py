@@ -376,10 +376,11 @@ def test_kafkatui_plaintext_to_a_tls_port(ssl_sim: SimRunner) -> None:
 def test_kafkatui_mtls_without_a_client_certificate(mtls_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(mtls_sim, security_protocol="SASL_SSL", ssl_ca=str(certs.ca), sasl_mechanism="SCRAM-SHA-256",
                            sasl_username=USER, sasl_password=PASSWORD)
-    # librdkafka reports "Receive failed: ...tlsv13 alert certificate required" in state
-    # APIVERSION_QUERY, which kafkatui does not classify (see the report): exit 6, not 7
-    assert isinstance(err, NotKafkaError)
-    assert "during the Kafka handshake" in str(err) and "SASL_SSL" in str(err)
+    # librdkafka reports "Receive failed: ...tlsv13 alert certificate required" in state APIVERSION_QUERY
+    assert isinstance(err, AuthenticationError)
+    assert err.exit_code == 7
+    assert "requires a client certificate (mTLS)" in str(err) and "ssl.certificate.location" in str(err)
+    assert PASSWORD not in str(err)
 
 
 # --------------------------------------------------------------------------- kafkatui check
