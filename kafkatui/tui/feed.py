@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.changes import Change, ChangeKind, diff
@@ -50,10 +51,13 @@ class ViewState:
 class Feed:
     """Refreshes from a ClusterSource and remembers enough to report changes and flapping."""
 
-    def __init__(self, source: ClusterSource, bootstrap: str = "B", clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, source: ClusterSource, bootstrap: str = "B", clock: Callable[[], float] = time.time,
+                 recorder: Recorder | None = None) -> None:
         self.source = source
         self.bootstrap = bootstrap
         self.clock = clock
+        self.recorder = recorder
+        self.record_error: str | None = None  # the last recording problem (the dashboard goes on)
         self.state = ViewState(None, None)
         self._shrinks: deque[tuple[float, int]] = deque()
 
@@ -63,18 +67,33 @@ class Feed:
         try:
             snapshot = self.source.snapshot()
         except KafkaTuiError as exc:
+            self._record(None, str(exc))
             failures = prev.failures + 1
             self.state = ViewState(
                 prev.snapshot, prev.report, prev.findings, (), str(exc), failures,
                 BACKOFF[min(failures - 1, len(BACKOFF) - 1)], prev.generation + 1, prev.shrink_counts,
             )
             return self.state
+        self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
         counts = self._count_shrinks(changes, snapshot.taken_at)
         report = assess(snapshot)
         found = findings(report, snapshot, bootstrap=self.bootstrap, shrink_counts=counts or None)
         self.state = ViewState(snapshot, report, tuple(found), tuple(changes), None, 0, 0.0, prev.generation + 1, counts)
         return self.state
+
+    def _record(self, snapshot: ClusterSnapshot | None, failure: str | None) -> None:
+        """Tap the snapshot into the history recorder; a full disk never stops the dashboard."""
+        if self.recorder is None:
+            return
+        try:
+            if snapshot is None:
+                self.recorder.record_failure(self.clock(), failure or "unreachable")
+            else:
+                self.recorder.record(snapshot)
+            self.record_error = None
+        except RecorderError as exc:
+            self.record_error = str(exc)
 
     def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
         for c in changes:

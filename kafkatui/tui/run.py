@@ -23,6 +23,9 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
                    help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)")
     p.add_argument("--speed", type=float, default=10.0, help="with --demo: simulated seconds per real second (default 10)")
+    p.add_argument("--no-record", action="store_true",
+                   help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)")
+    p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
 
 
 def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
@@ -89,7 +92,13 @@ def run_tui(ns: argparse.Namespace) -> int:
             err.print(f"kafkatui: error: {exc}", markup=False)
             return exc.exit_code
         source = KafkaClusterSource(settings, log_dirs="out-of-sync")
-        feed = Feed(source, bootstrap=settings.bootstrap_servers)
+        recorder = None
+        if not ns.no_record and ns.demo is None:
+            from kafkatui.history.record_cmd import default_history_dir
+            from kafkatui.history.recorder import Recorder
+
+            recorder = Recorder(ns.history_dir or default_history_dir())
+        feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
         stack.callback(feed.close)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=True)
         log_to_file()

@@ -60,3 +60,27 @@ def test_close_closes_the_source() -> None:
     src = Script([])
     Feed(src).close()
     assert src.closed
+
+
+def test_the_dashboard_records_history_and_a_full_disk_does_not_stop_it(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from kafkatui.history.recorder import Recorder, read_day
+
+    directory = Path(str(tmp_path)) / "history"
+    a = replace(snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])])), taken_at=1_763_604_000.0)
+    b = replace(snap(topic("t", [(1, [1, 2, 3], [1, 2])])), taken_at=1_763_604_010.0)
+    down = CannotConnectError("cannot connect to kafka-1:9092: connection refused")
+    feed = Feed(Script([a, down, b]), recorder=Recorder(directory), clock=lambda: 1_763_604_005.0)
+    for _ in range(3):
+        feed.refresh()
+    records, _ = read_day(directory, "2025-11-20")
+    assert [r["type"] for r in records][0] == "snapshot"
+    assert "gap" in [r["type"] for r in records]
+    assert any(r["type"] == "partition" and r["isr"] == [1, 2] for r in records)
+
+    blocker = Path(str(tmp_path)) / "file"
+    blocker.write_text("x")
+    feed = Feed(Script([a]), recorder=Recorder(blocker / "history"))
+    state = feed.refresh()
+    assert state.snapshot is a and feed.record_error is not None
