@@ -96,9 +96,9 @@ class Feed:
             self.record_error = str(exc)
 
     def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
-        for c in changes:
-            if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None:
-                self._shrinks.append((c.at, c.broker))
+        # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes
+        episodes = {(c.at, c.broker) for c in changes if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None}
+        self._shrinks.extend(sorted(episodes))  # type: ignore[arg-type]
         while self._shrinks and self._shrinks[0][0] < now - SHRINK_WINDOW_S:
             self._shrinks.popleft()
         counts: dict[int, int] = {}

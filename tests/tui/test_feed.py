@@ -56,6 +56,17 @@ def test_changes_and_shrink_counts_feed_the_flapping_finding() -> None:
     assert flap.brokers == (3,)
 
 
+def test_one_crash_is_one_episode_not_flapping() -> None:
+    full = snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])] * 1 + [(2, [2, 3, 1], [2, 3, 1])] * 1), healthy("u", 30))
+    shrunk = snap(topic("t", [(1, [1, 2, 3], [1, 2]), (2, [2, 3, 1], [2, 1])]),
+                  topic("u", [(p.leader, p.replicas, tuple(r for r in p.isr if r != 3)) for p in healthy("u", 30).partitions]))
+    feed = Feed(Script([replace(full, taken_at=100.0), replace(shrunk, taken_at=110.0)]))
+    feed.refresh()
+    state = feed.refresh()
+    assert state.shrink_counts == {3: 1}
+    assert not any(f.id == "isr-flapping" for f in state.findings)
+
+
 def test_close_closes_the_source() -> None:
     src = Script([])
     Feed(src).close()
