@@ -28,6 +28,15 @@ PARTITION_COLUMNS = [
 ]
 
 
+def partition_search_text(report: HealthReport, topic: str, partition: int) -> str:
+    """What `/` matches a partition row against: 'orders-3 under minISR'.
+
+    Reads the partition's class only: building the detail view for every row (lag of each replica)
+    made the first filter of a 5,000-partition topic five times slower and kept 5,000 views alive.
+    """
+    return f"{topic}-{partition} {report.health(topic, partition).label}"
+
+
 def human_bytes(n: int | None) -> str:
     """1536 -> '1.5 KiB'; None -> '?' (lag unknown: log dirs not read)."""
     if n is None:
@@ -131,6 +140,8 @@ def topic_header(th: TopicHealth) -> Text:
 class TopicScreen(DashScreen):
     """Every partition of one topic: leader, replicas vs ISR, headroom, lag and ELR."""
 
+    releases_state = True  # see on_unmount and kafkatui.tui.app.GcPacer
+
     DEFAULT_CSS = """
     TopicScreen #topic-header { height: auto; padding: 0 1; }
     TopicScreen #partitions { height: 1fr; min-height: 4; }
@@ -150,6 +161,13 @@ class TopicScreen(DashScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#partitions", VirtualTable).focus()
+
+    def on_unmount(self) -> None:
+        # a closed screen is cyclic garbage until the next collection (see kafkatui.tui.app.GcPacer):
+        # let the snapshot and report it showed go now
+        self._report = None
+        self._infos = {}
+        self._details.clear()
 
     def show(self, state: ViewState) -> None:
         report, snap = state.report, state.snapshot
@@ -227,7 +245,8 @@ class TopicScreen(DashScreen):
         return key
 
     def _search(self, key: int) -> str:
-        return f"{self.topic}-{key} {self.detail(key).health.label}"
+        assert self._report is not None
+        return partition_search_text(self._report, self.topic, key)
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
