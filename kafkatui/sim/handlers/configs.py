@@ -201,9 +201,8 @@ def _incremental(ctx: RequestContext, resource: Any, validate_only: bool) -> Non
     ctx.cluster.alter_configs(target, ops, validate_only)
 
 
-@api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse)
-async def handle_incremental_alter_configs(ctx: RequestContext, req: Any) -> Any:
-    """IncrementalAlterConfigs (KIP-339): SET/DELETE/APPEND/SUBTRACT the named keys only."""
+async def _alter_all(ctx: RequestContext, req: Any, apply: Any, result_cls: Any) -> list[Any]:
+    """Per-resource results of an alter request: duplicates refused, each resource applied on its own."""
     failure = await forward_to_controller(ctx, ALTER_TIMEOUT_MS)
     dups = _duplicates(req.resources)
     validate_only = bool(req.validate_only)
@@ -216,17 +215,18 @@ async def handle_incremental_alter_configs(ctx: RequestContext, req: Any) -> Any
             code, message = failure
         else:
             try:
-                _incremental(ctx, resource, validate_only)
+                apply(ctx, resource, validate_only)
             except (RequestError, ConfigError, E.SimError) as exc:
                 code, message = _failure(exc)
-        results.append(
-            IAResult(
-                error_code=code,
-                error_message=message,
-                resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-            )
-        )
+        results.append(result_cls(error_code=code, error_message=message, resource_type=resource.resource_type,
+                                  resource_name=resource.resource_name))
+    return results
+
+
+@api(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse)
+async def handle_incremental_alter_configs(ctx: RequestContext, req: Any) -> Any:
+    """IncrementalAlterConfigs (KIP-339): SET/DELETE/APPEND/SUBTRACT the named keys only."""
+    results = await _alter_all(ctx, req, _incremental, IAResult)
     return IA(version=ctx.version, throttle_time_ms=0, responses=results)
 
 
@@ -245,27 +245,5 @@ def _legacy(ctx: RequestContext, resource: Any, validate_only: bool) -> None:
 @api(AlterConfigsRequest, AlterConfigsResponse)
 async def handle_alter_configs(ctx: RequestContext, req: Any) -> Any:
     """Legacy AlterConfigs: replaces the resource's whole set of overrides (others are dropped)."""
-    failure = await forward_to_controller(ctx, ALTER_TIMEOUT_MS)
-    dups = _duplicates(req.resources)
-    validate_only = bool(req.validate_only)
-    results: list[Any] = []
-    for resource in req.resources:
-        code, message = E.NONE, None
-        if (int(resource.resource_type), resource.resource_name) in dups:
-            code, message = E.INVALID_REQUEST, "Each resource must appear at most once."
-        elif failure is not None:
-            code, message = failure
-        else:
-            try:
-                _legacy(ctx, resource, validate_only)
-            except (RequestError, ConfigError, E.SimError) as exc:
-                code, message = _failure(exc)
-        results.append(
-            ACResult(
-                error_code=code,
-                error_message=message,
-                resource_type=resource.resource_type,
-                resource_name=resource.resource_name,
-            )
-        )
+    results = await _alter_all(ctx, req, _legacy, ACResult)
     return AC(version=ctx.version, throttle_time_ms=0, responses=results)
