@@ -79,3 +79,79 @@ def test_cluster_gone_keeps_data_marked_stale_and_recovers(sim_factory: Callable
 
     asyncio.run(scenario())
     app.feed.close()
+
+
+def test_every_screen_and_key_against_the_simulator(sim_factory: Callable[..., SimRunner]) -> None:
+    from kafkatui.tui.screens.broker import BrokerScreen
+    from kafkatui.tui.screens.findings import FindingsScreen
+    from kafkatui.tui.screens.overview import OverviewScreen
+    from kafkatui.tui.screens.partition import PartitionScreen
+    from kafkatui.tui.screens.topic import TopicScreen
+    from kafkatui.tui.screens.whatif import WhatIfScreen
+    from kafkatui.tui.widgets.vtable import VirtualTable
+
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("orders", 6, 3, configs={"min.insync.replicas": "2"}))
+    sim.call(lambda c: c.create_topic("audit", 2, 3))
+    sim.crash(3)
+    assert sim.wait_for(lambda c: c.brokers[3].fenced, 10)
+    app = make_app(sim, refresh=30.0)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await wait_until(pilot, lambda: app.state.report is not None)
+            await pilot.pause()
+            overview = app.screen
+            assert isinstance(overview, OverviewScreen)
+            topics = overview.query_one("#topics", VirtualTable)
+            assert topics.cursor_key in ("orders", "audit")
+            # sort and filter
+            await pilot.press("s")
+            assert topics.sort_column is not None
+            await pilot.press("S")
+            await pilot.press("slash", *"ord", "enter")
+            assert topics.visible_count == 1 and topics.cursor_key == "orders"
+            # drill down: topic -> partition
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, TopicScreen)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, PartitionScreen)
+            await pilot.press("escape", "escape")
+            await pilot.pause()
+            assert isinstance(app.screen, OverviewScreen)
+            # broker screen
+            await pilot.press("b", "enter")
+            await pilot.pause()
+            assert isinstance(app.screen, BrokerScreen)
+            await pilot.press("escape")
+            # what-if: take broker 1 down on top of the crashed 3
+            await pilot.press("w")
+            await pilot.pause()
+            assert isinstance(app.screen, WhatIfScreen)
+            await pilot.press("space")
+            await pilot.pause()
+            result = app.screen.result  # type: ignore[attr-defined]
+            assert result is not None and not result.safe
+            await pilot.press("escape")
+            # findings
+            await pilot.press("f")
+            await pilot.pause()
+            assert isinstance(app.screen, FindingsScreen)
+            await pilot.press("escape")
+            # refresh now, pause, command palette
+            generation = app.state.generation
+            await pilot.press("r")
+            assert await wait_until(pilot, lambda: app.state.generation > generation, 10)
+            await pilot.press("p")
+            assert app.paused
+            await pilot.press("p")
+            assert not app.paused
+            await pilot.press("colon")
+            await pilot.pause()
+            assert app.screen.__class__.__name__ == "CommandPalette"
+            await pilot.press("escape")
+
+    asyncio.run(scenario())
+    app.feed.close()
