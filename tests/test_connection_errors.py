@@ -359,7 +359,7 @@ def test_untrusted_certificate_is_a_tls_error(
 ) -> None:
     openssl = shutil.which("openssl")
     if openssl is None:
-        pytest.skip("openssl is not installed")
+        pytest.skip(reason="openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
         [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),

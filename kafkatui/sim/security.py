@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import secrets
 import ssl
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,16 +130,16 @@ class SecurityConfig:
         return ScramAuthenticator(self, mechanism)
 
 
-class Authenticator:
+class Authenticator(ABC):
     """One connection's server side of a SASL exchange."""
 
     mechanism: str
     user: str | None = None
     done: bool = False
 
+    @abstractmethod
     def step(self, token: bytes) -> bytes:
         """Consume a client token and return the server's answer; raise SaslFailure when refused."""
-        raise NotImplementedError
 
     def failed(self) -> SaslFailure:
         return SaslFailure(

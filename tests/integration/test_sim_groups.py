@@ -674,7 +674,7 @@ def test_kafka_python_consumer_group(sim: SimRunner) -> None:
 def test_kcat_balanced_consumer(sim: SimRunner) -> None:
     kcat = shutil.which("kcat")
     if kcat is None:
-        pytest.skip("kcat is not installed (Debian: apt-get install kcat)")
+        pytest.skip(reason="kcat is not installed (Debian: apt-get install kcat)")
     produce(sim, 3)
     out = subprocess.run(
         [kcat, "-b", sim.bootstrap, "-G", "kc", "-X", "session.timeout.ms=6000", "-X", "auto.offset.reset=earliest",

@@ -57,7 +57,7 @@ def _leaf(d: Path, name: str, cn: str, extensions: str, days: str = "2") -> None
 def make_certs(d: Path) -> Certs:
     """Generate every certificate in `d`; skips the test when openssl is missing."""
     if shutil.which("openssl") is None:
-        pytest.skip("the openssl command is not installed: cannot make test certificates")
+        pytest.skip(reason="the openssl command is not installed: cannot make test certificates")
     d.mkdir(parents=True, exist_ok=True)
     _ca(d, "ca")
     _ca(d, "other-ca")
