@@ -802,11 +802,7 @@ class ConfigStore:
             return self._mir_cache[topic]
         except KeyError:
             pass
-        overrides = self._topics.get(topic)
-        if overrides is not None and "min.insync.replicas" in overrides:
-            value = int(overrides["min.insync.replicas"])
-        else:
-            value = int(self._cluster_topic_value("min.insync.replicas") or 1)
+        value = int(self._override_or_cluster(self._topics.get(topic, {}), "min.insync.replicas") or 1)
         self._mir_cache[topic] = value
         return value
 
@@ -816,12 +812,7 @@ class ConfigStore:
             return self._unclean_cache[topic]
         except KeyError:
             pass
-        overrides = self._topics.get(topic)
-        if overrides is not None and "unclean.leader.election.enable" in overrides:
-            raw: str | None = overrides["unclean.leader.election.enable"]
-        else:
-            raw = self._cluster_topic_value("unclean.leader.election.enable")
-        value = raw == "true"
+        value = self._override_or_cluster(self._topics.get(topic, {}), "unclean.leader.election.enable") == "true"
         self._unclean_cache[topic] = value
         return value
 
