@@ -26,6 +26,7 @@ from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
+from kafkatui.present import broker_state, restart_now
 
 SCHEMA = "kafkatui.check/1"
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -181,19 +182,8 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
     brokers.add_column("out of ISR", justify="right")
     brokers.add_column("restart now")
     for b in sorted(report.brokers.values(), key=lambda b: b.id):
-        state = Text("✔ up" if b.up else "✖ ABSENT", style="green" if b.up else "bold red")
-        if b.controller:
-            state.append(" ctrl")
-        if b.missing_from_all_isrs:
-            state.append(" ⚠ in no ISR", style="bold red")
-        elif b.missing_from_most_isrs:
-            state.append(" ⚠ in few ISRs", style="red")
-        if not b.up:
-            restart = Text("-", style="dim")
-        elif b.restart_safe:
-            restart = Text("safe", style="green")
-        else:
-            restart = Text(f"NO: {b.restart_under_min_isr}<min {b.restart_offline} off", style="red")
+        state = broker_state(b, down_word="ABSENT")
+        restart = restart_now(b, compact=True)
         brokers.add_row(str(b.id), state, b.rack or "-", str(b.led), str(b.hosted), str(b.out_of_isr), restart)
     out.print(brokers)
 

@@ -11,6 +11,7 @@ from textual.widgets import RichLog
 
 from kafkatui.model.changes import Change, summarize
 from kafkatui.model.health import BrokerHealth, Health, TopicHealth
+from kafkatui.present import broker_state, restart_now
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
@@ -56,14 +57,7 @@ def broker_cell(b: BrokerHealth, key: str) -> str | Text:
     if key == "id":
         return str(b.id)
     if key == "state":
-        t = Text("✔ up" if b.up else "✖ DOWN", style="green" if b.up else "bold red")
-        if b.controller:
-            t.append(" ctrl")
-        if b.missing_from_all_isrs:
-            t.append(" ⚠ in no ISR", style="bold red")
-        elif b.missing_from_most_isrs:
-            t.append(" ⚠ in few ISRs", style="red")
-        return t
+        return broker_state(b)
     if key == "rack":
         return b.rack or "-"
     if key == "led":
@@ -73,11 +67,7 @@ def broker_cell(b: BrokerHealth, key: str) -> str | Text:
     if key == "out":
         return Text(str(b.out_of_isr), style="red" if b.out_of_isr else "")
     if key == "restart":
-        if not b.up:
-            return Text("-", style="dim")
-        if b.restart_safe:
-            return Text("✔ safe", style="green")
-        return Text(f"✖ {b.restart_under_min_isr} <minISR, {b.restart_offline} offline", style="red")
+        return restart_now(b)
     return ""
 
 
