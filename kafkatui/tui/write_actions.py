@@ -62,6 +62,10 @@ def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
 
 def start_revert(app: KafkaTuiApp) -> None:
     """The plan undoing the last successful change set on this cluster, through the same preview."""
+    from textual.screen import ModalScreen
+
+    if isinstance(app.screen, ModalScreen):  # a preview, wizard or confirmation is open: finish it first
+        return
     snapshot = app.state.snapshot
     if snapshot is None:
         app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)

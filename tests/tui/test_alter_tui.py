@@ -30,6 +30,7 @@ from kafkatui.tui.screens.alter_wizard import AlterWizardScreen
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, incident, ready, screen_text, snapshot_of, text_of
 
 MIN_ISR = "min.insync.replicas"
@@ -366,3 +367,60 @@ def test_snapshot_alter_confirmation(snap_compare: Any) -> None:
     plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "2") for t in ("orders", "payments")))
     assert snap_compare(fake_app(), terminal_size=SIZE, press=["1"],
                         run_before=snapshot_of(lambda a: a.push_screen(ConfirmScreen(plan, "alter 2 topics"))))
+
+
+def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) -> None:
+    from kafkatui.alter import audit
+    from kafkatui.alter.apply import Verified
+    from kafkatui.model.snapshot import ConfigValue
+
+    change = ConfigChange("topic", "orders", MIN_ISR, "2")
+    done = Verified(change, ConfigValue("1", "DEFAULT_CONFIG"), ConfigValue("2", "DYNAMIC_TOPIC_CONFIG"), None)
+    audit.append(audit.make_records([done], incident().cluster_id, "c1"))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, ReadOnlyScreen) and "--write" in screen_text(app)
+        await pilot.press("e")  # Export
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
+        assert preview.query_one("#apply", Button).disabled
+        await pilot.press("x")
+        await pilot.pause()
+        args = shlex.split(preview.query_one("#export", TextArea).text)
+        assert args[args.index("--delete-config") + 1] == MIN_ISR
+
+    run(fake_app(write=False), scenario)
+    assert len(records(audit_log)) == 1
+
+
+def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluster: SimRunner,
+                                                                            audit_log: Path) -> None:
+    cluster.call(lambda c: c.create_topic("payments", 2, 3))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        topics = app.screen.query_one("#topics", VirtualTable)
+        await pilot.press("slash", *"/^(orders|payments)$/", "enter")
+        await pilot.pause()
+        assert sorted(topics.keys_in_view()) == ["orders", "payments"]
+        await pilot.press("a")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        preview = await preview_from_wizard(pilot, app)
+        await pilot.click("#apply")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        cluster.call(lambda c: c.delete_topic("payments"))  # gone between the validation and the apply
+        await pilot.press("2", "enter")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+        shown = status(app)
+        assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
+        assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in shown
+        assert "2 of 4 changes applied and verified" in shown
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
+    results = {(r["resource"]["name"], r["key"]): r["result"] for r in records(audit_log)}
+    assert results[("orders", MIN_ISR)] == "ok" and results[("orders", UNCLEAN)] == "ok"
+    assert str(results[("payments", MIN_ISR)]).startswith("UNKNOWN_TOPIC_OR_PART")

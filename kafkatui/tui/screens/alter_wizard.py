@@ -184,7 +184,8 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
 
     def on_mount(self) -> None:
         self.query_one("#wizard-box").border_title = f"durability wizard: {title_of(self.targets)}"
-        self.query_one("#wizard-box").border_subtitle = "nothing changes before the preview and a typed confirmation"
+        self.query_one("#wizard-box").border_subtitle = ("Tab moves · ↑↓ Enter picks · Esc cancels · nothing changes "
+                                                         "before the preview and a typed confirmation")
         self.query_one("#goal", RadioSet).focus()
         self._show_recommendation()
 
