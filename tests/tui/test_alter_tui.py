@@ -352,21 +352,28 @@ def test_validate_only_refusal_is_shown_verbatim_and_nothing_changes(cluster: Si
 
 
 # ------------------------------------------------------------------------------------- snapshots
+def pushing(screen: Any) -> Callable[[KafkaTuiApp], None]:
+    def push(app: KafkaTuiApp) -> None:
+        app.push_screen(screen)
+
+    return push
+
+
 def test_snapshot_alter_wizard(snap_compare: Any) -> None:
     assert snap_compare(fake_app(), terminal_size=SIZE, run_before=snapshot_of(
-        lambda a: a.push_screen(AlterWizardScreen([("topic", "orders")], incident()))))
+        pushing(AlterWizardScreen([("topic", "orders")], incident()))))
 
 
 def test_snapshot_alter_preview(snap_compare: Any) -> None:
     plan = ChangePlan((ConfigChange("topic", "orders", MIN_ISR, "3"), ConfigChange("topic", "orders", UNCLEAN, "true")))
     assert snap_compare(fake_app(), terminal_size=SIZE, press=["x"],
-                        run_before=snapshot_of(lambda a: a.push_screen(AlterPreviewScreen(plan, "alter topic orders"))))
+                        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))))
 
 
 def test_snapshot_alter_confirmation(snap_compare: Any) -> None:
     plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "2") for t in ("orders", "payments")))
     assert snap_compare(fake_app(), terminal_size=SIZE, press=["1"],
-                        run_before=snapshot_of(lambda a: a.push_screen(ConfirmScreen(plan, "alter 2 topics"))))
+                        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))))
 
 
 def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) -> None:
