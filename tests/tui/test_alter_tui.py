@@ -431,3 +431,27 @@ def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluste
     results = {(r["resource"]["name"], r["key"]): r["result"] for r in records(audit_log)}
     assert results[("orders", MIN_ISR)] == "ok" and results[("orders", UNCLEAN)] == "ok"
     assert str(results[("payments", MIN_ISR)]).startswith("UNKNOWN_TOPIC_OR_PART")
+
+
+# ----------------------------------------------------------------------------------- --write option
+@pytest.mark.parametrize(("args", "profile_writes", "read_only"), [
+    (["--profile", "p"], False, True),
+    (["--profile", "p", "--write"], False, False),
+    (["--profile", "p"], True, False),
+])
+def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_writes: bool, read_only: bool,
+                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafkatui import cli
+    from kafkatui.tui import run as tui_run
+
+    profiles = tmp_path / "clusters.yaml"
+    profiles.write_text(f"profiles:\n  p:\n    bootstrap: 127.0.0.1:1\n    writes: {str(profile_writes).lower()}\n")
+    profiles.chmod(0o600)
+    monkeypatch.setenv("KAFKATUI_PROFILES", str(profiles))
+    seen: list[KafkaTuiApp] = []
+    monkeypatch.setattr(KafkaTuiApp, "run", lambda self, *a, **k: seen.append(self))
+    monkeypatch.setattr(tui_run, "log_to_file", lambda: None)
+    assert cli.main([*args, "--no-record"]) == 0
+    (app,) = seen
+    assert app.read_only is read_only
+    assert app.settings is not None and app.settings.bootstrap_servers == "127.0.0.1:1"

@@ -28,6 +28,7 @@ from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.kafka.errors import KafkaTuiError, one_line
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import alter_jobs
+from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -148,6 +149,11 @@ class AlterPreviewScreen(ModalScreen[None]):
             self._status(Text("read-only: Apply needs kafkatui started with --write (or writes: true in the "
                               "profile); Export is always allowed.", style="yellow"))
             self.query_one("#export-commands", Button).focus()
+
+    def update_state(self, state: ViewState) -> None:
+        """Called by the app after every refresh: the preview follows the live data until Apply."""
+        if self.before is None and state.snapshot is not None:
+            self.show_preview(state.snapshot)
 
     def show_preview(self, snapshot: ClusterSnapshot) -> None:
         self.query_one("#preview-table", Static).update(preview_text(preview_items(self.plan, snapshot)))
