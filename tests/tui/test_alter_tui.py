@@ -247,6 +247,11 @@ def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(cluster: Si
                 "will fail at once") in text
         assert "min.insync.replicas >= RF (3)" in text
         assert "1 (DEFAULT_CONFIG)" in text
+        assert "managed by Strimzi" not in text
+        app.screen.query_one("#strimzi").focus()
+        await pilot.press("space")  # the user says Strimzi manages these topics
+        await pilot.pause()
+        assert "managed by Strimzi: use the YAML export instead" in screen_text(app)
 
     run(sim_app(cluster), scenario)
 

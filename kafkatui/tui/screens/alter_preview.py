@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, LoadingIndicator, Static, TextArea
+from textual.widgets import Button, Checkbox, LoadingIndicator, Static, TextArea
 
 from kafkatui.alter.apply import Verified
 from kafkatui.alter.cli import render_preview
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from kafkatui.tui.app import KafkaTuiApp
 
 
-def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot) -> list[ChangePreview]:
+def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
     """`preview()`, plus the reason a static broker config cannot change dynamically."""
-    items = preview(plan, snapshot)
+    items = preview(plan, snapshot, strimzi=strimzi)
     return [ChangePreview(it.change, it.current, it.risks + ((STATIC_KEYS[it.change.key],)
                                                            if it.change.key in STATIC_KEYS else ()))
             for it in items]
@@ -93,6 +93,7 @@ class AlterPreviewScreen(ModalScreen[None]):
     AlterPreviewScreen #preview-scroll { height: 1fr; }
     AlterPreviewScreen #preview-table { height: auto; }
     AlterPreviewScreen #preview-status { height: auto; margin-top: 1; }
+    AlterPreviewScreen #strimzi { margin-top: 1; }
     AlterPreviewScreen #spinner { height: 1; display: none; }
     AlterPreviewScreen.busy #spinner { display: block; }
     AlterPreviewScreen #export { height: 12; display: none; margin-top: 1; }
@@ -108,6 +109,8 @@ class AlterPreviewScreen(ModalScreen[None]):
         self.before: ClusterSnapshot | None = None  # the snapshot the validate-only step took
         self.verified: list[Verified] | None = None
         self.export_kind: str | None = None
+        self.strimzi = False  # the user says the topics are managed by Strimzi
+        self._shown: ClusterSnapshot | None = None
 
     @property
     def dash(self) -> KafkaTuiApp:
@@ -124,6 +127,9 @@ class AlterPreviewScreen(ModalScreen[None]):
         with Vertical(id="preview-box"):
             with VerticalScroll(id="preview-scroll"):
                 yield Static(id="preview-table")
+                if self.plan.topics:
+                    yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)",
+                                   id="strimzi")
                 yield Static(id="preview-status")
                 yield LoadingIndicator(id="spinner")
                 yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="export")
@@ -156,7 +162,15 @@ class AlterPreviewScreen(ModalScreen[None]):
             self.show_preview(state.snapshot)
 
     def show_preview(self, snapshot: ClusterSnapshot) -> None:
-        self.query_one("#preview-table", Static).update(preview_text(preview_items(self.plan, snapshot)))
+        self._shown = snapshot
+        self.query_one("#preview-table", Static).update(preview_text(preview_items(self.plan, snapshot,
+                                                                                   self.strimzi)))
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self.strimzi = event.value
+        if self._shown is not None:
+            self.show_preview(self._shown)
 
     def _status(self, text: Text) -> None:
         self.query_one("#preview-status", Static).update(text)
