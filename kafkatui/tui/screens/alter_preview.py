@@ -84,6 +84,7 @@ class AlterPreviewScreen(ModalScreen[None]):
         Binding("x", "export('kafka-configs')", "kafka-configs command"),
         Binding("y", "export('strimzi')", "Strimzi YAML"),
         Binding("c", "copy_export", "copy export"),
+        Binding("q", "quit", "quit", show=False),
     ]
 
     DEFAULT_CSS = """
@@ -191,6 +192,14 @@ class AlterPreviewScreen(ModalScreen[None]):
             self.action_export("strimzi")
         elif button == "close":
             self.action_close()
+
+    async def action_quit(self) -> None:
+        """q waits while a change is in flight, so none is left applied but not audited."""
+        if self.has_class("busy"):
+            self.notify("the change is being sent: wait for its result before quitting", severity="warning",
+                        timeout=3)
+            return
+        self.app.exit()
 
     def action_close(self) -> None:
         if self.has_class("busy"):
