@@ -90,8 +90,9 @@ def _errors(results: Sequence[ResourceResult]) -> list[str]:
     return [f"{label(r.kind, r.name)}: {r.error}" for r in results if not r.ok]
 
 
-def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
-    """Ask for the topic name (one topic), the broker id, ``default``, or the number of resources."""
+def expected_confirmation(plan: ChangePlan) -> tuple[str, str]:
+    """What the user must type to apply `plan`, and how to ask for it: the topic name (one topic),
+    the broker id, ``default``, or the number of resources. The TUI asks the same."""
     resources = list(plan.resources())
     if len(resources) == 1:
         kind, name = resources[0]
@@ -100,6 +101,12 @@ def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
     else:
         expected = str(len(resources))
         what = f"the number of resources ({'topics' if all(k == 'topic' for k, _ in resources) else 'resources'})"
+    return expected, what
+
+
+def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
+    """Ask for the answer `expected_confirmation` names on a terminal; NotConfirmedError otherwise."""
+    expected, what = expected_confirmation(plan)
     if not stdin.isatty():
         raise NotConfirmedError("stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively")
     err.write(f"type {what} to apply: ")
@@ -203,4 +210,4 @@ def main_alter(argv: list[str], stdin: TextIO | None = None) -> int:
     return run(p.parse_args(argv), stdin=stdin)
 
 
-__all__ = ["main_alter", "render_preview", "run"]
+__all__ = ["expected_confirmation", "main_alter", "render_preview", "run"]

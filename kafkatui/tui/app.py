@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.tui.feed import Feed, ViewState
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
@@ -127,6 +128,8 @@ class ScreensProvider(Provider):
         commands: list[tuple[str, Any, str]] = [
             ("Findings: every problem, worst first", app.action_findings, "f"),
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
+            ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
+            ("Revert the last config change", app.action_revert_last, "u"),
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
             ("Help: keys", app.action_help, "?"),
@@ -153,6 +156,7 @@ class KafkaTuiApp(App[None]):
         Binding("p", "pause", "pause"),
         Binding("f", "findings", "findings"),
         Binding("w", "what_if", "what-if"),
+        Binding("u", "revert_last", "revert", show=False),
         Binding("q", "quit", "quit"),
     ]
 
@@ -166,12 +170,14 @@ class KafkaTuiApp(App[None]):
         read_only: bool = True,
         clock: Any = time.time,
         auto_refresh: bool = True,
+        settings: ConnectionSettings | None = None,
     ) -> None:
         super().__init__()
         self.feed = feed
         self.refresh_seconds = max(0.5, refresh_seconds)
         self.source_label = source_label
         self.read_only = read_only
+        self.settings = settings  # the connection config changes use (None: the app cannot write)
         self.clock = clock
         self.auto_refresh_enabled = auto_refresh  # not `auto_refresh`: Textual's DOMNode owns that name
         self.paused = False
@@ -302,6 +308,16 @@ class KafkaTuiApp(App[None]):
 
         if not isinstance(self.screen, WhatIfScreen):
             self.push_screen(WhatIfScreen())
+
+    def action_revert_last(self) -> None:
+        from kafkatui.tui.write_actions import start_revert
+
+        start_revert(self)
+
+    def action_alter_defaults(self) -> None:
+        from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter
+
+        start_alter(self, [BROKER_DEFAULT])
 
     def open_topic(self, topic: str) -> None:
         from kafkatui.tui.screens.topic import TopicScreen
