@@ -1,0 +1,293 @@
+"""``kafkatui reassign``: change a topic's replication factor through a rack-aware reassignment, headless.
+
+Flow: snapshot -> plan (`kafkatui.alter.reassign`) -> the plan per partition (old -> new replicas,
+racks) -> typed confirmation (the topic name) -> AlterPartitionReassignments -> one audit record per
+partition -> progress until every new replica is in its ISR (``--no-wait`` returns at once).
+``--export`` prints the kafka-reassign-partitions.sh JSON instead (stdout; the command lines and
+the rollback JSON on stderr); ``--cancel`` cancels the topic's reassignment in flight;
+``--revert-last`` moves the partitions of the last audited reassignment back.
+
+Exit codes: 0 done (or dry run / export / nothing to do / started with --no-wait); 3 bad input;
+4-10 connection errors; 12 writes disabled; 14 not confirmed; 15 some partition refused;
+16 nothing to revert; 18 not applicable (more replicas than live brokers, a reassignment already
+running, nothing to cancel); 19 still running when waiting stopped (see `kafkatui.alter.errors`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from kafkatui.alter import audit
+from kafkatui.alter.errors import (
+    NotApplicableError,
+    NothingToRevertError,
+    PartialFailureError,
+    StillRunningError,
+)
+from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.alter.reassign import (
+    PartitionMove,
+    Progress,
+    ReassignPlan,
+    moves_from_records,
+    plan_replication_factor,
+    reassign_commands,
+    reassignment_json,
+)
+from kafkatui.alter.reassign_apply import Reassigner, wait
+from kafkatui.argparsing import Parser
+from kafkatui.kafka.errors import KafkaTuiError, UsageError
+from kafkatui.kafka.profiles import ResolvedConnection
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.options import add_connection_arguments, connection_from
+
+EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
+          "12 writes disabled, 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
+          "18 not applicable, 19 still running when waiting stopped")
+WAIT_SECONDS = 600.0
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_connection_arguments(p)
+    p.add_argument("--topic", metavar="TOPIC", help="the topic to reassign (or whose reassignment to cancel)")
+    p.add_argument("--replication-factor", "--rf", dest="rf", type=int, metavar="N",
+                   help="the new replication factor (raise or lower)")
+    p.add_argument("--cancel", action="store_true", help="cancel the topic's reassignment in progress")
+    p.add_argument("--revert-last", action="store_true",
+                   help="move the partitions of the last audited reassignment back to their previous replicas")
+    p.add_argument("--dry-run", action="store_true", help="show the plan only; change nothing")
+    p.add_argument("--yes", action="store_true", help="skip the typed confirmation")
+    p.add_argument("--write", action="store_true", help="allow changes (or writes: true in the profile)")
+    p.add_argument("--export", action="store_true",
+                   help="print the kafka-reassign-partitions.sh JSON (stdout) and commands (stderr) instead (read-only)")
+    p.add_argument("--no-wait", action="store_true", help="return once the reassignment has started")
+    p.add_argument("--wait-timeout", type=float, default=WAIT_SECONDS, metavar="SECONDS",
+                   help=f"how long to wait for the new replicas to join the ISR (default {WAIT_SECONDS:.0f})")
+
+
+def _check_args(ns: argparse.Namespace) -> str:
+    """The mode: ``rf``, ``cancel`` or ``revert``; UsageError for a bad combination."""
+    if ns.cancel and ns.revert_last:
+        raise UsageError("give --cancel or --revert-last, not both")
+    if ns.revert_last:
+        if ns.topic or ns.rf is not None:
+            raise UsageError("--revert-last takes no --topic or --replication-factor")
+        if ns.export:
+            raise UsageError("--export with --revert-last: export the plan of a new reassignment instead")
+        return "revert"
+    if not ns.topic:
+        raise UsageError("give --topic T (with --replication-factor N, or --cancel)")
+    if ns.cancel:
+        if ns.rf is not None or ns.export:
+            raise UsageError("--cancel takes only --topic")
+        return "cancel"
+    if ns.rf is None:
+        raise UsageError("give --replication-factor N (or --cancel, or --revert-last)")
+    if ns.rf < 1:
+        raise UsageError(f"--replication-factor must be >= 1, got {ns.rf}")
+    if ns.wait_timeout <= 0:
+        raise UsageError(f"--wait-timeout must be > 0, got {ns.wait_timeout:g}")
+    return "rf"
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return ",".join(map(str, ids)) or "-"
+
+
+def render_plan(plan: ReassignPlan, snapshot: ClusterSnapshot, out: TextIO, title: str) -> None:
+    """Per partition: replicas and racks now -> new; added replicas marked +, removed ones -."""
+    out.write(title + "\n")
+    rows = [("partition", "replicas", "racks", "->", "new replicas", "racks", "adds", "removes")]
+    for m in plan.moves:
+        rows.append((m.name, _ids(m.old), ",".join(plan.rack_list(m.old)), "->", _ids(m.new),
+                     ",".join(plan.rack_list(m.new)), _ids(m.adding), _ids(m.removing)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out.write("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    for m in plan.moves:
+        info = snapshot.topics.get(m.topic)
+        p = next((x for x in info.partitions if x.partition == m.partition), None) if info else None
+        if p is not None and p.leader < 0:
+            out.write(f"  ! {m.name} is offline: its new replicas cannot copy until it has a leader\n")
+    racks = {plan.racks.get(r) for m in plan.moves for r in m.new}
+    shared = [m.name for m in plan.moves if len(set(plan.rack_list(m.new))) < len(m.new) and None not in racks]
+    if shared:
+        out.write(f"  ! {len(shared)} partition(s) keep two replicas on one rack: there are fewer racks than replicas\n")
+
+
+def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
+        err: TextIO | None = None) -> int:
+    stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
+    try:
+        mode = _check_args(ns)
+        conn = connection_from(ns)
+        for w in conn.warnings:
+            err.write(f"kafkatui: warning: {w}\n")
+        if not (ns.dry_run or ns.export):
+            require_writes(ns.write, conn)
+        source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)
+        try:
+            reassigner = Reassigner(conn.settings)
+            try:
+                if mode == "cancel":
+                    return _cancel(ns, source, reassigner, stdin, out, err)
+                return _reassign(ns, conn, mode, source, reassigner, stdin, out, err)
+            finally:
+                reassigner.close()
+        finally:
+            source.close()
+    except KafkaTuiError as exc:
+        err.write(f"kafkatui: error: {exc}\n")
+        return exc.exit_code
+
+
+def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, source: KafkaClusterSource,
+              reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    snapshot = source.snapshot()
+    extra: dict[str, object] = {}
+    if mode == "revert":
+        last = audit.last_action(["reassign"], cluster_id=snapshot.cluster_id)
+        if not last:
+            raise NothingToRevertError(f"no reassignment in the audit log {audit.audit_path()} "
+                                       f"for cluster {snapshot.cluster_id}")
+        extra = {"revert_of": last[0]["command_id"]}
+        plan = ReassignPlan(moves_from_records(last), {b.id: b.rack for b in snapshot.brokers})
+        _refuse_if_running(reassigner, {m.topic for m in plan.moves})
+        title = f"revert of reassignment {last[0]['command_id']}: {len(plan.moves)} partition(s) move back"
+    else:
+        if ns.topic in snapshot.topics and not ns.export:
+            _refuse_if_running(reassigner, [ns.topic])
+        plan = plan_replication_factor(snapshot, ns.topic, ns.rf)
+        olds = sorted({len(m.old) for m in plan.moves})
+        title = (f"reassignment of {ns.topic}: replication factor {'/'.join(map(str, olds))} -> {ns.rf} "
+                 f"({len(plan.moves)} partition(s))")
+        if not plan.moves:
+            out.write(f"nothing to do: every partition of {ns.topic} has {ns.rf} replica(s)\n")
+            return 0
+    if ns.export:
+        out.write(reassignment_json(plan.moves) + "\n")
+        bootstrap = str(ns.bootstrap or conn.settings.bootstrap_servers)
+        err.write("# save the JSON above as reassign.json, then:\n")
+        for line in reassign_commands(bootstrap):
+            err.write(f"#   {line}\n")
+        err.write(f"# rollback.json (the current assignment): {reassignment_json(plan.moves, rollback=True)}\n")
+        return 0
+    render_plan(plan, snapshot, out, title)
+    if ns.dry_run:
+        out.write("dry run: nothing changed\n")
+        return 0
+    if not ns.yes:
+        if len(plan.topics) == 1:
+            typed_confirmation("the topic name", plan.topics[0], stdin, err)
+        else:
+            typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
+    results = reassigner.start(plan.moves)
+    command_id = str(uuid.uuid4())
+    audit.append([
+        audit.partition_record("reassign", snapshot.cluster_id, command_id, m.topic, m.partition,
+                               {"replicas": list(m.old)}, {"replicas": list(m.new)},
+                               results[(m.topic, m.partition)], extra=extra)
+        for m in plan.moves
+    ])
+    started = [m for m in plan.moves if results[(m.topic, m.partition)] is None]
+    failed = [f"{m.name}: {results[(m.topic, m.partition)]}" for m in plan.moves if m not in started]
+    for line in failed:
+        out.write(f"FAILED  {line}\n")
+    out.write(f"started {len(started)} of {len(plan.moves)} partition moves (audit id {command_id})\n")
+    if started and not ns.no_wait:
+        state = _wait_with_bar(started, source, reassigner, ns.wait_timeout, err)
+        out.write(f"{state.finished} of {state.partitions} partitions finished: "
+                  f"{state.in_isr} of {state.replicas} target replicas in the ISR\n")
+        if not state.done and not failed:
+            raise StillRunningError(
+                f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
+                f"({', '.join(state.pending[:5])}{' ...' if len(state.pending) > 5 else ''}): the reassignment "
+                f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it")
+    elif started:
+        out.write("not waiting: follow it with `kafka-reassign-partitions.sh --verify` or re-run without --no-wait\n")
+    if failed:
+        raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} partition moves refused: " + "; ".join(failed))
+    return 0
+
+
+def _refuse_if_running(reassigner: Reassigner, topics: Iterable[str]) -> None:
+    running = reassigner.ongoing(topics)
+    if running:
+        names = ", ".join(f"{t}-{p}" for t, p in sorted(running))
+        raise NotApplicableError(f"a reassignment is already in progress for {names}: wait for it or cancel it "
+                                 "with --cancel; nothing changed")
+
+
+def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, reassigner: Reassigner,
+                   seconds: float, err: TextIO) -> Progress:
+    """Wait for the moves with a rich progress bar on stderr (new replicas in the ISR)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    console = Console(file=err, highlight=False)
+    total = sum(len(m.new) for m in moves)
+    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("replicas in ISR"),
+             TextColumn("{task.fields[parts]}"), TimeElapsedColumn(), console=console, transient=False) as bar:
+        task = bar.add_task("reassigning", total=total, parts="")
+
+        def update(state: Progress) -> None:
+            bar.update(task, completed=state.in_isr, parts=f"{state.finished}/{state.partitions} partitions done")
+
+        return wait(moves, source.snapshot, reassigner, seconds, update)
+
+
+def _cancel(ns: argparse.Namespace, source: KafkaClusterSource, reassigner: Reassigner,
+            stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    snapshot = source.snapshot()
+    if ns.topic not in snapshot.topics:
+        raise UsageError(f"unknown topic {ns.topic!r}")
+    running = reassigner.ongoing([ns.topic])
+    if not running:
+        raise NotApplicableError(f"no reassignment in progress for {ns.topic}: nothing to cancel")
+    out.write(f"cancel the reassignment of {len(running)} partition(s) of {ns.topic}: each goes back to its "
+              "replicas before it started (copied data on the new replicas is dropped)\n")
+    for (t, p), r in sorted(running.items()):
+        out.write(f"  {t}-{p}  replicas {_ids(r['replicas'])}  adding {_ids(r['adding_replicas'])}  "
+                  f"removing {_ids(r['removing_replicas'])}\n")
+    if ns.dry_run:
+        out.write("dry run: nothing changed\n")
+        return 0
+    if not ns.yes:
+        typed_confirmation("the topic name", ns.topic, stdin, err, "to cancel")
+    results = reassigner.cancel(running)
+    after = source.snapshot()
+    command_id = str(uuid.uuid4())
+    records, failed = [], []
+    for (t, p), r in sorted(running.items()):
+        info = after.topics.get(t)
+        now = next((list(x.replicas) for x in info.partitions if x.partition == p), []) if info else []
+        error = results[(t, p)]
+        records.append(audit.partition_record("reassign-cancel", snapshot.cluster_id, command_id, t, p,
+                                              {"replicas": r["replicas"], "adding": r["adding_replicas"],
+                                               "removing": r["removing_replicas"]}, {"replicas": now}, error))
+        if error is None:
+            out.write(f"ok      {t}-{p} cancelled: replicas {_ids(now)}\n")
+        else:
+            failed.append(f"{t}-{p}: {error}")
+            out.write(f"FAILED  {t}-{p}: {error}\n")
+    audit.append(records)
+    if failed:
+        raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
+    return 0
+
+
+def main_reassign(argv: list[str], stdin: TextIO | None = None) -> int:
+    p = Parser(prog="kafkatui reassign", description="Change a topic's replication factor through a rack-aware "
+               "partition reassignment: plan, confirm, start, follow until the new replicas are in sync, audit.",
+               epilog=EPILOG)
+    add_arguments(p)
+    return run(p.parse_args(argv), stdin=stdin)
+
+
+__all__ = ["main_reassign", "render_plan", "run"]
