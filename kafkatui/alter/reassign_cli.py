@@ -132,11 +132,12 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
             require_writes(ns.write, conn)
         source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)
         try:
+            snapshot = source.snapshot()  # first: connection failures get their own exit codes (5-9)
             reassigner = Reassigner(conn.settings)
             try:
                 if mode == "cancel":
-                    return _cancel(ns, source, reassigner, stdin, out, err)
-                return _reassign(ns, conn, mode, source, reassigner, stdin, out, err)
+                    return _cancel(ns, snapshot, source, reassigner, stdin, out, err)
+                return _reassign(ns, conn, mode, snapshot, source, reassigner, stdin, out, err)
             finally:
                 reassigner.close()
         finally:
@@ -146,9 +147,8 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
         return exc.exit_code
 
 
-def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, source: KafkaClusterSource,
-              reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    snapshot = source.snapshot()
+def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snapshot: ClusterSnapshot,
+              source: KafkaClusterSource, reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     extra: dict[str, object] = {}
     if mode == "revert":
         last = audit.last_action(["reassign"], cluster_id=snapshot.cluster_id)
@@ -242,9 +242,8 @@ def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, r
         return wait(moves, source.snapshot, reassigner, seconds, update)
 
 
-def _cancel(ns: argparse.Namespace, source: KafkaClusterSource, reassigner: Reassigner,
+def _cancel(ns: argparse.Namespace, snapshot: ClusterSnapshot, source: KafkaClusterSource, reassigner: Reassigner,
             stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    snapshot = source.snapshot()
     if ns.topic not in snapshot.topics:
         raise UsageError(f"unknown topic {ns.topic!r}")
     running = reassigner.ongoing([ns.topic])

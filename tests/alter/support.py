@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,3 +35,23 @@ def snapshot(sim: SimRunner, log_dirs: str = "none") -> ClusterSnapshot:
 def sim_leaders(sim: SimRunner) -> dict[tuple[str, int], int]:
     """Every partition's leader as the simulator itself holds it."""
     return sim.call(lambda c: {(p.topic, p.index): p.leader for p in c.partitions()})
+
+
+def kafkatui(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run the real command line in a subprocess, stdin closed."""
+    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
+    err = proc.stderr.strip()
+    assert proc.returncode == code, (proc.returncode, err)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for f in fragments:
+        assert f in err, err
