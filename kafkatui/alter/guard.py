@@ -24,12 +24,17 @@ def require_writes(write_flag: bool, conn: ResolvedConnection) -> None:
 def typed_confirmation(what: str, expected: str, stdin: TextIO, err: TextIO, purpose: str = "to apply") -> None:
     """Ask the user to type `expected` (described as `what`); NotConfirmedError (exit 14) otherwise.
 
-    A stdin that is not a terminal never confirms: non-interactive runs must say ``--yes``.
+    A stdin that is not a terminal never confirms: non-interactive runs must say ``--yes``; Ctrl-C
+    at the prompt does not either.
     """
     if not stdin.isatty():
         raise NotConfirmedError("stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively")
     err.write(f"type {what} {purpose}: ")
     err.flush()
-    answer = stdin.readline().strip()
+    try:
+        answer = stdin.readline().strip()
+    except KeyboardInterrupt:
+        err.write("\n")
+        raise NotConfirmedError("interrupted at the confirmation: nothing changed") from None
     if answer != expected:
         raise NotConfirmedError(f"confirmation {answer!r} does not match {expected!r}: nothing changed")

@@ -239,7 +239,12 @@ def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, r
         def update(state: Progress) -> None:
             bar.update(task, completed=state.in_isr, parts=f"{state.finished}/{state.partitions} partitions done")
 
-        return wait(moves, source.snapshot, reassigner, seconds, update)
+        try:
+            return wait(moves, source.snapshot, reassigner, seconds, update)
+        except KeyboardInterrupt:
+            raise StillRunningError(
+                "interrupted while waiting: the reassignment goes on in the cluster; "
+                f"`kafkatui reassign --topic {moves[0].topic} --cancel` stops it") from None
 
 
 def _cancel(ns: argparse.Namespace, snapshot: ClusterSnapshot, source: KafkaClusterSource, reassigner: Reassigner,

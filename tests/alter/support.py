@@ -1,4 +1,4 @@
-"""Helpers the elect and reassign tests share: a typed-into terminal, the audit log, snapshots."""
+"""Helpers the elect and reassign tests share: a typed-into terminal, the audit log, the command line."""
 
 from __future__ import annotations
 
@@ -10,9 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kafkatui.kafka.settings import ConnectionSettings
-from kafkatui.kafka.source import KafkaClusterSource
-from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.sim.runner import SimRunner
 
 
@@ -25,11 +22,6 @@ class Tty(io.StringIO):
 
 def records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def snapshot(sim: SimRunner, log_dirs: str = "none") -> ClusterSnapshot:
-    with KafkaClusterSource(ConnectionSettings(sim.bootstrap), log_dirs=log_dirs, elr=False) as src:
-        return src.snapshot()
 
 
 def sim_leaders(sim: SimRunner) -> dict[tuple[str, int], int]:

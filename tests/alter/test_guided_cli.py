@@ -3,13 +3,15 @@ and the audit log shared with `kafkatui alter`."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 from kafkatui.alter import audit
-from kafkatui.alter.errors import NothingToRevertError
+from kafkatui.alter.errors import NotConfirmedError, NothingToRevertError
+from kafkatui.alter.guard import typed_confirmation
 from kafkatui.alter.plan import ChangePlan, ConfigChange
 from tests.alter.support import assert_one_line_error, free_port, kafkatui
 
@@ -66,3 +68,18 @@ def test_alter_revert_last_skips_election_and_reassignment_records(tmp_path: Pat
     log.write_text(json.dumps(moved) + "\n")
     with pytest.raises(NothingToRevertError):
         audit.revert_last(log)
+
+
+class _CtrlC(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_the_confirmation_confirms_nothing() -> None:
+    err = io.StringIO()
+    with pytest.raises(NotConfirmedError, match="interrupted at the confirmation: nothing changed"):
+        typed_confirmation("the topic name", "orders", _CtrlC(), err)
+    assert err.getvalue().startswith("type the topic name to apply: ")
