@@ -3,6 +3,8 @@ for an offline partition, behind a data-loss warning and two confirmations."""
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -55,8 +57,12 @@ def test_preferred_election_moves_leaders_back(skewed: SimRunner, capsys: pytest
     preferred = skewed.call(lambda c: {(p.topic, p.index): p.replicas[0] for p in c.partitions()})
     moving = {k for k, v in sim_leaders(skewed).items() if v != preferred[k]}
     assert moving
-    assert elect(skewed, "--preferred", "--all", "--write", stdin=Tty(f"{len(moving)}\n")) == 0
-    out = capsys.readouterr().out
+    secret = "S3cr3t-Pa55w0rd-xyz"
+    assert elect(skewed, "-X", f"sasl.password={secret}", "--preferred", "--all", "--write",
+                 stdin=Tty(f"{len(moving)}\n")) == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert secret not in out + captured.err and secret not in audit_log.read_text()
     assert f"{len(moving)} partition(s) move to their preferred replica" in out
     assert sim_leaders(skewed) == preferred
     # the counts after, per broker, are the simulator's
@@ -81,6 +87,14 @@ def test_preferred_preview_counts_and_dry_run(skewed: SimRunner, capsys: pytest.
     shown_now = {int(cols[0]): int(cols[1]) for cols in (line.split() for line in table[2:5])}
     assert shown_now == {b: before[b] for b in (1, 2, 3)} and shown_now[1] == 0
     assert "dry run: nothing changed" in out
+    # the export names exactly the partitions that would move, and changes nothing either
+    moving = sorted((t, i) for (t, i), leader in sim_leaders(skewed).items()
+                    if leader != skewed.call(lambda c, t=t, i=i: c.partition(t, i).replicas[0]))
+    assert elect(skewed, "--preferred", "--all", "--export") == 0
+    line = capsys.readouterr().out.strip()
+    words = shlex.split(line)
+    assert words[0] == "echo" and "--election-type" in words and words[words.index("--election-type") + 1] == "PREFERRED"
+    assert sorted((p["topic"], p["partition"]) for p in json.loads(words[1])["partitions"]) == moving
     assert 1 not in sim_leaders(skewed).values()
 
 
