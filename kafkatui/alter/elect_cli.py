@@ -43,6 +43,8 @@ from kafkatui.options import add_connection_arguments, connection_from
 
 EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
           "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline)")
+NOT_NEEDED = "ELECTION_NOT_NEEDED"
+"""The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
 LOSE_DATA = "LOSE DATA"
 """What the second confirmation of an unclean election asks the user to type."""
 
@@ -164,6 +166,9 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
             results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
         finally:
             elector.close()
+        for key, error in results.items():
+            if error is not None and error.startswith(NOT_NEEDED):
+                results[key] = None  # moved meanwhile: verified below like the others
         expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
         after, leaders = wait_for_leaders(expected, source.snapshot)
     finally:

@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,19 @@ from kafkatui.sim.runner import SimRunner
 
 
 class Tty(io.StringIO):
-    """A terminal's stdin: confirmations typed by the test."""
+    """A terminal's stdin: confirmations typed by the test (`before_read` runs before each answer)."""
+
+    def __init__(self, text: str, before_read: Callable[[], object] | None = None) -> None:
+        super().__init__(text)
+        self._before = before_read
 
     def isatty(self) -> bool:
         return True
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        if self._before is not None:
+            self._before()
+        return super().readline(-1 if size is None else size)
 
 
 def records(path: Path) -> list[dict[str, Any]]:
