@@ -159,12 +159,12 @@ def moves_from_records(records: Iterable[Mapping[str, object]]) -> tuple[Partiti
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """How far a reassignment is: partitions finished, target replicas in their ISR."""
+    """How far a reassignment is: partitions finished, new replicas in their ISR."""
 
     finished: int
     partitions: int
-    in_isr: int
-    replicas: int
+    in_isr: int  # new (added) replicas in their partition's ISR
+    adding: int  # new replicas in all
     pending: tuple[str, ...]  # partitions not finished yet
 
     @property
@@ -175,20 +175,21 @@ class Progress:
 def progress(moves: Sequence[PartitionMove], snapshot: ClusterSnapshot,
              ongoing: Iterable[tuple[str, int]]) -> Progress:
     """A partition is finished when no reassignment of it is listed, its replicas are the target's and
-    every target replica is in its ISR."""
+    every replica it gained is in its ISR (a replica it kept on a down broker does not hold it up)."""
     running = set(ongoing)
     finished = in_isr = 0
     pending = []
     for m in moves:
         p = _partition(snapshot, m.topic, m.partition)
         isr = set(p.isr) if p else set()
-        in_isr += sum(r in isr for r in m.new)
+        joined = sum(r in isr for r in m.adding)
+        in_isr += joined
         if p is not None and (m.topic, m.partition) not in running and set(p.replicas) == set(m.new) \
-                and all(r in isr for r in m.new):
+                and joined == len(m.adding):
             finished += 1
         else:
             pending.append(m.name)
-    return Progress(finished, len(moves), in_isr, sum(len(m.new) for m in moves), tuple(pending))
+    return Progress(finished, len(moves), in_isr, sum(len(m.adding) for m in moves), tuple(pending))
 
 
 def _partition(snapshot: ClusterSnapshot, topic: str, index: int) -> PartitionInfo | None:

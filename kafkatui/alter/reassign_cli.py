@@ -202,7 +202,7 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     if started and not ns.no_wait:
         state = _wait_with_bar(started, source, reassigner, ns.wait_timeout, err)
         out.write(f"{state.finished} of {state.partitions} partitions finished: "
-                  f"{state.in_isr} of {state.replicas} target replicas in the ISR\n")
+                  f"{state.in_isr} of {state.adding} new replicas in the ISR\n")
         if not state.done and not failed:
             raise StillRunningError(
                 f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
@@ -225,19 +225,21 @@ def _refuse_if_running(reassigner: Reassigner, topics: Iterable[str]) -> None:
 
 def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, reassigner: Reassigner,
                    seconds: float, err: TextIO) -> Progress:
-    """Wait for the moves with a rich progress bar on stderr (new replicas in the ISR)."""
+    """Wait for the moves with a rich progress bar on stderr (new replicas in the ISR, or partitions done)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar
 
     console = Console(file=err, highlight=False)
-    total = sum(len(m.new) for m in moves)
-    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("replicas in ISR"),
+    adding = sum(len(m.adding) for m in moves)
+    unit = "new replicas in ISR" if adding else "partitions done"
+    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
              TextColumn("{task.fields[parts]}"), TimeElapsedColumn(), console=console, transient=False) as bar:
-        task = bar.add_task("reassigning", total=total, parts="")
+        task = bar.add_task("reassigning", total=adding or len(moves), parts="")
 
         def update(state: Progress) -> None:
-            bar.update(task, completed=state.in_isr, parts=f"{state.finished}/{state.partitions} partitions done")
+            bar.update(task, completed=state.in_isr if adding else state.finished,
+                       parts=f"{state.finished}/{state.partitions} partitions done" if adding else "")
 
         try:
             return wait(moves, source.snapshot, reassigner, seconds, update)

@@ -164,6 +164,10 @@ def test_progress_counts_replicas_in_the_isr_and_finished_partitions() -> None:
     moves = [PartitionMove("t", 0, (1,), (1, 2, 3)), PartitionMove("t", 1, (2,), (2, 3, 1))]
     s = snap(topic("t", [(1, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2])]))
     state = progress(moves, s, ongoing=[("t", 1)])
-    assert (state.finished, state.in_isr, state.replicas, state.pending) == (1, 4, 6, ("t-1",))
+    assert (state.finished, state.in_isr, state.adding, state.pending) == (1, 2, 4, ("t-1",))
     assert not state.done
     assert progress(moves[:1], s, ongoing=[("t", 0)]).finished == 0  # still listed as ongoing
+    # a kept replica on a down broker (4) does not hold the partition up; a lowered one finishes with its set
+    kept = [PartitionMove("u", 0, (4,), (4, 1)), PartitionMove("u", 1, (1, 2, 3), (1, 2))]
+    down = snap(topic("u", [(1, [4, 1], [1]), (1, [1, 2], [1, 2])]))
+    assert progress(kept, down, ongoing=[]).done
