@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from kafkatui.alter.errors import NotApplicableError
 from kafkatui.kafka.errors import UsageError
+from kafkatui.model.health import effective_min_isr
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 
@@ -126,6 +127,22 @@ def plan_replication_factor(snapshot: ClusterSnapshot, topic: str, rf: int) -> R
         moves.append(PartitionMove(topic, p.partition, p.replicas, new))
     named = {r for m in moves for r in (*m.old, *m.new)}
     return ReassignPlan(tuple(moves), {b: racks.get(b) for b in sorted(named)})
+
+
+def rf_risks(snapshot: ClusterSnapshot, topic: str, rf: int) -> list[str]:
+    """What the new replication factor means with the topic's effective min.insync.replicas."""
+    min_isr, source = effective_min_isr(snapshot, topic)
+    where = f"min.insync.replicas {min_isr} ({source})"
+    if min_isr > rf:
+        return [f"{where} > RF {rf}: every acks=all write to {topic} will fail; lower min.insync.replicas first"]
+    if rf == 1:
+        return [f"RF 1: {topic} keeps a single copy; losing its broker loses the data"]
+    if min_isr == rf:
+        return [f"{where} = RF {rf}: any broker loss stops acks=all writes to {topic}"]
+    if min_isr == 1:
+        return [f"{where}: acks=all can be acknowledged by the leader alone; consider "
+                f"`kafkatui alter --topic {topic} --set min.insync.replicas=2`"]
+    return []
 
 
 def reassignment_json(moves: Iterable[PartitionMove], rollback: bool = False) -> str:

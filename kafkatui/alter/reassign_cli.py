@@ -37,6 +37,7 @@ from kafkatui.alter.reassign import (
     plan_replication_factor,
     reassign_commands,
     reassignment_json,
+    rf_risks,
 )
 from kafkatui.alter.reassign_apply import Reassigner, wait
 from kafkatui.argparsing import Parser
@@ -178,6 +179,9 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         err.write(f"# rollback.json (the current assignment): {reassignment_json(plan.moves, rollback=True)}\n")
         return 0
     render_plan(plan, snapshot, out, title)
+    if mode == "rf":
+        for risk in rf_risks(snapshot, ns.topic, ns.rf):
+            out.write(f"  ! {risk}\n")
     if ns.dry_run:
         out.write("dry run: nothing changed\n")
         return 0

@@ -22,6 +22,7 @@ from kafkatui.alter.reassign import (
     plan_replication_factor,
     progress,
     reassignment_json,
+    rf_risks,
 )
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.snapshot import ReplicaLog
@@ -171,3 +172,13 @@ def test_progress_counts_replicas_in_the_isr_and_finished_partitions() -> None:
     kept = [PartitionMove("u", 0, (4,), (4, 1)), PartitionMove("u", 1, (1, 2, 3), (1, 2))]
     down = snap(topic("u", [(1, [4, 1], [1]), (1, [1, 2], [1, 2])]))
     assert progress(kept, down, ongoing=[]).done
+
+
+@pytest.mark.parametrize(
+    ("rf", "min_isr", "fragment"),
+    [(1, "2", "every acks=all write to t will fail"), (2, "2", "any broker loss stops acks=all writes"),
+     (1, "1", "RF 1: t keeps a single copy"), (3, "1", "acknowledged by the leader alone"), (3, "2", None)],
+)
+def test_rf_risks(rf: int, min_isr: str, fragment: str | None) -> None:
+    risks = rf_risks(snap(topic("t", [(1, [1], [1])], min_insync_replicas=min_isr)), "t", rf)
+    assert (fragment is None and risks == []) or (len(risks) == 1 and fragment in risks[0])
