@@ -143,16 +143,19 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
     try:
         snapshot = source.snapshot()
         plan = preferred_plan(snapshot, select_topics(snapshot, ns.topic, ns.all_topics), ns.partition)
+        targets: dict[str, list[int]] = {}
+        for m in plan.moves:
+            targets.setdefault(m.topic, []).append(m.partition)
+        by_hand = election_command("preferred", _bootstrap(ns, conn), targets) if targets else None
         if ns.export:
-            targets: dict[str, list[int]] = {}
-            for m in plan.moves:
-                targets.setdefault(m.topic, []).append(m.partition)
-            if not targets:
+            if by_hand is None:
                 err.write("kafkatui: nothing to elect\n")
                 return 0
-            out.write(election_command("preferred", _bootstrap(ns, conn), targets) + "\n")
+            out.write(by_hand + "\n")
             return 0
         render_preferred(plan, out)
+        if by_hand is not None:
+            out.write(f"by hand: {by_hand}\n")
         if not plan.moves or ns.dry_run:
             out.write("dry run: nothing changed\n" if plan.moves else "")
             return 0
@@ -218,6 +221,7 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
         plan = unclean_plan(snapshot, topic, partition)
         for line in data_loss_warning(plan):
             out.write(f"! {line}\n")
+        out.write(f"by hand: {election_command('unclean', _bootstrap(ns, conn), {topic: [partition]})}\n")
         if ns.dry_run:
             out.write("dry run: nothing changed\n")
             return 0
