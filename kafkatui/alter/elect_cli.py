@@ -46,6 +46,8 @@ EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input
 NOT_NEEDED = "ELECTION_NOT_NEEDED"
 """The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
 LOSE_DATA = "LOSE DATA"
+BY_HAND_MAX = 10
+"""Up to this many partitions the preview shows the kafka-leader-election.sh line itself."""
 """What the second confirmation of an unclean election asks the user to type."""
 
 
@@ -155,7 +157,8 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
             return 0
         render_preferred(plan, out)
         if by_hand is not None:
-            out.write(f"by hand: {by_hand}\n")
+            out.write(f"by hand: {by_hand}\n" if len(plan.moves) <= BY_HAND_MAX
+                      else "by hand: --export prints the kafka-leader-election.sh command with its JSON file\n")
         if not plan.moves or ns.dry_run:
             out.write("dry run: nothing changed\n" if plan.moves else "")
             return 0
