@@ -20,7 +20,8 @@ apart by ``action`` (config changes have none)::
 
 Actions: ``elect-preferred`` and ``elect-unclean`` (before/after ``{"leader": N}``; an unclean
 one also carries ``candidate`` and ``lag``), ``reassign`` (``revert_of`` names the command it
-undid) and ``reassign-cancel``. ``revert_last`` (``alter --revert-last``) only looks at config
+undid), ``reassign-cancel``, and ``throttle`` / ``throttle-clear`` (resource a topic or broker,
+with ``key``, after ``{"value": ...}``). ``revert_last`` (``alter --revert-last``) only looks at config
 changes; ``last_action`` finds the last reassignment for ``reassign --revert-last``.
 """
 
@@ -153,24 +154,33 @@ def revert_last(path: Path | None = None, cluster_id: str | None = None) -> Chan
     return ChangePlan(tuple(changes))
 
 
-def partition_record(action: str, cluster_id: str | None, command_id: str, topic: str, partition: int,
-                     before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
-                     extra: Mapping[str, Any] | None = None, user: str | None = None,
-                     now: datetime | None = None) -> dict[str, Any]:
-    """One record of an election or reassignment on one partition (`result` None means ok)."""
+def action_record(action: str, cluster_id: str | None, command_id: str, resource: Mapping[str, Any],
+                  before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
+                  extra: Mapping[str, Any] | None = None, user: str | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
+    """One record of an action (election, reassignment, throttle) on one resource (`result` None means ok)."""
     record: dict[str, Any] = {
         "time": (now or datetime.now(UTC)).isoformat(),
         "user": user or os_user(),
         "cluster_id": cluster_id,
         "command_id": command_id,
         "action": action,
-        "resource": {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition},
+        "resource": dict(resource),
         "before": dict(before),
         "after": dict(after),
         "result": "ok" if result is None else result,
     }
     record.update(extra or {})
     return record
+
+
+def partition_record(action: str, cluster_id: str | None, command_id: str, topic: str, partition: int,
+                     before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
+                     extra: Mapping[str, Any] | None = None, user: str | None = None,
+                     now: datetime | None = None) -> dict[str, Any]:
+    """One record of an election or reassignment on one partition (`result` None means ok)."""
+    resource = {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition}
+    return action_record(action, cluster_id, command_id, resource, before, after, result, extra, user, now)
 
 
 def last_action(actions: Iterable[str], path: Path | None = None, cluster_id: str | None = None) -> list[dict[str, Any]]:

@@ -5,10 +5,13 @@ racks) -> typed confirmation (the topic name) -> AlterPartitionReassignments -> 
 partition -> progress until every new replica is in its ISR (``--no-wait`` returns at once).
 ``--export`` prints the kafka-reassign-partitions.sh JSON instead (stdout; the command lines and
 the rollback JSON on stderr); ``--cancel`` cancels the topic's reassignment in flight;
-``--revert-last`` moves the partitions of the last audited reassignment back.
+``--revert-last`` moves the partitions of the last audited reassignment back. ``--throttle``
+sets a replication throttle (`kafkatui.alter.throttle`) before the moves and removes it once they
+finished (or on ``--cancel``; ``--clear-throttle`` removes it by hand).
 
 Exit codes: 0 done (or dry run / export / nothing to do / started with --no-wait); 3 bad input;
-4-10 connection errors; 12 writes disabled; 14 not confirmed; 15 some partition refused;
+4-10 connection errors; 12 writes disabled; 13 the throttle refused by the validate-only request;
+14 not confirmed; 15 some partition refused;
 16 nothing to revert; 18 not applicable (more replicas than live brokers, a reassignment already
 running, nothing to cancel); 19 still running when waiting stopped (see `kafkatui.alter.errors`).
 """
@@ -22,13 +25,16 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from kafkatui.alter import audit
+from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.errors import (
     NotApplicableError,
     NothingToRevertError,
     PartialFailureError,
     StillRunningError,
+    ValidationRefusedError,
 )
 from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.alter.plan import ChangePlan, label
 from kafkatui.alter.reassign import (
     PartitionMove,
     Progress,
@@ -40,15 +46,17 @@ from kafkatui.alter.reassign import (
     rf_risks,
 )
 from kafkatui.alter.reassign_apply import Reassigner, wait
+from kafkatui.alter.throttle import BROKER_KEYS, TOPIC_KEYS, clear_plan, parse_rate, throttle_plan
+from kafkatui.alter.throttle import audit_records as throttle_audit
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
-from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.model.snapshot import DYNAMIC_TOPIC_CONFIG, ClusterSnapshot
 from kafkatui.options import add_connection_arguments, connection_from
 
 EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
-          "12 writes disabled, 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
+          "12 writes disabled, 13 throttle refused (validate-only), 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
           "18 not applicable, 19 still running when waiting stopped")
 WAIT_SECONDS = 600.0
 
@@ -58,7 +66,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--topic", metavar="TOPIC", help="the topic to reassign (or whose reassignment to cancel)")
     p.add_argument("--replication-factor", "--rf", dest="rf", type=int, metavar="N",
                    help="the new replication factor (raise or lower)")
-    p.add_argument("--cancel", action="store_true", help="cancel the topic's reassignment in progress")
+    p.add_argument("--cancel", action="store_true",
+                   help="cancel the topic's reassignment in progress (and remove its throttle)")
+    p.add_argument("--throttle", metavar="BYTES_PER_SEC",
+                   help="limit the replication traffic of the moves (removed once they finish)")
+    p.add_argument("--clear-throttle", action="store_true",
+                   help="remove the replication throttle of the topic and the brokers' throttle rates")
     p.add_argument("--revert-last", action="store_true",
                    help="move the partitions of the last audited reassignment back to their previous replicas")
     p.add_argument("--dry-run", action="store_true", help="show the plan only; change nothing")
@@ -72,9 +85,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _check_args(ns: argparse.Namespace) -> str:
-    """The mode: ``rf``, ``cancel`` or ``revert``; UsageError for a bad combination."""
-    if ns.cancel and ns.revert_last:
-        raise UsageError("give --cancel or --revert-last, not both")
+    """The mode: ``rf``, ``cancel``, ``clear`` or ``revert``; UsageError for a bad combination."""
+    if sum((ns.cancel, ns.revert_last, ns.clear_throttle)) > 1:
+        raise UsageError("give one of --cancel, --revert-last, --clear-throttle")
+    if ns.throttle is not None:
+        if ns.cancel or ns.clear_throttle:
+            raise UsageError("--throttle goes with --replication-factor or --revert-last")
+        ns.throttle_rate = parse_rate(ns.throttle)
     if ns.revert_last:
         if ns.topic or ns.rf is not None:
             raise UsageError("--revert-last takes no --topic or --replication-factor")
@@ -83,10 +100,10 @@ def _check_args(ns: argparse.Namespace) -> str:
         return "revert"
     if not ns.topic:
         raise UsageError("give --topic T (with --replication-factor N, or --cancel)")
-    if ns.cancel:
+    if ns.cancel or ns.clear_throttle:
         if ns.rf is not None or ns.export:
-            raise UsageError("--cancel takes only --topic")
-        return "cancel"
+            raise UsageError(f"--{'cancel' if ns.cancel else 'clear-throttle'} takes only --topic")
+        return "cancel" if ns.cancel else "clear"
     if ns.rf is None:
         raise UsageError("give --replication-factor N (or --cancel, or --revert-last)")
     if ns.rf < 1:
@@ -137,7 +154,9 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
             reassigner = Reassigner(conn.settings)
             try:
                 if mode == "cancel":
-                    return _cancel(ns, snapshot, source, reassigner, stdin, out, err)
+                    return _cancel(ns, conn, snapshot, source, reassigner, stdin, out, err)
+                if mode == "clear":
+                    return _clear(ns, conn, snapshot, stdin, out, err)
                 return _reassign(ns, conn, mode, snapshot, source, reassigner, stdin, out, err)
             finally:
                 reassigner.close()
@@ -182,6 +201,15 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     if mode == "rf":
         for risk in rf_risks(snapshot, ns.topic, ns.rf):
             out.write(f"  ! {risk}\n")
+    rate = getattr(ns, "throttle_rate", None)
+    throttle = throttle_plan(plan.moves, rate) if rate else None
+    if throttle is not None:
+        out.write(f"  throttle: {rate} bytes/s on brokers {_ids(sorted({b for m in plan.moves for b in (*m.old, *m.new)}))}"
+                  ", removed once every move finished\n")
+        problems = _send_configs(conn, throttle, validate_only=True)
+        if problems:
+            raise ValidationRefusedError("the brokers refused the throttle in the validate-only request: nothing "
+                                         f"changed ({problems[0]})")
     if ns.dry_run:
         out.write("dry run: nothing changed\n")
         return 0
@@ -190,8 +218,12 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
             typed_confirmation("the topic name", plan.topics[0], stdin, err)
         else:
             typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
-    results = reassigner.start(plan.moves)
     command_id = str(uuid.uuid4())
+    if throttle is not None:
+        problems = _send_configs(conn, throttle, False, "throttle", snapshot.cluster_id, command_id)
+        if problems:
+            raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
+    results = reassigner.start(plan.moves)
     audit.append([
         audit.partition_record("reassign", snapshot.cluster_id, command_id, m.topic, m.partition,
                                {"replicas": list(m.old)}, {"replicas": list(m.new)},
@@ -207,6 +239,11 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         state = _wait_with_bar(started, source, reassigner, ns.wait_timeout, err)
         out.write(f"{state.finished} of {state.partitions} partitions finished: "
                   f"{state.in_isr} of {state.adding} new replicas in the ISR\n")
+        if throttle is not None and state.done:
+            _remove_throttle(conn, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id, out)
+        elif throttle is not None:
+            out.write(f"the throttle stays until the moves finish: then `kafkatui reassign --topic {plan.topics[0]} "
+                      "--clear-throttle --write`\n")
         if not state.done and not failed:
             raise StillRunningError(
                 f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
@@ -214,6 +251,9 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
                 f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it")
     elif started:
         out.write("not waiting: follow it with `kafka-reassign-partitions.sh --verify` or re-run without --no-wait\n")
+        if throttle is not None:
+            out.write(f"the throttle stays until you remove it: `kafkatui reassign --topic {plan.topics[0]} "
+                      "--clear-throttle --write` once the moves finished\n")
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} partition moves refused: " + "; ".join(failed))
     return 0
@@ -253,8 +293,8 @@ def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, r
                 f"`kafkatui reassign --topic {moves[0].topic} --cancel` stops it") from None
 
 
-def _cancel(ns: argparse.Namespace, snapshot: ClusterSnapshot, source: KafkaClusterSource, reassigner: Reassigner,
-            stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def _cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot, source: KafkaClusterSource,
+            reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
     if ns.topic not in snapshot.topics:
         raise UsageError(f"unknown topic {ns.topic!r}")
     running = reassigner.ongoing([ns.topic])
@@ -287,8 +327,59 @@ def _cancel(ns: argparse.Namespace, snapshot: ClusterSnapshot, source: KafkaClus
             failed.append(f"{t}-{p}: {error}")
             out.write(f"FAILED  {t}-{p}: {error}\n")
     audit.append(records)
+    if _throttled(snapshot, ns.topic):
+        brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
+        _remove_throttle(conn, [ns.topic], brokers, snapshot.cluster_id, command_id, out)
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
+    return 0
+
+
+def _brokers(moves: Sequence[PartitionMove]) -> set[int]:
+    return {b for m in moves for b in (*m.old, *m.new)}
+
+
+def _throttled(snapshot: ClusterSnapshot, topic: str) -> bool:
+    info = snapshot.topics.get(topic)
+    return info is not None and any(k in info.configs and info.configs[k].source == DYNAMIC_TOPIC_CONFIG
+                                    for k in TOPIC_KEYS)
+
+
+def _send_configs(conn: ResolvedConnection, plan: ChangePlan, validate_only: bool, action: str = "",
+                  cluster_id: str | None = None, command_id: str = "") -> list[str]:
+    """Send throttle config changes (IncrementalAlterConfigs); audit them unless validating; the errors."""
+    alterer = ConfigAlterer(conn.settings)
+    try:
+        results = alterer.send(plan, validate_only=validate_only)
+    finally:
+        alterer.close()
+    if not validate_only:
+        audit.append(throttle_audit(action, results, cluster_id, command_id))
+    return [f"{label(r.kind, r.name)}: {r.error}" for r in results if not r.ok]
+
+
+def _remove_throttle(conn: ResolvedConnection, topics: Sequence[str], brokers: Iterable[int],
+                     cluster_id: str | None, command_id: str, out: TextIO) -> None:
+    problems = _send_configs(conn, clear_plan(topics, brokers), False, "throttle-clear", cluster_id, command_id)
+    if problems:
+        raise PartialFailureError("removing the throttle failed (remove it with --clear-throttle): "
+                                  + "; ".join(problems))
+    out.write(f"throttle removed from {', '.join(topics)} and brokers {_ids(sorted(set(brokers)))}\n")
+
+
+def _clear(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot,
+           stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    if ns.topic not in snapshot.topics:
+        raise UsageError(f"unknown topic {ns.topic!r}")
+    brokers = sorted(snapshot.broker_ids)
+    out.write(f"remove the replication throttle: {', '.join(TOPIC_KEYS)} of {ns.topic}; "
+              f"{', '.join(BROKER_KEYS)} of brokers {_ids(brokers)}\n")
+    if ns.dry_run:
+        out.write("dry run: nothing changed\n")
+        return 0
+    if not ns.yes:
+        typed_confirmation("the topic name", ns.topic, stdin, err, "to remove the throttle")
+    _remove_throttle(conn, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4()), out)
     return 0
 
 

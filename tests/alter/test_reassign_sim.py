@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafkatui.alter.reassign_cli import main_reassign
+from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.events import EventKind
 from kafkatui.sim.runner import SimRunner
 from tests.alter.support import Tty, records
@@ -160,3 +161,53 @@ def test_audit_records_hold_no_secret(racked: SimRunner, capsys: pytest.CaptureF
     captured = capsys.readouterr()
     assert len(records(audit_log)) == 3 and secret not in audit_log.read_text()
     assert secret not in captured.out and secret not in captured.err
+
+
+def throttles(sim: SimRunner, topic: str = "orders") -> tuple[dict[str, str], dict[int, dict[str, str]]]:
+    """The topic's throttle overrides and each broker's dynamic throttle rates, as the simulator holds them."""
+    def read(c: SimCluster) -> tuple[dict[str, str], dict[int, dict[str, str]]]:
+        store = c.configs
+        t = {k: v for k, v in store.topic_overrides(topic).items() if "throttled" in k}
+        b = {bid: {k: v for k, v in store.dynamic_broker_configs(bid).items() if "throttled" in k}
+             for bid in store.broker_ids()}
+        return t, {bid: v for bid, v in b.items() if v}
+    return sim.call(read)
+
+
+def test_throttle_is_set_while_copying_and_removed_when_done(racked: SimRunner, capsys: pytest.CaptureFixture[str],
+                                                             audit_log: Path) -> None:
+    set_rate(racked, 2_000.0)
+    assert reassign(racked, "--topic", "orders", "--rf", "2", "--throttle", "1000000", "--write", "--yes",
+                    "--no-wait") == 0
+    assert "--clear-throttle --write" in capsys.readouterr().out
+    topic_cfg, broker_cfg = throttles(racked)
+    moves = racked.call(lambda c: [(p.index, p.replicas) for p in c.topic("orders").partitions])
+    assert topic_cfg["leader.replication.throttled.replicas"] == ",".join(f"{i}:{r[0]}" for i, r in moves)
+    assert topic_cfg["follower.replication.throttled.replicas"] == ",".join(f"{i}:{r[1]}" for i, r in moves)
+    assert set(broker_cfg) == {b for _, r in moves for b in r}
+    assert all(v == {"leader.replication.throttled.rate": "1000000", "follower.replication.throttled.rate": "1000000"}
+               for v in broker_cfg.values())
+    # cancelling removes the throttle too
+    assert reassign(racked, "--topic", "orders", "--cancel", "--write", "--yes") == 0
+    assert "throttle removed" in capsys.readouterr().out
+    assert throttles(racked) == ({}, {})
+    # waiting to the end removes it by itself
+    set_rate(racked, RATE)
+    assert reassign(racked, "--topic", "orders", "--rf", "2", "--throttle", "1000000", "--write", "--yes") == 0
+    assert "throttle removed from orders" in capsys.readouterr().out
+    assert throttles(racked) == ({}, {})
+    recs = records(audit_log)
+    set_twice = [r for r in recs if r["action"] == "throttle"]
+    assert len(set_twice) == 2 * (2 + 2 * len(broker_cfg))  # 2 topic keys + 2 rates per broker, each run
+    assert all(r["result"] == "ok" for r in set_twice) and {r["resource"]["kind"] for r in set_twice} == {"topic", "broker"}
+    assert [r["command_id"] for r in recs if r["action"] == "throttle-clear"]
+
+
+def test_clear_throttle_and_a_refused_throttle(racked: SimRunner, capsys: pytest.CaptureFixture[str]) -> None:
+    set_rate(racked, 2_000.0)
+    assert reassign(racked, "--topic", "orders", "--rf", "2", "--throttle", "500", "--write", "--yes", "--no-wait") == 0
+    assert throttles(racked)[0]
+    assert reassign(racked, "--topic", "orders", "--clear-throttle", "--write", "--yes") == 0
+    assert throttles(racked) == ({}, {})
+    assert reassign(racked, "--topic", "orders", "--rf", "3", "--throttle", "fast", "--dry-run") == 3
+    assert "--throttle takes bytes per second" in capsys.readouterr().err
