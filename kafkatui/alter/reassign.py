@@ -152,11 +152,14 @@ def reassignment_json(moves: Iterable[PartitionMove], rollback: bool = False) ->
     return json.dumps({"version": 1, "partitions": parts})
 
 
-def reassign_commands(bootstrap: str, file: str = "reassign.json", rollback_file: str = "rollback.json") -> list[str]:
-    """The kafka-reassign-partitions.sh lines: execute, verify, and roll back."""
+def reassign_commands(bootstrap: str, file: str = "reassign.json", rollback_file: str = "rollback.json",
+                      throttle: int | None = None) -> list[str]:
+    """The kafka-reassign-partitions.sh lines: execute (throttled when asked), verify (which also removes
+    the throttle once done), and roll back."""
     base = ["kafka-reassign-partitions.sh", "--bootstrap-server", bootstrap]
+    limit = ["--throttle", str(throttle)] if throttle else []
     return [
-        shlex.join([*base, "--reassignment-json-file", file, "--execute"]),
+        shlex.join([*base, "--reassignment-json-file", file, "--execute", *limit]),
         shlex.join([*base, "--reassignment-json-file", file, "--verify"]),
         shlex.join([*base, "--reassignment-json-file", rollback_file, "--execute"]) + "   # roll back",
     ]

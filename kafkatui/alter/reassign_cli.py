@@ -167,36 +167,46 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
         return exc.exit_code
 
 
-def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snapshot: ClusterSnapshot,
-              source: KafkaClusterSource, reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    extra: dict[str, object] = {}
+def _plan(ns: argparse.Namespace, mode: str, snapshot: ClusterSnapshot,
+          reassigner: Reassigner) -> tuple[ReassignPlan, str, dict[str, object]]:
+    """The plan, its title and the extra audit fields: an RF change, or the revert of the last reassignment."""
     if mode == "revert":
         last = audit.last_action(["reassign"], cluster_id=snapshot.cluster_id)
         if not last:
             raise NothingToRevertError(f"no reassignment in the audit log {audit.audit_path()} "
                                        f"for cluster {snapshot.cluster_id}")
-        extra = {"revert_of": last[0]["command_id"]}
         plan = ReassignPlan(moves_from_records(last), {b.id: b.rack for b in snapshot.brokers})
         _refuse_if_running(reassigner, {m.topic for m in plan.moves})
         title = f"revert of reassignment {last[0]['command_id']}: {len(plan.moves)} partition(s) move back"
-    else:
-        if ns.topic in snapshot.topics and not ns.export:
-            _refuse_if_running(reassigner, [ns.topic])
-        plan = plan_replication_factor(snapshot, ns.topic, ns.rf)
-        olds = sorted({len(m.old) for m in plan.moves})
-        title = (f"reassignment of {ns.topic}: replication factor {'/'.join(map(str, olds))} -> {ns.rf} "
-                 f"({len(plan.moves)} partition(s))")
-        if not plan.moves:
-            out.write(f"nothing to do: every partition of {ns.topic} has {ns.rf} replica(s)\n")
-            return 0
-    if ns.export:
-        out.write(reassignment_json(plan.moves) + "\n")
-        bootstrap = str(ns.bootstrap or conn.settings.bootstrap_servers)
-        err.write("# save the JSON above as reassign.json, then:\n")
-        for line in reassign_commands(bootstrap):
-            err.write(f"#   {line}\n")
-        err.write(f"# rollback.json (the current assignment): {reassignment_json(plan.moves, rollback=True)}\n")
+        return plan, title, {"revert_of": last[0]["command_id"]}
+    if ns.topic in snapshot.topics and not ns.export:
+        _refuse_if_running(reassigner, [ns.topic])
+    plan = plan_replication_factor(snapshot, ns.topic, ns.rf)
+    olds = sorted({len(m.old) for m in plan.moves})
+    title = (f"reassignment of {ns.topic}: replication factor {'/'.join(map(str, olds))} -> {ns.rf} "
+             f"({len(plan.moves)} partition(s))")
+    return plan, title, {}
+
+
+def _export(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan, out: TextIO, err: TextIO) -> int:
+    out.write(reassignment_json(plan.moves) + "\n")
+    bootstrap = str(ns.bootstrap or conn.settings.bootstrap_servers)
+    err.write("# save the JSON above as reassign.json, then:\n")
+    for line in reassign_commands(bootstrap, throttle=getattr(ns, "throttle_rate", None)):
+        err.write(f"#   {line}\n")
+    err.write(f"# rollback.json (the current assignment): {reassignment_json(plan.moves, rollback=True)}\n")
+    return 0
+
+
+def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snapshot: ClusterSnapshot,
+              source: KafkaClusterSource, reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    plan, title, extra = _plan(ns, mode, snapshot, reassigner)
+    if not plan.moves:
+        out.write(f"nothing to do: every partition of {ns.topic} has {ns.rf} replica(s)\n" if mode == "rf"
+                  else "nothing to do: the last reassignment in the audit log names no partition\n")
         return 0
+    if ns.export:
+        return _export(ns, conn, plan, out, err)
     render_plan(plan, snapshot, out, title)
     if mode == "rf":
         for risk in rf_risks(snapshot, ns.topic, ns.rf):
@@ -204,8 +214,8 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     rate = getattr(ns, "throttle_rate", None)
     throttle = throttle_plan(plan.moves, rate) if rate else None
     if throttle is not None:
-        out.write(f"  throttle: {rate} bytes/s on brokers {_ids(sorted({b for m in plan.moves for b in (*m.old, *m.new)}))}"
-                  ", removed once every move finished\n")
+        out.write(f"  throttle: {rate} bytes/s on brokers {_ids(sorted(_brokers(plan.moves)))}, "
+                  "removed once every move finished\n")
         problems = _send_configs(conn, throttle, validate_only=True)
         if problems:
             raise ValidationRefusedError("the brokers refused the throttle in the validate-only request: nothing "
@@ -235,28 +245,44 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     for line in failed:
         out.write(f"FAILED  {line}\n")
     out.write(f"started {len(started)} of {len(plan.moves)} partition moves (audit id {command_id})\n")
-    if started and not ns.no_wait:
-        state = _wait_with_bar(started, source, reassigner, ns.wait_timeout, err)
-        out.write(f"{state.finished} of {state.partitions} partitions finished: "
-                  f"{state.in_isr} of {state.adding} new replicas in the ISR\n")
-        if throttle is not None and state.done:
-            _remove_throttle(conn, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id, out)
-        elif throttle is not None:
-            out.write(f"the throttle stays until the moves finish: then `kafkatui reassign --topic {plan.topics[0]} "
-                      "--clear-throttle --write`\n")
-        if not state.done and not failed:
-            raise StillRunningError(
-                f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
-                f"({', '.join(state.pending[:5])}{' ...' if len(state.pending) > 5 else ''}): the reassignment "
-                f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it")
+    if throttle is not None and not started:
+        _remove_throttle(conn, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id, out)
     elif started:
-        out.write("not waiting: follow it with `kafka-reassign-partitions.sh --verify` or re-run without --no-wait\n")
-        if throttle is not None:
-            out.write(f"the throttle stays until you remove it: `kafkatui reassign --topic {plan.topics[0]} "
-                      "--clear-throttle --write` once the moves finished\n")
+        _follow(ns, conn, plan, started, snapshot.cluster_id, command_id, throttle is not None, source, reassigner,
+                out, err, fail_quietly=bool(failed))
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} partition moves refused: " + "; ".join(failed))
     return 0
+
+
+def _follow(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan, started: Sequence[PartitionMove],
+            cluster_id: str | None, command_id: str, throttled: bool, source: KafkaClusterSource,
+            reassigner: Reassigner, out: TextIO, err: TextIO, fail_quietly: bool) -> None:
+    """Wait for the started moves (unless --no-wait), then remove the throttle; StillRunningError when unfinished."""
+    clear_hint = (f"the throttle stays until you remove it once the moves finished: "
+                  f"`kafkatui reassign --topic {plan.topics[0]} --clear-throttle --write`")
+    if ns.no_wait:
+        out.write("not waiting: follow it with `kafka-reassign-partitions.sh --verify` or re-run without --no-wait\n")
+        if throttled:
+            out.write(clear_hint + "\n")
+        return
+    try:
+        state = _wait_with_bar(started, source, reassigner, ns.wait_timeout, err)
+    except StillRunningError as exc:  # Ctrl-C
+        if throttled:
+            out.write(clear_hint + "\n")
+        raise exc from None
+    out.write(f"{state.finished} of {state.partitions} partitions finished: "
+              f"{state.in_isr} of {state.adding} new replicas in the ISR\n")
+    if throttled and state.done:
+        _remove_throttle(conn, plan.topics, _brokers(plan.moves), cluster_id, command_id, out)
+    elif throttled:
+        out.write(clear_hint + "\n")
+    if not state.done and not fail_quietly:
+        raise StillRunningError(
+            f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
+            f"({', '.join(state.pending[:5])}{' ...' if len(state.pending) > 5 else ''}): the reassignment "
+            f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it")
 
 
 def _refuse_if_running(reassigner: Reassigner, topics: Iterable[str]) -> None:

@@ -21,6 +21,7 @@ from kafkatui.alter.reassign import (
     moves_from_records,
     plan_replication_factor,
     progress,
+    reassign_commands,
     reassignment_json,
     rf_risks,
 )
@@ -154,6 +155,9 @@ def test_reassignment_json_and_its_rollback_parse() -> None:
     assert doc == {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3],
                                                   "log_dirs": ["any", "any", "any"]}]}
     assert json.loads(reassignment_json(moves, rollback=True))["partitions"][0]["replicas"] == [1]
+    execute, verify, rollback = (shlex.split(line.split("   #")[0]) for line in reassign_commands("k:9092", throttle=5000))
+    assert execute[-4:] == ["reassign.json", "--execute", "--throttle", "5000"] and verify[-1] == "--verify"
+    assert rollback[-2:] == ["rollback.json", "--execute"] and "--throttle" not in reassign_commands("k:9092")[0]
 
 
 def test_moves_from_audit_records_go_back() -> None:
