@@ -272,8 +272,8 @@ def _follow(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan
         if throttled:
             out.write(clear_hint + "\n")
         raise exc from None
-    out.write(f"{state.finished} of {state.partitions} partitions finished: "
-              f"{state.in_isr} of {state.adding} new replicas in the ISR\n")
+    joined = f": {state.in_isr} of {state.adding} new replicas in the ISR" if state.adding else ""
+    out.write(f"{state.finished} of {state.partitions} partitions finished{joined}\n")
     if throttled and state.done:
         _remove_throttle(conn, plan.topics, _brokers(plan.moves), cluster_id, command_id, out)
     elif throttled:
