@@ -180,10 +180,13 @@ def data_loss_warning(plan: UncleanPlan) -> list[str]:
         f"DATA LOSS: an unclean election makes an out-of-sync replica the leader of {plan.name}.",
         f"candidate: broker {c.broker} (replicas {list(plan.replicas)}, last ISR {list(plan.last_isr)})",
     ]
-    if c.offset_lag is not None:
-        lines.append(f"  it is {c.offset_lag} offsets behind, as broker {c.broker} reports it (DescribeLogDirs)")
-    else:
+    if c.offset_lag is None:
         lines.append("  how many offsets it is behind is unknown (its log dir could not be read)")
+    elif c.offset_lag > 0:
+        lines.append(f"  it is at least {c.offset_lag} offsets behind, as broker {c.broker} reports it (DescribeLogDirs)")
+    else:
+        lines.append(f"  broker {c.broker} reports no offset lag, but Kafka counts it against the replica's own last "
+                     "known high watermark: a replica out of the ISR can show 0 and still be behind")
     lines.append(f"  it holds {c.size} bytes of this partition" if c.size is not None
                  else "  its size on disk is unknown")
     if gone:

@@ -171,7 +171,7 @@ def test_unclean_warning_names_the_candidate_and_double_confirmation(offline: Si
     captured = capsys.readouterr()
     assert "! DATA LOSS" in captured.out
     assert "candidate: broker 2 (replicas [1, 2], last ISR [1])" in captured.out
-    assert "it is 500 offsets behind, as broker 2 reports it" in captured.out
+    assert "it is at least 500 offsets behind, as broker 2 reports it" in captured.out
     assert "does not match 'LOSE DATA'" in captured.err
     # the first one wrong
     assert elect(offline, *args, stdin=Tty("payments-1\nLOSE DATA\n")) == 14

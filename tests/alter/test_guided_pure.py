@@ -88,9 +88,13 @@ def test_unclean_warning_names_the_candidate_and_its_lag() -> None:
     assert plan.likely.broker == 2 and [c.broker for c in plan.candidates] == [2, 3]
     text = "\n".join(data_loss_warning(plan))
     assert "candidate: broker 2 (replicas [1, 2, 3], last ISR [1])" in text
-    assert "it is 120 offsets behind" in text and "it holds 4096 bytes" in text
+    assert "it is at least 120 offsets behind" in text and "it holds 4096 bytes" in text
     assert "last in-sync replica(s) [1] are down" in text
     assert "another live replica: broker 3 (? offsets behind)" in text
+    zero = {("pay", 0, 2): ReplicaLog(size=0, offset_lag=0)}
+    text = "\n".join(data_loss_warning(unclean_plan(snap(topic("pay", [(-1, [1, 2], [1])]), brokers=(2,), log_dirs=zero),
+                                                    "pay", 0)))
+    assert "reports no offset lag" in text and "can show 0 and still be behind" in text
 
 
 def test_election_commands_split_as_a_shell_would() -> None:
