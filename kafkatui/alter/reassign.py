@@ -65,6 +65,11 @@ class ReassignPlan:
         return [self.racks.get(r) or "-" for r in replicas]
 
 
+def ids_text(ids: Iterable[int]) -> str:
+    """Broker ids as ``1,2,3`` (``-`` for none)."""
+    return ",".join(map(str, ids)) or "-"
+
+
 def _rack_key(racks: Mapping[int, str | None], broker: int) -> str:
     """The rack a broker counts in: its own, or a rack of its own when it has none."""
     rack = racks.get(broker)

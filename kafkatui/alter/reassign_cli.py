@@ -24,8 +24,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from kafkatui.alter import audit
-from kafkatui.alter.apply import ConfigAlterer
+from kafkatui.alter import audit, throttle_apply
 from kafkatui.alter.errors import (
     NotApplicableError,
     NothingToRevertError,
@@ -34,11 +33,11 @@ from kafkatui.alter.errors import (
     ValidationRefusedError,
 )
 from kafkatui.alter.guard import require_writes, typed_confirmation
-from kafkatui.alter.plan import ChangePlan, label
 from kafkatui.alter.reassign import (
     PartitionMove,
     Progress,
     ReassignPlan,
+    ids_text,
     moves_from_records,
     plan_replication_factor,
     reassign_commands,
@@ -46,13 +45,13 @@ from kafkatui.alter.reassign import (
     rf_risks,
 )
 from kafkatui.alter.reassign_apply import Reassigner, wait
-from kafkatui.alter.throttle import BROKER_KEYS, TOPIC_KEYS, clear_plan, parse_rate, throttle_plan
-from kafkatui.alter.throttle import audit_records as throttle_audit
+from kafkatui.alter.reassign_cancel import cancel, clear_throttle
+from kafkatui.alter.throttle import parse_rate, throttle_plan
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
-from kafkatui.model.snapshot import DYNAMIC_TOPIC_CONFIG, ClusterSnapshot
+from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments, connection_from
 
 EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
@@ -113,17 +112,13 @@ def _check_args(ns: argparse.Namespace) -> str:
     return "rf"
 
 
-def _ids(ids: Sequence[int]) -> str:
-    return ",".join(map(str, ids)) or "-"
-
-
 def render_plan(plan: ReassignPlan, snapshot: ClusterSnapshot, out: TextIO, title: str) -> None:
     """Per partition: replicas and racks now -> new; added replicas marked +, removed ones -."""
     out.write(title + "\n")
     rows = [("partition", "replicas", "racks", "->", "new replicas", "racks", "adds", "removes")]
     for m in plan.moves:
-        rows.append((m.name, _ids(m.old), ",".join(plan.rack_list(m.old)), "->", _ids(m.new),
-                     ",".join(plan.rack_list(m.new)), _ids(m.adding), _ids(m.removing)))
+        rows.append((m.name, ids_text(m.old), ",".join(plan.rack_list(m.old)), "->", ids_text(m.new),
+                     ",".join(plan.rack_list(m.new)), ids_text(m.adding), ids_text(m.removing)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         out.write("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
@@ -154,9 +149,9 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
             reassigner = Reassigner(conn.settings)
             try:
                 if mode == "cancel":
-                    return _cancel(ns, conn, snapshot, source, reassigner, stdin, out, err)
+                    return cancel(ns, conn, snapshot, source, reassigner, stdin, out, err)
                 if mode == "clear":
-                    return _clear(ns, conn, snapshot, stdin, out, err)
+                    return clear_throttle(ns, conn, snapshot, stdin, out, err)
                 return _reassign(ns, conn, mode, snapshot, source, reassigner, stdin, out, err)
             finally:
                 reassigner.close()
@@ -214,9 +209,9 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     rate = getattr(ns, "throttle_rate", None)
     throttle = throttle_plan(plan.moves, rate) if rate else None
     if throttle is not None:
-        out.write(f"  throttle: {rate} bytes/s on brokers {_ids(sorted(_brokers(plan.moves)))}, "
+        out.write(f"  throttle: {rate} bytes/s on brokers {ids_text(sorted(_brokers(plan.moves)))}, "
                   "removed once every move finished\n")
-        problems = _send_configs(conn, throttle, validate_only=True)
+        problems = throttle_apply.send(conn.settings, throttle, validate_only=True)
         if problems:
             raise ValidationRefusedError("the brokers refused the throttle in the validate-only request: nothing "
                                          f"changed ({problems[0]})")
@@ -230,7 +225,7 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
             typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
     command_id = str(uuid.uuid4())
     if throttle is not None:
-        problems = _send_configs(conn, throttle, False, "throttle", snapshot.cluster_id, command_id)
+        problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id)
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
     results = reassigner.start(plan.moves)
@@ -246,7 +241,7 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         out.write(f"FAILED  {line}\n")
     out.write(f"started {len(started)} of {len(plan.moves)} partition moves (audit id {command_id})\n")
     if throttle is not None and not started:
-        _remove_throttle(conn, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id, out)
+        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id) + "\n")
     elif started:
         _follow(ns, conn, plan, started, snapshot.cluster_id, command_id, throttle is not None, source, reassigner,
                 out, err, fail_quietly=bool(failed))
@@ -275,7 +270,7 @@ def _follow(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan
     joined = f": {state.in_isr} of {state.adding} new replicas in the ISR" if state.adding else ""
     out.write(f"{state.finished} of {state.partitions} partitions finished{joined}\n")
     if throttled and state.done:
-        _remove_throttle(conn, plan.topics, _brokers(plan.moves), cluster_id, command_id, out)
+        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), cluster_id, command_id) + "\n")
     elif throttled:
         out.write(clear_hint + "\n")
     if not state.done and not fail_quietly:
@@ -319,94 +314,8 @@ def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, r
                 f"`kafkatui reassign --topic {moves[0].topic} --cancel` stops it") from None
 
 
-def _cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot, source: KafkaClusterSource,
-            reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    if ns.topic not in snapshot.topics:
-        raise UsageError(f"unknown topic {ns.topic!r}")
-    running = reassigner.ongoing([ns.topic])
-    if not running:
-        raise NotApplicableError(f"no reassignment in progress for {ns.topic}: nothing to cancel")
-    out.write(f"cancel the reassignment of {len(running)} partition(s) of {ns.topic}: each goes back to its "
-              "replicas before it started (copied data on the new replicas is dropped)\n")
-    for (t, p), r in sorted(running.items()):
-        out.write(f"  {t}-{p}  replicas {_ids(r['replicas'])}  adding {_ids(r['adding_replicas'])}  "
-                  f"removing {_ids(r['removing_replicas'])}\n")
-    if ns.dry_run:
-        out.write("dry run: nothing changed\n")
-        return 0
-    if not ns.yes:
-        typed_confirmation("the topic name", ns.topic, stdin, err, "to cancel")
-    results = reassigner.cancel(running)
-    after = source.snapshot()
-    command_id = str(uuid.uuid4())
-    records, failed = [], []
-    for (t, p), r in sorted(running.items()):
-        info = after.topics.get(t)
-        now = next((list(x.replicas) for x in info.partitions if x.partition == p), []) if info else []
-        error = results[(t, p)]
-        records.append(audit.partition_record("reassign-cancel", snapshot.cluster_id, command_id, t, p,
-                                              {"replicas": r["replicas"], "adding": r["adding_replicas"],
-                                               "removing": r["removing_replicas"]}, {"replicas": now}, error))
-        if error is None:
-            out.write(f"ok      {t}-{p} cancelled: replicas {_ids(now)}\n")
-        else:
-            failed.append(f"{t}-{p}: {error}")
-            out.write(f"FAILED  {t}-{p}: {error}\n")
-    audit.append(records)
-    if _throttled(snapshot, ns.topic):
-        brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
-        _remove_throttle(conn, [ns.topic], brokers, snapshot.cluster_id, command_id, out)
-    if failed:
-        raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
-    return 0
-
-
 def _brokers(moves: Sequence[PartitionMove]) -> set[int]:
     return {b for m in moves for b in (*m.old, *m.new)}
-
-
-def _throttled(snapshot: ClusterSnapshot, topic: str) -> bool:
-    info = snapshot.topics.get(topic)
-    return info is not None and any(k in info.configs and info.configs[k].source == DYNAMIC_TOPIC_CONFIG
-                                    for k in TOPIC_KEYS)
-
-
-def _send_configs(conn: ResolvedConnection, plan: ChangePlan, validate_only: bool, action: str = "",
-                  cluster_id: str | None = None, command_id: str = "") -> list[str]:
-    """Send throttle config changes (IncrementalAlterConfigs); audit them unless validating; the errors."""
-    alterer = ConfigAlterer(conn.settings)
-    try:
-        results = alterer.send(plan, validate_only=validate_only)
-    finally:
-        alterer.close()
-    if not validate_only:
-        audit.append(throttle_audit(action, results, cluster_id, command_id))
-    return [f"{label(r.kind, r.name)}: {r.error}" for r in results if not r.ok]
-
-
-def _remove_throttle(conn: ResolvedConnection, topics: Sequence[str], brokers: Iterable[int],
-                     cluster_id: str | None, command_id: str, out: TextIO) -> None:
-    problems = _send_configs(conn, clear_plan(topics, brokers), False, "throttle-clear", cluster_id, command_id)
-    if problems:
-        raise PartialFailureError("removing the throttle failed (remove it with --clear-throttle): "
-                                  + "; ".join(problems))
-    out.write(f"throttle removed from {', '.join(topics)} and brokers {_ids(sorted(set(brokers)))}\n")
-
-
-def _clear(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot,
-           stdin: TextIO, out: TextIO, err: TextIO) -> int:
-    if ns.topic not in snapshot.topics:
-        raise UsageError(f"unknown topic {ns.topic!r}")
-    brokers = sorted(snapshot.broker_ids)
-    out.write(f"remove the replication throttle: {', '.join(TOPIC_KEYS)} of {ns.topic}; "
-              f"{', '.join(BROKER_KEYS)} of brokers {_ids(brokers)}\n")
-    if ns.dry_run:
-        out.write("dry run: nothing changed\n")
-        return 0
-    if not ns.yes:
-        typed_confirmation("the topic name", ns.topic, stdin, err, "to remove the throttle")
-    _remove_throttle(conn, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4()), out)
-    return 0
 
 
 def main_reassign(argv: list[str], stdin: TextIO | None = None) -> int:

@@ -17,6 +17,7 @@ from kafkatui.alter.apply import ResourceResult
 from kafkatui.alter.plan import ChangePlan, ConfigChange
 from kafkatui.alter.reassign import PartitionMove
 from kafkatui.kafka.errors import UsageError
+from kafkatui.model.snapshot import DYNAMIC_TOPIC_CONFIG, ClusterSnapshot
 
 LEADER_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
@@ -24,6 +25,13 @@ LEADER_RATE = "leader.replication.throttled.rate"
 FOLLOWER_RATE = "follower.replication.throttled.rate"
 TOPIC_KEYS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
 BROKER_KEYS = (LEADER_RATE, FOLLOWER_RATE)
+
+
+def throttled(snapshot: ClusterSnapshot, topic: str) -> bool:
+    """Whether the topic has a throttled-replica list of its own."""
+    info = snapshot.topics.get(topic)
+    return info is not None and any(k in info.configs and info.configs[k].source == DYNAMIC_TOPIC_CONFIG
+                                    for k in TOPIC_KEYS)
 
 
 def parse_rate(text: str) -> int:
