@@ -20,13 +20,9 @@ from typing import TextIO
 
 from kafkatui.alter import audit
 from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified, verify
-from kafkatui.alter.errors import (
-    NotConfirmedError,
-    PartialFailureError,
-    ValidationRefusedError,
-    WritesDisabledError,
-)
+from kafkatui.alter.errors import PartialFailureError, ValidationRefusedError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
+from kafkatui.alter.guard import require_writes, typed_confirmation
 from kafkatui.alter.plan import ChangePlan, build_plan, label, targets
 from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.argparsing import Parser
@@ -105,15 +101,9 @@ def expected_confirmation(plan: ChangePlan) -> tuple[str, str]:
 
 
 def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
-    """Ask for the answer `expected_confirmation` names on a terminal; NotConfirmedError otherwise."""
+    """Ask for the answer `expected_confirmation` names; NotConfirmedError otherwise."""
     expected, what = expected_confirmation(plan)
-    if not stdin.isatty():
-        raise NotConfirmedError("stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively")
-    err.write(f"type {what} to apply: ")
-    err.flush()
-    answer = stdin.readline().strip()
-    if answer != expected:
-        raise NotConfirmedError(f"confirmation {answer!r} does not match {expected!r}: nothing changed")
+    typed_confirmation(what, expected, stdin, err)
 
 
 def _summary(verified: Sequence[Verified], out: TextIO) -> None:
@@ -130,12 +120,7 @@ def _summary(verified: Sequence[Verified], out: TextIO) -> None:
 
 
 def _writes_allowed(ns: argparse.Namespace, conn: ResolvedConnection) -> None:
-    if ns.write or conn.writes:
-        return
-    raise WritesDisabledError(
-        "kafkatui is read-only: nothing changed; start with --write (or set writes: true in the profile) "
-        "to apply, or use --dry-run / --export"
-    )
+    require_writes(ns.write, conn)
 
 
 def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
