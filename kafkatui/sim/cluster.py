@@ -462,6 +462,10 @@ class SimCluster:
 
     def _controller_step(self, now: int) -> None:
         for b in self.brokers.values():
+            if b.paused_until_ms and now >= b.paused_until_ms:
+                # the pause is over: wake its partitions, settled ones would never see it rejoin
+                b.paused_until_ms = 0
+                self._activate_broker(b.id)
             if b.heartbeating(now):
                 b.last_heartbeat_ms = now
                 if b.fenced and self.controller_id != -1:
@@ -1021,7 +1025,24 @@ class SimCluster:
 
     # ------------------------------------------------------------------ helpers
     def _activate_broker(self, broker_id: int) -> None:
-        self._active.update(self._hosted.get(broker_id, ()))
+        """Wake the partitions `broker_id` hosts after its state changed.
+
+        A settled partition is not stepped, so its followers' lastCaughtUpTime stood still; they
+        were in fact caught up until now (settled means every in-sync follower fetched the whole
+        log). Without this a follower of an idle partition would leave the ISR at the next step
+        after a crash or pause instead of replica.lag.time.max.ms later.
+        """
+        now = self._now
+        for key in self._hosted.get(broker_id, ()):
+            if key in self._active:
+                continue
+            p = self._lookup(key)
+            if p is not None:
+                end = p.log.end_offset
+                for r in p.isr:
+                    if p.leo.get(r, 0) >= end:
+                        p.last_caught_up_ms[r] = now
+            self._active.add(key)
 
     def _emit(
         self,

@@ -144,3 +144,22 @@ def test_unclean_election_reports_lost_records() -> None:
     (ev,) = [e for e in h.c.events.of_kind(EventKind.UNCLEAN_ELECTION) if e.partition == 0]
     assert ev.detail["lost_records"] == 10
     assert h.c.lost_records >= 10
+
+
+def test_idle_follower_leaves_the_isr_only_after_the_lag_time() -> None:
+    """No load: a crashed or paused follower of an idle partition stays in the ISR for replica.lag.time.max.ms."""
+    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000"}
+    c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+    c.create_topic("t", 3, 3)
+    c.run_for(60_000)  # long settled: nothing is stepped any more
+    start = c.now_ms
+    c.pause(2, 14_000)  # a GC pause longer than the lag time, shorter than the session timeout
+    c.run_for(9_900)
+    assert all(2 in p.isr for p in c.topic("t").partitions if p.leader != 2)
+    c.run_for(300)
+    shrinks = [e for e in c.events.of_kind(EventKind.ISR_SHRINK) if e.ts_ms > start]
+    assert shrinks and {e.ts_ms - start for e in shrinks} == {10_100}
+    assert {tuple(e.detail["out"]) for e in shrinks} == {(2,)}
+    c.run_for(5_000)  # the pause is over: back in every ISR, never fenced
+    assert all(2 in p.isr for p in c.topic("t").partitions)
+    assert not c.events.of_kind(EventKind.BROKER_FENCED)
