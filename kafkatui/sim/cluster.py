@@ -601,6 +601,9 @@ class SimCluster:
         end = p.leo.get(leader, 0)
         if p.log.end_offset > end:
             self._truncate(p, end)
+        # a new leader epoch starts every in-sync follower's lag clock afresh (Replica.resetReplicaState)
+        for r in p.isr:
+            p.last_caught_up_ms[r] = self._now
         self._emit(
             EventKind.LEADER_CHANGE,
             p.topic,

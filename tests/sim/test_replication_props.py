@@ -163,3 +163,23 @@ def test_idle_follower_leaves_the_isr_only_after_the_lag_time() -> None:
     c.run_for(5_000)  # the pause is over: back in every ISR, never fenced
     assert all(2 in p.isr for p in c.topic("t").partitions)
     assert not c.events.of_kind(EventKind.BROKER_FENCED)
+
+
+def test_a_new_leader_gives_in_sync_followers_a_fresh_lag_clock() -> None:
+    """Leader 1 crashes, then follower 2: the leader elected at 1's fencing drops 2 after the lag time, not at once."""
+    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000"}
+    c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+    c.create_topic("t", 1, 3, assignment={0: [1, 2, 3]})
+    c.run_for(60_000)
+    c.crash(1)
+    c.run_for(15_000)
+    c.crash(2)  # fenced only 18 s from now
+    c.run_for(3_100)  # broker 1 fenced: broker 3 leads, broker 2 (down, not yet noticed) still in the ISR
+    p = c.partition("t", 0)
+    assert (p.leader, p.isr) == (3, [2, 3])
+    elected = c.now_ms
+    c.run_for(10_000)
+    assert c.partition("t", 0).isr == [2, 3]
+    c.run_for(200)
+    (shrink,) = [e for e in c.events.of_kind(EventKind.ISR_SHRINK) if e.detail["reason"] == "lag"]
+    assert (shrink.detail["out"], shrink.ts_ms - elected) == ([2], 10_100)
