@@ -419,10 +419,36 @@ class SimCluster:
 
     def advance_to(self, target_ms: int) -> None:
         while self._now < target_ms:
+            quiet = self.quiet_until(target_ms)
+            if quiet > self._now:  # nothing can happen until then: skip the empty steps
+                for b in self.brokers.values():
+                    if b.heartbeating(quiet):
+                        b.last_heartbeat_ms = quiet
+                self._now = quiet
+                continue
             step_end = min(target_ms, self._now + STEP_MS)
             dt = step_end - self._now
             self._now = step_end
             self._step(dt)
+
+    def quiet_until(self, target_ms: int) -> int:
+        """The last step boundary at or before `target_ms` up to which no step would change anything.
+
+        `now_ms` when a step might: a partition still replicating, producer load or acks waiting, a
+        broker paused, one the controller has yet to fence or unfence, no live controller. Otherwise
+        only the automatic leader rebalance can act, so the stretch ends before it is due.
+        """
+        now = self._now
+        if self._active or self.loads or self._waiters:
+            return now
+        ctrl = self.brokers.get(self.controller_id)
+        if ctrl is None or not ctrl.heartbeating(now):
+            return now
+        for b in self.brokers.values():
+            if b.paused_until_ms or b.heartbeating(now) == b.fenced:
+                return now
+        limit = target_ms if self._rebalance_due_ms is None else min(target_ms, self._rebalance_due_ms - 1)
+        return now + max(0, limit - now) // STEP_MS * STEP_MS
 
     def run_for(self, ms: int) -> None:
         """Advance a manual clock by `ms` and run the simulation up to it (tests)."""
