@@ -129,7 +129,7 @@ def build_cluster(sc: scenario.Scenario, start_ms: int, partitions: int | None, 
     return cluster
 
 
-class _Tap:
+class EventTap:
     """Listens to the cluster's events: marks what the next snapshot must rebuild, writes broker-log lines."""
 
     def __init__(self, cluster: SimCluster, builder: SnapshotBuilder, logs: bl.BrokerLogWriter) -> None:
@@ -249,14 +249,14 @@ class _Tap:
             self._write(b, bl.SERVER_LOG, bl.offsets_cleaner(now, b))
 
 
-_WRITERS: dict[EventKind, Callable[[_Tap, SimEvent], None]] = {
-    EventKind.ISR_SHRINK: _Tap.shrink,
-    EventKind.ISR_EXPAND: _Tap.expand,
-    EventKind.LEADER_CHANGE: _Tap.leader,
-    EventKind.BROKER_FENCED: _Tap.fenced,
-    EventKind.BROKER_DOWN: _Tap.down,
-    EventKind.BROKER_UP: _Tap.up,
-    EventKind.BROKER_UNFENCED: _Tap.unfenced,
+_WRITERS: dict[EventKind, Callable[[EventTap, SimEvent], None]] = {
+    EventKind.ISR_SHRINK: EventTap.shrink,
+    EventKind.ISR_EXPAND: EventTap.expand,
+    EventKind.LEADER_CHANGE: EventTap.leader,
+    EventKind.BROKER_FENCED: EventTap.fenced,
+    EventKind.BROKER_DOWN: EventTap.down,
+    EventKind.BROKER_UP: EventTap.up,
+    EventKind.BROKER_UNFENCED: EventTap.unfenced,
 }
 
 
@@ -293,7 +293,7 @@ def generate(day: date, out: str | Path, *, partitions: int | None = None, broke
     builder = SnapshotBuilder(cluster, bootstrap=f"127.0.0.1:{BASE_PORT}")
     recorder = Recorder(out)
     logs = bl.BrokerLogWriter(out / "broker-logs")
-    tap = _Tap(cluster, builder, logs)
+    tap = EventTap(cluster, builder, logs)
     cluster.events.subscribe(tap)
     player = scenario.ScenarioPlayer(sc, cluster)
     due = sorted(start + s.at_ms for s in sc.timeline)

@@ -15,8 +15,10 @@ import pytest
 
 from kafkatui.history.logparse import IsrLogEvent, parse_line, parse_logs
 from kafkatui.history.recorder import read_day
-from kafkatui.history.simday import DayResult, generate
+from kafkatui.history.simday import DayResult, EventTap, build_cluster, day_script, generate
+from kafkatui.sim.brokerlog import BrokerLogWriter
 from kafkatui.sim.console import main_sim
+from kafkatui.sim.snapshot import SnapshotBuilder, cluster_snapshot
 
 DAY = date(2026, 11, 20)
 PARTITIONS = 60  # small, and still with partitions on both brokers of each two-broker outage
@@ -258,3 +260,26 @@ def test_no_textual() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_incremental_snapshots_equal_fresh_ones(tmp_path: Path) -> None:
+    """The builder rebuilds only what the events touched: after every kind of change it still equals a fresh read."""
+    cluster = build_cluster(day_script(), ms("23:00:00.000", "2026-11-19"), 40, 7, 0)
+    builder = SnapshotBuilder(cluster)
+    cluster.events.subscribe(EventTap(cluster, builder, BrokerLogWriter(tmp_path)))
+    builder.snapshot(0)
+    steps: list[tuple[int, Any]] = [
+        (0, lambda: cluster.crash(3)), (20_000, lambda: cluster.crash(5)), (30_000, lambda: cluster.restart(5)),
+        (1_000, lambda: cluster.pause(4, 14_000)), (12_000, lambda: cluster.shutdown(1)),
+        (500, lambda: cluster.alter_configs(("topic", "orders"), [("min.insync.replicas", 0, "3")], False)),
+        (2_000, lambda: cluster.restart(1)), (1_000, lambda: cluster.create_topic("late", 3, 3)),
+        (1_000, lambda: cluster.create_partitions("late", 5)), (400_000, lambda: cluster.restart(3)),
+    ]
+    for wait, action in steps:
+        cluster.run_for(wait)
+        action()
+        cluster.run_for(100)
+        t = cluster.now_ms / 1000
+        incremental, fresh = builder.snapshot(t), cluster_snapshot(cluster, t)
+        assert incremental == fresh
+    assert fresh.brokers[-1].id == 7 and fresh.topics["late"].partitions[-1].partition == 4
