@@ -462,3 +462,19 @@ def test_check_plaintext_to_tls_exits_6(ssl_sim: SimRunner, capsys: pytest.Captu
     code, err = check(capsys, ssl_sim)
     assert code == 6
     assert "closed the connection during the Kafka handshake" in err and "expects TLS or SASL" in err
+
+
+def test_tls_probe_tells_only_what_it_knows(ssl_sim: SimRunner, certs: Certs, tmp_path: Path) -> None:
+    """The probe behind those messages: a cause for a verify failure, None when it cannot tell."""
+    from kafkatui.kafka.tlsprobe import verify_failure_reason
+
+    port = ssl_sim.port_of(1)
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.other_ca)}) == (
+        "unable to get local issuer certificate")
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.ca)}) is None  # it verifies
+    assert verify_failure_reason("localhost", port, {"ssl.ca.location": str(certs.ca)}) is None
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(tmp_path / "missing.pem")}) is None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    assert verify_failure_reason("127.0.0.1", closed, {"ssl.ca.location": str(certs.ca)}) is None
