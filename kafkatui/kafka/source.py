@@ -55,7 +55,7 @@ from kafkatui.kafka.errors import (
     scrub,
 )
 from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
-from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, verify_failure_reason
+from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, explain_file_setting, verify_failure_reason
 from kafkatui.model.snapshot import (
     DEFAULT_CONFIG,
     DYNAMIC_BROKER_CONFIG,
@@ -534,6 +534,7 @@ class KafkaClusterSource:
         except KafkaException as exc:
             err = _exc_kafka_error(exc)
             reason = err.str() if err is not None else str(exc)
+            reason = explain_file_setting(reason, self.settings.to_confluent()) or reason
             raise UsageError(f"invalid client settings: {self._scrub(reason)}") from None
         except (TypeError, ValueError) as exc:
             raise UsageError(f"invalid client settings: {self._scrub(str(exc))}") from None

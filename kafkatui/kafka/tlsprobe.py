@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import ssl
 from collections.abc import Mapping
@@ -84,3 +85,31 @@ def explain(reason: str) -> str:
         if key == low or (key == "mismatch" and key in low):
             return f"{reason} ({hint})"
     return reason
+
+
+_FILE_SETTING = re.compile(r"\b(ssl\.(?:ca|certificate|key|keystore|crl)\.location) failed")
+_FILE_WANTS = {
+    "ssl.ca.location": "no CA certificate in it that librdkafka can read (PEM expected)",
+    "ssl.certificate.location": "no certificate in it that librdkafka can read (PEM expected)",
+    "ssl.key.location": "no private key in it that librdkafka can read (PEM expected), or ssl.key.password is wrong",
+    "ssl.keystore.location": "not a PKCS#12 keystore librdkafka can open, or ssl.keystore.password is wrong",
+    "ssl.crl.location": "no CRL in it that librdkafka can read",
+}
+
+
+def explain_file_setting(reason: str, conf: Mapping[str, str]) -> str | None:
+    """librdkafka's "ssl.ca.location failed: error:05880020:x509 certificate routines::BIO lib" as
+    "ssl.ca.location /etc/ca.pem: No such file or directory" (or what the file lacks); None if not such a failure."""
+    m = _FILE_SETTING.search(reason)
+    if m is None:
+        return None
+    key = m.group(1)
+    path = conf.get(key)
+    if not path:
+        return None
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        return f"{key} {path}: {exc.strerror or exc}"
+    return f"{key} {path}: {_FILE_WANTS[key]}"
