@@ -194,6 +194,23 @@ CASES = [
     Case("what-if-down-not-ids", ("check", "-b", "a:1", "--what-if-down", "two"), 3,
          ("--what-if-down takes broker ids like 2,3; got 'two'",)),
     Case("refresh-zero", ("--bootstrap", "127.0.0.1:1", "--refresh", "0"), 3, ("--refresh must be positive",)),
+    # TLS files
+    Case("tls-ca-file-missing", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
+                                 "-X", "ssl.ca.location={home}/missing-ca.pem"), 3,
+         ("invalid client settings: ssl.ca.location {home}/missing-ca.pem: No such file or directory",)),
+    Case("tls-ca-file-not-pem", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
+                                 "-X", "ssl.ca.location={home}/notes.txt"), 3,
+         ("ssl.ca.location {home}/notes.txt: no CA certificate in it that librdkafka can read (PEM expected)",)),
+    Case("tls-client-cert-not-pem", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
+                                     "-X", "ssl.certificate.location={home}/notes.txt",
+                                     "-X", "ssl.key.location={home}/notes.txt"), 3,
+         ("ssl.certificate.location {home}/notes.txt: no certificate in it that librdkafka can read",)),
+    # the simulator's ports
+    Case("sim-base-port-out-of-range", ("sim", "--base-port", "70000"), 3, ("--base-port 70000 is out of range (0-65535)",)),
+    Case("sim-last-broker-port-out-of-range", ("sim", "--base-port", "65534", "--brokers", "3"), 3,
+         ("--base-port 65534 with 3 brokers: broker 3's port 65536 is out of range",)),
+    Case("sim-ctl-port-out-of-range", ("sim", "ctl", "--control-port", "99999", "status"), 3,
+         ("--control-port 99999 is out of range (0-65535)",)),
     # profiles
     Case("profiles-yaml-syntax-error", ("check", "--profile", "dev"), 4, ("{profiles}:", "YAML syntax error"),
          _profiles("profiles:\n  dev: {bootstrap: [a:1\n")),
