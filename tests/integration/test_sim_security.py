@@ -464,6 +464,37 @@ def test_check_plaintext_to_tls_exits_6(ssl_sim: SimRunner, capsys: pytest.Captu
     assert "closed the connection during the Kafka handshake" in err and "expects TLS or SASL" in err
 
 
+def test_dashboard_shows_the_certificate_cause_on_screen(wrong_host_sim: SimRunner, certs: Certs) -> None:
+    """The summary bar of the dashboard (Pilot) says why TLS failed, in one line of words."""
+    import asyncio
+
+    from kafkatui.tui.app import KafkaTuiApp
+    from kafkatui.tui.feed import Feed
+    from kafkatui.tui.widgets.summary import SummaryBar
+
+    source = KafkaClusterSource(ConnectionSettings(wrong_host_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL",
+                                                   ssl_ca=str(certs.ca)))
+    app = KafkaTuiApp(Feed(source, bootstrap=wrong_host_sim.bootstrap), auto_refresh=False, source_label="tls")
+    shown = ""
+
+    async def main() -> None:
+        nonlocal shown
+        async with app.run_test(size=(200, 30)) as pilot:
+            for _ in range(300):
+                if app.state.error is not None:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            shown = " ".join(str(app.screen.query_one(SummaryBar).render()).split())
+
+    try:
+        asyncio.run(main())
+    finally:
+        source.close()
+    assert "cannot read the cluster: " + verify_failed(
+        wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'") in shown, shown
+
+
 def test_tls_probe_tells_only_what_it_knows(ssl_sim: SimRunner, certs: Certs, tmp_path: Path) -> None:
     """The probe behind those messages: a cause for a verify failure, None when it cannot tell."""
     from kafkatui.kafka.tlsprobe import verify_failure_reason
