@@ -147,7 +147,7 @@ def test_no_secret_in_any_artefact_of_a_full_session(
 
     screenshot = run_dashboard(home, env, monkeypatch)
     outputs["dashboard screenshot"] = screenshot
-    assert "orders" in screenshot
+    assert "orders" in screenshot and screenshot.count("<svg") == 2
 
     files = read_all(home)
     recordings = [name for name in files if name.endswith(".events.jsonl.gz")]
@@ -165,7 +165,8 @@ def test_no_secret_in_any_artefact_of_a_full_session(
 
 
 def run_dashboard(home: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
-    """The dashboard on the profile, logging to its file at DEBUG, with one refresh; returns its SVG screenshot."""
+    """The dashboard on the profile, logging to its file at DEBUG, with one refresh; returns SVG screenshots of the
+    overview and of broker 1's screen."""
     from kafkatui.history.recorder import Recorder
     from kafkatui.kafka.profiles import resolve_connection
     from kafkatui.kafka.source import KafkaClusterSource
@@ -206,6 +207,10 @@ def run_dashboard(home: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPat
                 await pilot.pause(0.05)
             assert app.state.generation > generation and app.state.error is None
             svg = app.export_screenshot()
+            app.open_broker(1)  # the broker screen: its configs and their sources
+            await pilot.pause(0.2)
+            assert type(app.screen).__name__ == "BrokerScreen"
+            svg += app.export_screenshot()
 
     try:
         asyncio.run(main())
