@@ -18,6 +18,7 @@ import struct
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,6 +31,7 @@ from kafka.protocol.consumer import FetchRequest
 from kafka.protocol.metadata import MetadataRequest
 from kafka.protocol.metadata.api_versions import ApiVersionsRequest
 from kafka.protocol.producer import ProduceRequest
+from kafka.protocol.sasl import SaslAuthenticateRequest, SaslHandshakeRequest
 from kafka.record import MemoryRecordsBuilder
 
 from kafkatui.sim.protocol import DecodedRequest, RequestRejected, decode_request, load_handlers
@@ -131,9 +133,9 @@ _ops = st.one_of(
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> bytes:
+def mutated(draw: st.DrawFn, frames: list[bytes] = FRAMES) -> bytes:
     """A real frame with 1-4 mutations."""
-    data = bytearray(draw(st.sampled_from(FRAMES)))
+    data = bytearray(draw(st.sampled_from(frames)))
     for fn, i, arg in draw(st.lists(_ops, min_size=1, max_size=4)):
         fn(data, i, arg)
     return bytes(data)
@@ -286,3 +288,45 @@ def test_server_survives_fuzzing_and_keeps_serving(caplog: pytest.LogCaptureFixt
     crashes = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not crashes, [r.getMessage() for r in crashes[:5]]
     assert any("closing" in r.getMessage() for r in caplog.records)  # bad frames were seen and refused
+
+
+# --------------------------------------------------------------------------- SASL and TLS listeners
+USER, PASSWORD = "ops", "fuzz-pw-1"
+SASL_FRAMES = [
+    *[_payload(SaslHandshakeRequest(version=v, mechanism=m), v) for v in (0, 1) for m in ("PLAIN", "SCRAM-SHA-256")],
+    *[_payload(SaslAuthenticateRequest(version=v, auth_bytes=f"\0{USER}\0{PASSWORD}".encode()), v) for v in (0, 1, 2)],
+    *[_payload(SaslAuthenticateRequest(version=v, auth_bytes=b"n,,n=ops,r=fuzznonce"), v) for v in (0, 2)],
+]
+HANDSHAKE = struct.pack(">i", len(SASL_FRAMES[1])) + SASL_FRAMES[1]  # SaslHandshake v1 PLAIN
+
+
+@pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SSL"])
+def test_secured_listeners_survive_garbage(protocol: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Garbage before and during SASL authentication, or instead of a TLS handshake: that connection is
+    closed, and a client with the right credentials is still served."""
+    from tests.integration.tls import make_certs
+
+    caplog.set_level(logging.WARNING, logger="kafkatui.sim")
+    client: dict[str, Any] = {"log_level": 0, "security.protocol": protocol}
+    if protocol == "SSL":
+        certs = make_certs(tmp_path)
+        security: dict[str, Any] = {"protocol": "SSL", "certfile": str(certs.server_cert), "keyfile": str(certs.server_key)}
+        client["ssl.ca.location"] = str(certs.ca)
+    else:
+        security = {"protocol": "SASL_PLAINTEXT", "users": {USER: PASSWORD}, "mechanisms": ["PLAIN", "SCRAM-SHA-256"]}
+        client.update({"sasl.mechanism": "PLAIN", "sasl.username": USER, "sasl.password": PASSWORD})
+    with SimRunner(brokers=1, security=security) as sim:
+        sim.call(lambda c: c.create_topic("orders", 1, 1))
+        port = sim.port_of(1)
+
+        @settings(FUZZ, max_examples=max(50, FUZZ_EXAMPLES // 4))
+        @given(st.one_of(mutated(SASL_FRAMES), mutated(), st.binary(max_size=256)), st.booleans())
+        def fuzz(payload: bytes, after_handshake: bool) -> None:
+            prefix = HANDSHAKE if after_handshake and protocol != "SSL" else b""
+            send_raw(port, prefix + struct.pack(">i", len(payload)) + payload, wait=0.2)
+
+        fuzz()
+        admin = AdminClient({"bootstrap.servers": sim.bootstrap, **client})
+        assert "orders" in admin.list_topics(timeout=10).topics
+    crashes = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not crashes, [r.getMessage() for r in crashes[:5]]
