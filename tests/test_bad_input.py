@@ -184,6 +184,8 @@ CASES = [
          ("bad bootstrap server '[::1]:x': port 'x' is not a number",)),
     Case("bootstrap-unresolvable", ("check", "--bootstrap", "nonexistent.invalid:9092", "--timeout", "3"), 5,
          ("cannot resolve host name nonexistent.invalid (nonexistent.invalid:9092)",)),
+    Case("bootstrap-unresolvable-json", ("check", "--json", "-b", "nonexistent.invalid:9092", "--timeout", "3"), 5,
+         ("cannot resolve host name nonexistent.invalid",)),  # nothing half-written on stdout
     Case("bootstrap-http-server", ("check", "--bootstrap", "127.0.0.1:{http}", "--timeout", "3"), 6,
          ("127.0.0.1:{http} is not a Kafka listener: it answered the Kafka handshake with HTTP",)),
     # other options
