@@ -1,4 +1,8 @@
-"""The command line as a user meets it: bad input gets one line and a meaningful exit code."""
+"""The command line as a user meets it: bad input gets one line and a meaningful exit code.
+
+Bad bootstrap servers, profiles, record directories and alter values are in tests/test_bad_input.py,
+which also checks that no file of the user's changes.
+"""
 
 from __future__ import annotations
 
@@ -33,10 +37,6 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fr
 @pytest.mark.parametrize(
     ("args", "code", "fragment"),
     [
-        (["--bootstrap", "foo"], 3, "foo"),
-        (["--bootstrap", ":"], 3, "':'"),
-        (["--bootstrap", "host:99999"], 3, "99999"),
-        (["--bootstrap", "[::1]:x"], 3, "[::1]:x"),
         (["--nonsense"], 3, "unrecognized arguments"),
         (["check", "--bogus"], 3, "unrecognized arguments"),
         (["check", "--bootstrap", "a:1", "--timeout", "abc"], 3, "--timeout"),
@@ -76,15 +76,6 @@ def test_sim_port_in_use() -> None:
         port = s.getsockname()[1]
         proc = kafkatui("sim", "--base-port", str(port), "--control-port", "0")
     assert_one_line_error(proc, 11, "port in use")
-
-
-def test_profiles_file_with_a_syntax_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    profiles = tmp_path / "clusters.yaml"
-    profiles.write_text("profiles:\n  prod: {bootstrap: [a:1\n")
-    proc = subprocess.run([sys.executable, "-m", "kafkatui.cli", "check", "--profile", "prod"], capture_output=True,
-                          text=True, timeout=60, env={"KAFKATUI_PROFILES": str(profiles), "PATH": "/usr/bin:/bin",
-                                                      "HOME": str(tmp_path)})
-    assert_one_line_error(proc, 4, str(profiles))
 
 
 def test_unreachable_bootstrap_exits_5() -> None:

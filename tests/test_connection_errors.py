@@ -376,7 +376,8 @@ def test_untrusted_certificate_is_a_tls_error(
 
     port = tcp_server(tls)
     err, _ = connect_error(f"127.0.0.1:{port}", security_protocol="SSL")
-    assert_one_line(err, 7, f"TLS handshake with 127.0.0.1:{port} failed", "certificate verify failed")
+    assert_one_line(err, 7, f"TLS handshake with 127.0.0.1:{port} failed: certificate verify failed: "
+                            "self-signed certificate (set ssl.ca.location to the broker's (self-signed) certificate or its CA)")
 
 
 # --------------------------------------------------------------------------- profiles

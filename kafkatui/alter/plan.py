@@ -91,6 +91,9 @@ def check_key(key: str) -> None:
         raise UsageError(f"kafkatui does not alter {key!r} (alterable: {', '.join(ALTERABLE)})")
 
 
+INT32_MAX = 2**31 - 1
+
+
 def normalize_value(key: str, value: str) -> str:
     """The value as Kafka expects it; UsageError for a bad one (int >= 1, or true/false)."""
     check_key(key)
@@ -101,6 +104,8 @@ def normalize_value(key: str, value: str) -> str:
         number = int(text)
         if number < 1:
             raise UsageError(f"{key} must be >= 1, got {number}")
+        if number > INT32_MAX:  # Kafka's INT config type: the brokers would refuse it
+            raise UsageError(f"{key} must be at most {INT32_MAX} (a Kafka INT), got {text}")
         return str(number)
     low = text.lower()
     if low not in ("true", "false"):

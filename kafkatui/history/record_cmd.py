@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -21,6 +22,23 @@ EXIT_RECORDER = 17  # the history directory cannot be written
 def default_history_dir() -> Path:
     """$XDG_STATE_HOME/kafkatui/history (~/.local/state/kafkatui/history)."""
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "kafkatui" / "history"
+
+
+def writable_problem(directory: Path) -> str | None:
+    """Why ISR history cannot be written into `directory` (created if missing), or None if it can.
+
+    A directory that exists but refuses new files would otherwise fail at every snapshot.
+    """
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create history directory {directory}: {exc.strerror or exc}"
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".kafkatui-write-test-"):
+            pass
+    except OSError as exc:
+        return f"cannot write into history directory {directory}: {exc.strerror or exc}"
+    return None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,10 +66,9 @@ def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
         err(f"error: {exc}")
         return exc.exit_code
     directory = ns.dir or default_history_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        err(f"error: cannot create history directory {directory}: {exc.strerror or exc}")
+    problem = writable_problem(directory)
+    if problem is not None:
+        err(f"error: {problem}")
         return EXIT_RECORDER
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():

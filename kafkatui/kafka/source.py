@@ -55,6 +55,7 @@ from kafkatui.kafka.errors import (
     scrub,
 )
 from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
+from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, explain_file_setting, verify_failure_reason
 from kafkatui.model.snapshot import (
     DEFAULT_CONFIG,
     DYNAMIC_BROKER_CONFIG,
@@ -233,6 +234,7 @@ class _Forward(logging.Handler):
 _EVENT_HEAD = re.compile(r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$")
 _EVENT_TAIL = re.compile(r"\s*\(after \d+ms in state (?P<state>[A-Z_]+)(?:,[^)]*)?\)\s*$")
 _RESPONSE_SIZE = re.compile(r"Invalid response size (\d+)")
+_UNVERIFIED = re.compile(r"^TLS handshake with (?P<addr>\S+) failed: .*certificate verify failed", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -532,6 +534,7 @@ class KafkaClusterSource:
         except KafkaException as exc:
             err = _exc_kafka_error(exc)
             reason = err.str() if err is not None else str(exc)
+            reason = explain_file_setting(reason, self.settings.to_confluent()) or reason
             raise UsageError(f"invalid client settings: {self._scrub(reason)}") from None
         except (TypeError, ValueError) as exc:
             raise UsageError(f"invalid client settings: {self._scrub(str(exc))}") from None
@@ -694,11 +697,27 @@ class KafkaClusterSource:
                 raise self._timeout_failure(start, protocol) from None
 
     def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
+        err = self._explain_verify_failure(err)
         total = len(self.settings.bootstrap)
         if failing > 1 or total > 1:
             err = type(err)(f"{err.message} ({failing} of {total} bootstrap servers failing)")
         err.message = self._scrub(err.message)
         return err
+
+    def _explain_verify_failure(self, err: KafkaTuiError) -> KafkaTuiError:
+        """librdkafka's "certificate verify failed" with the cause, found by one TLS probe."""
+        m = _UNVERIFIED.match(err.message)
+        if not isinstance(err, AuthenticationError) or m is None:
+            return err
+        addr = m.group("addr")
+        try:
+            host, port = parse_host_port(addr)
+        except UsageError:
+            return err
+        reason = verify_failure_reason(host, port, self.settings.to_confluent(), min(PROBE_TIMEOUT, self.settings.timeout))
+        if reason is None:
+            return err
+        return AuthenticationError(f"TLS handshake with {addr} failed: certificate verify failed: {explain(reason)}")
 
     def _request_failure(self, exc: BaseException, start: float, protocol: str) -> KafkaTuiError:
         found = _best(self._events.since(start), protocol)

@@ -94,6 +94,10 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
     except (ValueError, IndexError):
         error(f"bad arguments for {ns.command}: {' '.join(a)}")
         return EXIT_USAGE
+    problem = _port_problem("--control-port", ns.control_port)
+    if problem is not None:
+        error(problem)
+        return EXIT_USAGE
     try:
         resp = control.send(ns.control_port, req)
     except OSError as exc:
@@ -161,10 +165,17 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
     except Exception as exc:  # a scenario that does not fit the requested cluster
         error(f"scenario {sc.name}: {exc}")
         return EXIT_SCENARIO
+    ctl_port = ns.control_port if ns.control_port is not None else (ns.base_port - 1 if ns.base_port else 0)
+    last = ns.base_port + len(cluster.brokers) - 1 if ns.base_port else 0
+    for problem in (_port_problem("--base-port", ns.base_port), _port_problem("--control-port", ctl_port),
+                    _port_problem(f"--base-port {ns.base_port} with {len(cluster.brokers)} brokers: broker "
+                                  f"{len(cluster.brokers)}'s port", last)):
+        if problem is not None:
+            error(problem)
+            return EXIT_USAGE
     runner = SimRunner(cluster, base_port=ns.base_port)
     player = scenario.ScenarioPlayer(sc, cluster)
     runner.server.tick_hooks.append(player.poll)
-    ctl_port = ns.control_port if ns.control_port is not None else (ns.base_port - 1 if ns.base_port else 0)
     ctl = control.ControlServer(cluster, ctl_port)
     runner.extras.append(ctl)
     events: queue.Queue[SimEvent] = queue.Queue()
@@ -258,6 +269,11 @@ def narrate(batch: list[SimEvent], burst: int = 4) -> list[tuple[int, str, str |
         shown = ", ".join(topics[:4]) + (f" +{len(topics) - 4} topics" if len(topics) > 4 else "")
         lines.append((item[0], f"{len(evs)} {what} ({shown}){detail}", STYLES.get(kind)))
     return lines
+
+
+def _port_problem(what: str, port: int) -> str | None:
+    """Why `port` cannot be listened on or connected to (0 means any free port), or None."""
+    return None if 0 <= port <= 65535 else f"{what} {port} is out of range (0-65535)"
 
 
 def main_sim(argv: list[str]) -> int:

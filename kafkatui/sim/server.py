@@ -12,7 +12,15 @@ from typing import Any, Protocol
 
 from kafkatui.sim import errors as E
 from kafkatui.sim.cluster import SimCluster
-from kafkatui.sim.protocol import REGISTRY, RequestContext, frame, load_handlers, response_header
+from kafkatui.sim.protocol import (
+    REQUEST_HEADER_BYTES,
+    RequestContext,
+    RequestRejected,
+    decode_request,
+    frame,
+    load_handlers,
+    response_header,
+)
 from kafkatui.sim.security import SecurityConfig, TlsStream
 from kafkatui.sim.state import Broker, BrokerState
 
@@ -25,10 +33,6 @@ TICK_SECONDS = 0.02
 TLS_HANDSHAKE_SECONDS = 10.0
 FAILED_AUTHENTICATION_DELAY = 0.1
 """connections.failed.authentication.delay.ms: Kafka closes a failed SASL connection after it."""
-
-SASL_API_KEYS = frozenset({17, 18, 36})
-"""What a SASL listener serves before authentication: SaslHandshake, ApiVersions, SaslAuthenticate."""
-
 
 class _Reader(Protocol):
     async def readexactly(self, n: int) -> bytes: ...
@@ -108,36 +112,24 @@ class BrokerListener:
         while True:
             size_bytes = await reader.readexactly(4)
             (size,) = struct.unpack(">i", size_bytes)
-            if size < 8 or size > MAX_FRAME:
+            if size < REQUEST_HEADER_BYTES or size > MAX_FRAME:
                 log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
                 return
             payload = await reader.readexactly(size)
-            api_key, version, correlation_id = struct.unpack_from(">hhi", payload, 0)
-            spec = REGISTRY.get(api_key)
-            if spec is None:
-                log.warning("broker %d: closing %s: unknown api key %d", self.broker.id, conn["peer"], api_key)
-                return
-            if self.sim.security.sasl and not conn.get("authenticated") and api_key not in SASL_API_KEYS:
-                # Kafka reads a non-SASL request before authentication as a legacy GSSAPI token,
-                # which fails the connection
-                log.warning("broker %d: closing %s: api key %d before SASL authentication", self.broker.id, conn["peer"], api_key)
-                return
-            if not spec.min_version <= version <= spec.max_version:
-                if api_key == 18:  # ApiVersions: answer v0 with UNSUPPORTED_VERSION so the client can retry lower
-                    await self._wait_serving()
-                    body = self.sim.unsupported_api_versions()
-                    writer.write(frame(struct.pack(">i", correlation_id), body))
-                    await writer.drain()
-                    continue
-                log.warning(
-                    "broker %d: closing %s: %s v%d not supported", self.broker.id, conn["peer"], spec.request.name, version
-                )
-                return
+            authenticated = not self.sim.security.sasl or bool(conn.get("authenticated"))
             try:
-                request = spec.request.decode(payload, version=version, header=True)
-            except Exception as exc:
-                log.warning("broker %d: closing %s: undecodable %s v%d: %s", self.broker.id, conn["peer"], spec.request.name, version, exc)
+                decoded = decode_request(payload, authenticated)
+            except RequestRejected as exc:
+                log.warning("broker %d: closing %s: %s", self.broker.id, conn["peer"], exc)
                 return
+            spec, version, correlation_id, request = decoded.spec, decoded.version, decoded.correlation_id, decoded.request
+            api_key = spec.key
+            if request is None:  # ApiVersions in a version we do not speak: answer v0 so the client can retry lower
+                await self._wait_serving()
+                body = self.sim.unsupported_api_versions()
+                writer.write(frame(struct.pack(">i", correlation_id), body))
+                await writer.drain()
+                continue
             await self._wait_serving()
             if self.broker.state == BrokerState.DOWN:
                 return

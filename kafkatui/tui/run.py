@@ -81,7 +81,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                 bootstrap = start_demo(stack, ns.demo, ns.speed)
                 settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=ns.timeout or 5.0)
                 label = f"demo: {ns.demo}"
-                refresh = ns.refresh or 2.0
+                refresh = 2.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write)
             else:
                 conn = connection_from(ns)
@@ -89,7 +89,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                     err.print(f"kafkatui: warning: {w}", markup=False)
                 settings = conn.settings
                 label = conn.profile or settings.bootstrap_servers
-                refresh = ns.refresh or 5.0
+                refresh = 5.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write or conn.writes)
             if refresh <= 0:
                 raise UsageError("--refresh must be positive")

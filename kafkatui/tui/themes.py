@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 DEFAULT_THEME = "kafkatui-dark"
@@ -47,8 +48,13 @@ def parse_theme(path: Path) -> Theme:
         raise ThemeError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}")
     if not isinstance(data.get("name"), str) or not isinstance(data.get("primary"), str):
         raise ThemeError(f"{path}: 'name' and 'primary' are required strings")
+    colours: dict[str, Any] = {k: str(data[k]) for k in FIELDS if data.get(k) is not None}
+    for key, value in colours.items():
+        try:
+            Color.parse(value)
+        except ColorParseError:
+            raise ThemeError(f"{path}: {key}: {value!r} is not a colour (e.g. '#0178D4' or 'ansi_blue')") from None
     try:
-        colours: dict[str, Any] = {k: str(data[k]) for k in FIELDS if data.get(k) is not None}
         return Theme(name=data["name"], dark=bool(data.get("dark", True)),
                      variables=dict(data.get("variables") or {}), **colours)
     except Exception as exc:  # Textual validates colours

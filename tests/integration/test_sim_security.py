@@ -343,25 +343,42 @@ def test_kafkatui_plaintext_to_a_sasl_listener(sasl_sim: SimRunner) -> None:
     assert "expects TLS or SASL (security protocol here: PLAINTEXT)" in str(err)
 
 
-UNVERIFIED = "failed: error:0A000086:SSL routines::certificate verify failed"
+def verify_failed(sim: SimRunner, cause: str) -> str:
+    """The one line kafkatui shows when librdkafka says "certificate verify failed": with the cause."""
+    return f"TLS handshake with 127.0.0.1:{sim.port_of(1)} failed: certificate verify failed: {cause}"
 
 
 def test_kafkatui_untrusted_ca(ssl_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(ssl_sim, security_protocol="SSL", ssl_ca=str(certs.other_ca))
     assert isinstance(err, AuthenticationError) and err.exit_code == 7
-    assert str(err).startswith(f"TLS handshake with 127.0.0.1:{ssl_sim.port_of(1)} {UNVERIFIED}")
+    assert str(err) == verify_failed(ssl_sim, "unable to get local issuer certificate (set ssl.ca.location to the CA "
+                                              "that signed the broker's certificate)")
+
+
+def test_kafkatui_no_ca_given_for_a_private_ca(ssl_sim: SimRunner) -> None:
+    err = kafkatui_failure(ssl_sim, security_protocol="SSL")  # the system's CAs do not know ours
+    assert str(err).startswith(verify_failed(ssl_sim, "unable to get local issuer certificate"))
 
 
 def test_kafkatui_hostname_mismatch(wrong_host_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(wrong_host_sim, security_protocol="SSL", ssl_ca=str(certs.ca))
-    assert isinstance(err, AuthenticationError)
-    assert str(err).startswith(f"TLS handshake with 127.0.0.1:{wrong_host_sim.port_of(1)} {UNVERIFIED}")
+    assert isinstance(err, AuthenticationError) and err.exit_code == 7
+    assert str(err) == verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1' "
+                                                     "(connect with a name the certificate lists, or set "
+                                                     "ssl.endpoint.identification.algorithm=none)")
+
+
+def test_kafkatui_hostname_check_off_accepts_the_wrong_host(wrong_host_sim: SimRunner, certs: Certs) -> None:
+    snap = kafkatui_snapshot(wrong_host_sim, security_protocol="SSL", ssl_ca=str(certs.ca),
+                             extra={"ssl.endpoint.identification.algorithm": "none"})
+    assert "orders" in set(snap.topics)
 
 
 def test_kafkatui_expired_certificate(expired_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(expired_sim, security_protocol="SSL", ssl_ca=str(certs.ca))
-    assert isinstance(err, AuthenticationError)
-    assert str(err).startswith(f"TLS handshake with 127.0.0.1:{expired_sim.port_of(1)} {UNVERIFIED}")
+    assert isinstance(err, AuthenticationError) and err.exit_code == 7
+    assert str(err) == verify_failed(expired_sim, "certificate has expired (renew the broker's certificate, or check "
+                                                  "this machine's clock)")
 
 
 def test_kafkatui_plaintext_to_a_tls_port(ssl_sim: SimRunner) -> None:
@@ -407,10 +424,88 @@ def test_check_wrong_password_exits_7(sasl_sim: SimRunner, capsys: pytest.Captur
 def test_check_untrusted_ca_exits_7(ssl_sim: SimRunner, certs: Certs, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = check(capsys, ssl_sim, "security.protocol=SSL", f"ssl.ca.location={certs.other_ca}")
     assert code == 7
-    assert err.splitlines()[-1].startswith(f"kafkatui: error: TLS handshake with 127.0.0.1:{ssl_sim.port_of(1)} {UNVERIFIED}")
+    assert err.splitlines()[-1].startswith(
+        "kafkatui: error: " + verify_failed(ssl_sim, "unable to get local issuer certificate"))
+
+
+def test_check_expired_certificate_exits_7(expired_sim: SimRunner, certs: Certs,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = check(capsys, expired_sim, "security.protocol=SSL", f"ssl.ca.location={certs.ca}")
+    assert code == 7
+    assert err.splitlines()[-1].startswith("kafkatui: error: " + verify_failed(expired_sim, "certificate has expired"))
+
+
+def test_check_hostname_mismatch_exits_7(wrong_host_sim: SimRunner, certs: Certs,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = check(capsys, wrong_host_sim, "security.protocol=SSL", f"ssl.ca.location={certs.ca}")
+    assert code == 7
+    assert err.splitlines()[-1].startswith(
+        "kafkatui: error: " + verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'"))
+
+
+def test_dashboard_feed_shows_the_certificate_cause(expired_sim: SimRunner, certs: Certs) -> None:
+    """The TUI's refresh worker reports the same precise cause (the events pane and the STALE line show it)."""
+    from kafkatui.tui.feed import Feed
+
+    source = KafkaClusterSource(ConnectionSettings(expired_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL",
+                                                   ssl_ca=str(certs.ca)))
+    feed = Feed(source, bootstrap=expired_sim.bootstrap)
+    try:
+        state = feed.refresh()
+    finally:
+        feed.close()
+    assert state.snapshot is None and state.failures == 1
+    assert (state.error or "").startswith(verify_failed(expired_sim, "certificate has expired"))
 
 
 def test_check_plaintext_to_tls_exits_6(ssl_sim: SimRunner, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = check(capsys, ssl_sim)
     assert code == 6
     assert "closed the connection during the Kafka handshake" in err and "expects TLS or SASL" in err
+
+
+def test_dashboard_shows_the_certificate_cause_on_screen(wrong_host_sim: SimRunner, certs: Certs) -> None:
+    """The summary bar of the dashboard (Pilot) says why TLS failed, in one line of words."""
+    import asyncio
+
+    from kafkatui.tui.app import KafkaTuiApp
+    from kafkatui.tui.feed import Feed
+    from kafkatui.tui.widgets.summary import SummaryBar
+
+    source = KafkaClusterSource(ConnectionSettings(wrong_host_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL",
+                                                   ssl_ca=str(certs.ca)))
+    app = KafkaTuiApp(Feed(source, bootstrap=wrong_host_sim.bootstrap), auto_refresh=False, source_label="tls")
+    shown = ""
+
+    async def main() -> None:
+        nonlocal shown
+        async with app.run_test(size=(200, 30)) as pilot:
+            for _ in range(300):
+                if app.state.error is not None:
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            shown = " ".join(str(app.screen.query_one(SummaryBar).render()).split())
+
+    try:
+        asyncio.run(main())
+    finally:
+        source.close()
+    assert "cannot read the cluster: " + verify_failed(
+        wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'") in shown, shown
+
+
+def test_tls_probe_tells_only_what_it_knows(ssl_sim: SimRunner, certs: Certs, tmp_path: Path) -> None:
+    """The probe behind those messages: a cause for a verify failure, None when it cannot tell."""
+    from kafkatui.kafka.tlsprobe import verify_failure_reason
+
+    port = ssl_sim.port_of(1)
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.other_ca)}) == (
+        "unable to get local issuer certificate")
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.ca)}) is None  # it verifies
+    assert verify_failure_reason("localhost", port, {"ssl.ca.location": str(certs.ca)}) is None
+    assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(tmp_path / "missing.pem")}) is None
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    assert verify_failure_reason("127.0.0.1", closed, {"ssl.ca.location": str(certs.ca)}) is None

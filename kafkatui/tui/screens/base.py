@@ -19,6 +19,17 @@ if TYPE_CHECKING:
 TOO_SMALL = "kafkatui needs at least {w}x{h} characters; this terminal is {cw}x{ch}. Enlarge the window."
 
 
+def check_size(screen: Screen[None]) -> None:
+    """Below MIN_WIDTH x MIN_HEIGHT: class ``too-small`` on `screen` and the message in its #too-small."""
+    from kafkatui.tui.app import MIN_HEIGHT, MIN_WIDTH
+
+    w, h = screen.app.size
+    small = w < MIN_WIDTH or h < MIN_HEIGHT
+    screen.set_class(small, "too-small")
+    if small:
+        screen.query_one("#too-small", Static).update(TOO_SMALL.format(w=MIN_WIDTH, h=MIN_HEIGHT, cw=w, ch=h))
+
+
 class DashScreen(Screen[None]):
     """Base screen: subclasses implement `body()` and `show(state)`."""
 
@@ -62,13 +73,7 @@ class DashScreen(Screen[None]):
         self._check_size()
 
     def _check_size(self) -> None:
-        from kafkatui.tui.app import MIN_HEIGHT, MIN_WIDTH
-
-        w, h = self.app.size
-        small = w < MIN_WIDTH or h < MIN_HEIGHT
-        self.set_class(small, "too-small")
-        if small:
-            self.query_one("#too-small", Static).update(TOO_SMALL.format(w=MIN_WIDTH, h=MIN_HEIGHT, cw=w, ch=h))
+        check_size(self)
 
     def update_state(self, state: ViewState) -> None:
         """Called by the app after every refresh."""

@@ -10,6 +10,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from kafkatui.tui.screens.base import check_size
+
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     # (where, [(key, what)])
     ("everywhere", [
@@ -99,9 +101,14 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen #help-intro { height: auto; margin-bottom: 1; }
     HelpScreen #help-keys { height: 1fr; }
     HelpScreen #help-legend { height: auto; color: $text-muted; border-top: solid $panel; }
+    HelpScreen #too-small { display: none; width: 100%; height: 100%; content-align: center middle; color: $warning;
+                            background: $surface; }
+    HelpScreen.too-small #too-small { display: block; }
+    HelpScreen.too-small #help-box { display: none; }
     """
 
     def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
         with Vertical(id="help-box"):
             intro = Text("kafkatui keys", style="bold")
             if getattr(self.app, "read_only", True):
@@ -119,6 +126,10 @@ class HelpScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#help-box").border_title = "help"
         self.query_one("#help-keys").focus()
+        check_size(self)
+
+    def on_resize(self) -> None:
+        check_size(self)
 
     def action_close(self) -> None:
         self.dismiss(None)
