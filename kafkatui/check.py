@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="list healthy topics and brokers too")
     p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
                    help="check an in-process simulated cluster playing SCENARIO (default incident)")
-    p.add_argument("--at", default="6m", metavar="DURATION",
+    p.add_argument("--at", default=None, metavar="DURATION",
                    help="with --demo: how far into the scenario to look (default 6m)")
 
 
@@ -279,8 +279,10 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
     try:
         parse_ids(ns.what_if_down)
         filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)  # reject a bad --topic before connecting
+        if ns.at is not None and ns.demo is None:
+            raise UsageError("--at only applies to --demo (how far into the simulated scenario to look)")
         if ns.demo is not None:
-            snapshot = demo_snapshot(ns.demo, ns.at, ns.timeout or 10.0)
+            snapshot = demo_snapshot(ns.demo, ns.at or "6m", ns.timeout or 10.0)
         else:
             conn = connection_from(ns)
             for w in conn.warnings:

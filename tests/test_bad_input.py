@@ -193,6 +193,7 @@ CASES = [
     Case("timeout-negative", ("check", "-b", "a:1", "--timeout", "-1"), 3, ("timeout must be between 0 and",)),
     Case("topic-bad-regex", ("check", "-b", "a:1", "--topic", "orders["), 3,
          ("--topic: not a regular expression: 'orders['",)),
+    Case("at-without-demo", ("check", "-b", "a:1", "--at", "5m"), 3, ("--at only applies to --demo",)),
     Case("what-if-down-not-ids", ("check", "-b", "a:1", "--what-if-down", "two"), 3,
          ("--what-if-down takes broker ids like 2,3; got 'two'",)),
     Case("refresh-zero", ("--bootstrap", "127.0.0.1:1", "--refresh", "0"), 3, ("--refresh must be positive",)),
@@ -237,6 +238,7 @@ CASES = [
     Case("record-dir-is-under-a-file", ("record", "-b", "127.0.0.1:1", "--dir", "{home}/history-file/h", "--count", "1"),
          17, ("cannot create history directory {home}/history-file/h: Not a directory",), _blocking_file),
     Case("record-interval-zero", ("record", "-b", "127.0.0.1:1", "--interval", "0"), 3, ("--interval must be positive",)),
+    Case("record-empty-dir", ("record", "-b", "127.0.0.1:1", "--dir", ""), 3, ("--dir: empty",)),
     # alter values: out of range, wrong type, not alterable
     Case("alter-min-isr-zero", (*ALTER, "min.insync.replicas=0"), 3, ("min.insync.replicas must be >= 1, got 0",)),
     Case("alter-min-isr-negative", (*ALTER, "min.insync.replicas=-1"), 3,

@@ -41,9 +41,15 @@ def writable_problem(directory: Path) -> str | None:
     return None
 
 
+def _directory(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: name the history directory")
+    return Path(text)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument("--dir", type=Path, default=None, help="history directory (default ~/.local/state/kafkatui/history)")
+    p.add_argument("--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)")
     p.add_argument("--interval", type=float, default=10.0, help="seconds between snapshots (default 10)")
     p.add_argument("--retention-days", type=int, default=7, help="delete days older than this (default 7; 0 keeps all)")
     p.add_argument("--count", type=int, default=0, help="stop after this many snapshots (default: run until stopped)")
