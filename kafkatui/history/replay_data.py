@@ -1,0 +1,616 @@
+"""Read a replay job's output directory (OUT) and rebuild the cluster as it was at any minute of the day.
+
+OUT holds ``summary.json`` (schema ``kafkatui.replay/1``: timeline, incidents, gaps, brokers) and the
+frames ``frames/partitions/part-*.json.gz`` and ``frames/brokers/part-*.json.gz`` (JSON Lines, any
+order); see the replay contract in the README. No Spark, no Parquet, no textual here.
+
+"The cluster at minute m" is its state at the END of the minute: every frame with
+``ts_ms < day_start_ms + (m + 1) * 60_000`` applied. (The timeline counts a partition in a state
+for a minute if it was in that state at any moment of the minute, so a cell can be red while the
+table, at the minute's end, is already green again.)
+
+Moving between minutes is incremental: frames are held in flat arrays sorted by time, each with the
+index of the same partition's previous frame, so moving forward applies the frames in between and
+moving backward undoes them, O(frames in between). A copy of the state every hour makes far jumps
+(Home/End, an incident's start) cost at most half an hour of frames. Only topics with a changed
+partition get a new `TopicInfo` in the next snapshot.
+
+Rules where the frames say less than a snapshot would:
+
+- replicas null (broker logs only): the union of every leader and ISR member seen for the partition
+  that day, the first leader first;
+- min ISR per topic: the largest recorded ``min_isr`` of its partitions at that minute (source
+  ``RECORDED``); when none is recorded that day, inferred from an AT_MIN_ISR frame's ISR size (source
+  ``INFERRED``); otherwise Kafka's default 1 (``ASSUMED_DEFAULT``), like the live dashboard;
+- brokers: up or down as the broker frames say; a broker before its first frame is taken to be in the
+  opposite state of that frame, and a broker never framed is up.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import zlib
+from array import array
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from kafkatui.kafka.errors import KafkaTuiError
+from kafkatui.model.health import Health, HealthReport, assess
+from kafkatui.model.snapshot import (
+    ASSUMED_DEFAULT,
+    BrokerInfo,
+    ClusterSnapshot,
+    ConfigValue,
+    PartitionInfo,
+    TopicInfo,
+)
+
+SCHEMA = "kafkatui.replay/1"
+SCHEMA_PREFIX = "kafkatui.replay/"
+MINUTES = 1440
+MINUTE_MS = 60_000
+CHECKPOINT_MINUTES = 60
+RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
+INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
+_NO_CLASS = 255
+_CHUNK = 1 << 16
+
+
+class ReplayDataError(KafkaTuiError):
+    """The replay directory cannot be read: missing, no or garbled summary.json, newer schema (exit 3)."""
+
+    exit_code: ClassVar[int] = 3
+    kind: ClassVar[str] = "replay data"
+
+
+@dataclass(frozen=True, slots=True)
+class MinuteCounts:
+    """One minute of the day's timeline: partitions in each state at any moment of it."""
+
+    minute: int
+    offline: int = 0
+    under_min_isr: int = 0
+    at_min_isr: int = 0
+    under_replicated: int = 0
+    worst: Health = Health.HEALTHY
+    gap: bool = False  # the recorder could not read the cluster: state unknown
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """A maximal window with at least one partition under min ISR or offline."""
+
+    id: int
+    start_ms: int
+    end_ms: int
+    duration_s: float
+    first_broker_out: int | None
+    first_out_ms: int | None
+    topics: tuple[str, ...]
+    partitions: int
+    peak_under_min_isr: int
+    peak_offline: int
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A window in which the recorder could not read the cluster (state unknown, not unchanged)."""
+
+    start_ms: int
+    end_ms: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """summary.json, checked and typed."""
+
+    day: str
+    day_start_ms: int
+    inputs: dict[str, Any]
+    gaps: tuple[Gap, ...]
+    timeline: tuple[MinuteCounts, ...]  # MINUTES entries, index = minute
+    incidents: tuple[Incident, ...]
+    brokers: tuple[dict[str, Any], ...]
+    top_partitions: tuple[dict[str, Any], ...]
+
+
+@dataclass(slots=True)
+class FrameStats:
+    """What reading the frames skipped."""
+
+    files: int = 0
+    lines: int = 0
+    torn: int = 0  # the tail of a truncated or damaged gzip file
+    garbled: int = 0  # complete lines that are not a valid frame
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One frame of a partition: its state from `ts_ms` on."""
+
+    ts_ms: int
+    leader: int
+    isr: tuple[int, ...]
+    replicas: tuple[int, ...]
+    health: Health | None
+
+
+@dataclass(slots=True)
+class _Frames:
+    """Partition frames as flat arrays, sorted by time (index = frame)."""
+
+    ts: array[int] = field(default_factory=lambda: array("q"))
+    key: array[int] = field(default_factory=lambda: array("i"))
+    leader: array[int] = field(default_factory=lambda: array("i"))
+    isr: array[int] = field(default_factory=lambda: array("i"))  # into ReplayData._tuples
+    replicas: array[int] = field(default_factory=lambda: array("i"))  # -1: unknown
+    min_isr: array[int] = field(default_factory=lambda: array("i"))  # 0: unknown
+    cls: bytearray = field(default_factory=bytearray)
+    prev: array[int] = field(default_factory=lambda: array("i"))  # same partition's previous frame, -1
+
+
+# ---------------------------------------------------------------------------------------------- reading
+def _fail(directory: Path, what: str) -> ReplayDataError:
+    return ReplayDataError(f"replay directory {directory}: {what}")
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} is not an integer")
+    return value
+
+
+def _opt_int(value: Any, what: str) -> int | None:
+    return None if value is None else _int(value, what)
+
+
+def _health(name: Any) -> Health:
+    try:
+        return Health[str(name)]
+    except KeyError:
+        raise ValueError(f"unknown health class {name!r}") from None
+
+
+def read_summary(directory: Path) -> Summary:
+    """summary.json of `directory`, checked; ReplayDataError (one line) when it cannot be used."""
+    if not directory.is_dir():
+        raise _fail(directory, "no such directory (give the --out directory of `kafkatui replay`)")
+    path = directory / "summary.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _fail(directory, "no summary.json: not the output of `kafkatui replay`, or the job did not finish") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(directory, f"cannot read summary.json: {exc}") from None
+    except ValueError as exc:
+        raise _fail(directory, f"summary.json is not valid JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise _fail(directory, "summary.json is not a JSON object")
+    schema = raw.get("schema")
+    if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
+        raise _fail(directory, f"summary.json has no {SCHEMA!r} schema field (found {schema!r})")
+    if schema != SCHEMA:
+        version = schema[len(SCHEMA_PREFIX):]
+        if version.isdigit() and int(version) > 1:
+            raise _fail(directory, f"summary.json has schema {schema}, newer than this kafkatui reads ({SCHEMA}): "
+                        "upgrade kafkatui")
+        raise _fail(directory, f"summary.json has unknown schema {schema!r}")
+    try:
+        return _summary(raw)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise _fail(directory, f"summary.json is malformed: {exc}") from None
+
+
+def _summary(raw: dict[str, Any]) -> Summary:
+    day = str(raw["day"])
+    start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=UTC)
+    day_start = _opt_int(raw.get("day_start_ms"), "day_start_ms")
+    if day_start is None:
+        day_start = int(start.timestamp()) * 1000
+    minutes: dict[int, MinuteCounts] = {}
+    for e in raw.get("timeline") or ():
+        m = _int(e["minute"], "timeline minute")
+        if not 0 <= m < MINUTES:
+            raise ValueError(f"timeline minute {m} is outside 0..1439")
+        minutes[m] = MinuteCounts(
+            m, _int(e.get("offline", 0), "offline"), _int(e.get("under_min_isr", 0), "under_min_isr"),
+            _int(e.get("at_min_isr", 0), "at_min_isr"), _int(e.get("under_replicated", 0), "under_replicated"),
+            _health(e.get("worst", "HEALTHY")), bool(e.get("gap", False)))
+    # a minute the job did not write is unknown, like a recorder gap
+    timeline = tuple(minutes.get(m) or MinuteCounts(m, gap=True) for m in range(MINUTES))
+    incidents = tuple(
+        Incident(_int(i["id"], "incident id"), _int(i["start_ms"], "start_ms"), _int(i["end_ms"], "end_ms"),
+                 float(i.get("duration_s", (i["end_ms"] - i["start_ms"]) / 1000)),
+                 _opt_int(i.get("first_broker_out"), "first_broker_out"),
+                 _opt_int(i.get("first_out_ms"), "first_out_ms"),
+                 tuple(str(t) for t in i.get("topics") or ()), _int(i.get("partitions", 0), "partitions"),
+                 _int(i.get("peak_under_min_isr", 0), "peak_under_min_isr"),
+                 _int(i.get("peak_offline", 0), "peak_offline"))
+        for i in raw.get("incidents") or ())
+    gaps = tuple(Gap(_int(g["start_ms"], "gap start_ms"), _int(g["end_ms"], "gap end_ms"), str(g.get("reason", "")))
+                 for g in raw.get("gaps") or ())
+    inputs = raw.get("inputs") or {}
+    if not isinstance(inputs, dict):
+        raise ValueError("inputs is not an object")
+    return Summary(day, day_start, inputs, gaps, timeline, tuple(sorted(incidents, key=lambda i: i.start_ms)),
+                   tuple(raw.get("brokers") or ()), tuple(raw.get("top_partitions") or ()))
+
+
+def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
+    """Complete lines of a gzip file (several members allowed); a truncated or damaged tail counts as torn."""
+    stats.files += 1
+    try:
+        data = path.read_bytes()
+    except OSError:
+        stats.torn += 1
+        return
+    buf = b""
+    while data:
+        d = zlib.decompressobj(wbits=31)
+        pos = 0
+        try:
+            while not d.eof and pos < len(data):
+                chunk = data[pos:pos + _CHUNK]
+                pos += len(chunk)
+                buf += d.decompress(chunk)
+                *lines, buf = buf.split(b"\n")
+                yield from (line for line in lines if line.strip())
+        except zlib.error:
+            stats.torn += 1  # damaged: the rest of the file is lost
+            return
+        if not d.eof:
+            stats.torn += 1  # truncated: the partial last line
+            return
+        data = (d.unused_data + data[pos:]).lstrip(b"\0")
+    if buf.strip():
+        yield buf
+
+
+def _records(files: list[Path], stats: FrameStats, batch: int = 4096) -> Iterator[Any]:
+    """The JSON values of every line of `files`; lines that are not JSON count as garbled.
+
+    Lines are decoded a batch at a time as one JSON array (a third of the cost of one call per line);
+    a batch with a bad line is decoded line by line.
+    """
+    for path in files:
+        lines: list[bytes] = []
+        for line in gz_lines(path, stats):
+            stats.lines += 1
+            lines.append(line)
+            if len(lines) >= batch:
+                yield from _decode(lines, stats)
+                lines = []
+        yield from _decode(lines, stats)
+
+
+def _decode(lines: list[bytes], stats: FrameStats) -> Iterator[Any]:
+    if not lines:
+        return
+    try:
+        yield from json.loads(b"[" + b",".join(lines) + b"]")
+        return
+    except ValueError:
+        pass
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            stats.garbled += 1
+            continue
+        yield value
+
+
+def _frame_files(directory: Path, kind: str) -> list[Path]:
+    folder = directory / "frames" / kind
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.name.startswith("part-") and p.name.endswith(".json.gz"))
+
+
+# ------------------------------------------------------------------------------------------------ model
+class ReplayData:
+    """A replayed day: the summary, and the cluster at any minute (`at(minute)`)."""
+
+    def __init__(self, directory: Path, summary: Summary) -> None:
+        self.directory = directory
+        self.summary = summary
+        self.stats = FrameStats()
+        self._tuples: list[tuple[int, ...]] = []
+        self._tuple_ids: dict[tuple[int, ...], int] = {}
+        self._keys: list[tuple[str, int]] = []
+        self._key_ids: dict[tuple[str, int], int] = {}
+        self._f = _Frames()
+        self._last: array[int] = array("i")  # per partition: its last frame of the day
+        self._union: list[tuple[int, ...]] = []  # per partition: replicas when the frames say null
+        self._topic_keys: dict[str, list[int]] = {}  # topic -> its partitions' key ids, by partition
+        self._inferred_min_isr: dict[str, tuple[int, str]] = {}
+        self._named: frozenset[int] = frozenset()  # every broker a frame names
+        self._brokers: dict[int, tuple[list[int], list[bool]]] = {}  # id -> (ts list, up list)
+        # the moving state
+        self._cur: array[int] = array("i")  # per partition: the frame in force (-1: not seen yet)
+        self._pos = 0  # frames applied (a prefix of the sorted frames)
+        self._checkpoints: dict[int, tuple[int, array[int]]] = {}  # minute -> (pos, cur)
+        self._topic_cache: dict[str, TopicInfo | None] = {}
+        self._dirty: set[str] = set()
+        self._cache: tuple[int, ClusterSnapshot, HealthReport] | None = None
+
+    # -- loading -------------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, directory: str | Path) -> ReplayData:
+        """Read OUT (summary and frames); ReplayDataError when it cannot be used. Torn lines are counted."""
+        path = Path(directory).expanduser()
+        data = cls(path, read_summary(path))
+        data._read_partitions(_frame_files(path, "partitions"))
+        data._read_brokers(_frame_files(path, "brokers"))
+        if not data._keys and not data.summary.incidents and not any(not m.gap for m in data.summary.timeline):
+            raise _fail(path, "no frames and an empty timeline: nothing to replay")
+        data._index()
+        return data
+
+    def _tuple(self, values: Any) -> int:
+        t = tuple(values)
+        tid = self._tuple_ids.get(t)
+        if tid is None:
+            if not all(type(v) is int for v in t):
+                raise ValueError("broker ids must be integers")
+            tid = self._tuple_ids[t] = len(self._tuples)
+            self._tuples.append(t)
+        return tid
+
+    def _read_partitions(self, files: list[Path]) -> None:
+        f = _Frames()
+        st = self.stats
+        for rec in _records(files, st):
+            try:
+                key = (str(rec["topic"]), _int(rec["partition"], "partition"))
+                ts = _int(rec["ts_ms"], "ts_ms")
+                leader = _int(rec["leader"], "leader")
+                isr = self._tuple(rec["isr"])
+                reps = rec.get("replicas")
+                rid = -1 if reps is None else self._tuple(reps)
+                mi = rec.get("min_isr")
+                min_isr = 0 if mi is None else _int(mi, "min_isr")
+                c = rec.get("class")
+                code = _NO_CLASS if c is None else int(_health(c))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                st.garbled += 1
+                continue
+            kid = self._key_ids.get(key)
+            if kid is None:
+                kid = self._key_ids[key] = len(self._keys)
+                self._keys.append(key)
+            f.ts.append(ts)
+            f.key.append(kid)
+            f.leader.append(leader)
+            f.isr.append(isr)
+            f.replicas.append(rid)
+            f.min_isr.append(min_isr)
+            f.cls.append(code)
+        order = sorted(range(len(f.ts)), key=f.ts.__getitem__)  # stable: ties keep file order
+        s = self._f
+        s.ts = array("q", (f.ts[i] for i in order))
+        s.key = array("i", (f.key[i] for i in order))
+        s.leader = array("i", (f.leader[i] for i in order))
+        s.isr = array("i", (f.isr[i] for i in order))
+        s.replicas = array("i", (f.replicas[i] for i in order))
+        s.min_isr = array("i", (f.min_isr[i] for i in order))
+        s.cls = bytearray(f.cls[i] for i in order)
+
+    def _read_brokers(self, files: list[Path]) -> None:
+        events: list[tuple[int, int, bool]] = []
+        for rec in _records(files, self.stats):
+            try:
+                events.append((_int(rec["ts_ms"], "ts_ms"), _int(rec["broker"], "broker"), bool(rec["up"])))
+            except (ValueError, TypeError, KeyError, AttributeError):
+                self.stats.garbled += 1
+        events.sort(key=lambda e: e[0])
+        for ts, broker, up in events:
+            times, ups = self._brokers.setdefault(broker, ([], []))
+            times.append(ts)
+            ups.append(up)
+
+    def _index(self) -> None:
+        """Previous-frame links, replica unions, topics, inferred min ISR, hourly checkpoints."""
+        f = self._f
+        n_keys = len(self._keys)
+        last = array("i", [-1]) * n_keys
+        prev = array("i", [-1]) * len(f.ts)
+        seen: list[dict[int, None]] = [{} for _ in range(n_keys)]
+        tuples = self._tuples
+        for i, k in enumerate(f.key):
+            prev[i] = last[k]
+            last[k] = i
+            members = seen[k]
+            if f.leader[i] >= 0:
+                members[f.leader[i]] = None
+            for b in tuples[f.isr[i]]:
+                members[b] = None
+        f.prev = prev
+        self._last = last
+        self._union = [tuple(m) for m in seen]
+        self._named = frozenset({b for m in seen for b in m}
+                                | {b for rid in set(f.replicas) if rid >= 0 for b in tuples[rid]})
+        for kid, (topic, _) in enumerate(self._keys):
+            self._topic_keys.setdefault(topic, []).append(kid)
+        for kids in self._topic_keys.values():
+            kids.sort(key=lambda k: self._keys[k][1])
+        recorded: set[str] = set()
+        at_min: dict[str, Counter[int]] = {}
+        for i, k in enumerate(f.key):
+            topic = self._keys[k][0]
+            if f.min_isr[i]:
+                recorded.add(topic)
+            elif f.cls[i] == Health.AT_MIN_ISR:
+                at_min.setdefault(topic, Counter())[len(tuples[f.isr[i]])] += 1
+        for topic, counts in at_min.items():
+            if topic not in recorded:
+                self._inferred_min_isr[topic] = (counts.most_common(1)[0][0], INFERRED)
+        self._cur = array("i", [-1]) * n_keys
+        self._pos = 0
+        self._topic_cache = {t: None for t in self._topic_keys}
+        for m in range(CHECKPOINT_MINUTES - 1, MINUTES, CHECKPOINT_MINUTES):
+            self._advance(self._target(m))
+            self._checkpoints[m] = (self._pos, array("i", self._cur))
+        self._restore(-1)
+
+    # -- moving ----------------------------------------------------------------------------------------
+    def end_ms(self, minute: int) -> int:
+        """The end of `minute` (exclusive): the state shown for it is the state just before."""
+        return self.summary.day_start_ms + (minute + 1) * MINUTE_MS
+
+    def minute_of(self, ts_ms: int) -> int:
+        """The minute of the day holding `ts_ms`, clamped to 0..1439."""
+        return max(0, min(MINUTES - 1, (ts_ms - self.summary.day_start_ms) // MINUTE_MS))
+
+    def _target(self, minute: int) -> int:
+        return bisect.bisect_left(self._f.ts, self.end_ms(minute))
+
+    def _advance(self, target: int) -> None:
+        f, cur, keys, dirty = self._f, self._cur, self._keys, self._dirty
+        for i in range(self._pos, target):
+            k = f.key[i]
+            cur[k] = i
+            dirty.add(keys[k][0])
+        for i in range(self._pos - 1, target - 1, -1):  # backwards: undo
+            k = f.key[i]
+            cur[k] = f.prev[i]
+            dirty.add(keys[k][0])
+        self._pos = target
+
+    def _restore(self, minute: int) -> None:
+        if minute < 0:
+            self._pos, self._cur = 0, array("i", [-1]) * len(self._keys)
+        else:
+            pos, cur = self._checkpoints[minute]
+            self._pos, self._cur = pos, array("i", cur)
+        self._dirty = set(self._topic_keys)
+
+    def _move(self, minute: int) -> None:
+        target = self._target(minute)
+        best = abs(target - self._pos)
+        start: int | None = None
+        for m in (-1, *self._checkpoints):
+            pos = self._checkpoints[m][0] if m >= 0 else 0
+            if abs(target - pos) + len(self._keys) // 4 < best:  # a restore costs a pass over the partitions
+                best, start = abs(target - pos) + len(self._keys) // 4, m
+        if start is not None:
+            self._restore(start)
+        self._advance(target)
+
+    # -- state -------------------------------------------------------------------------------------------
+    def at(self, minute: int) -> tuple[ClusterSnapshot, HealthReport]:
+        """The cluster at the end of `minute` (0..1439) and its health report."""
+        minute = max(0, min(MINUTES - 1, minute))
+        if self._cache is not None and self._cache[0] == minute:
+            return self._cache[1], self._cache[2]
+        self._move(minute)
+        snapshot = self._snapshot(minute)
+        report = assess(snapshot)
+        self._cache = (minute, snapshot, report)
+        return snapshot, report
+
+    def brokers_up(self, ts_ms: int) -> dict[int, bool]:
+        """Every framed broker: up at `ts_ms` (its last frame before), or the opposite of its first frame."""
+        out: dict[int, bool] = {}
+        for broker, (times, ups) in sorted(self._brokers.items()):
+            i = bisect.bisect_left(times, ts_ms)
+            out[broker] = ups[i - 1] if i else not ups[0]
+        return out
+
+    def _snapshot(self, minute: int) -> ClusterSnapshot:
+        end = self.end_ms(minute)
+        for topic in self._dirty:
+            self._topic_cache[topic] = self._topic_info(topic)
+        self._dirty = set()
+        topics = {name: t for name, t in self._topic_cache.items() if t is not None}
+        up = self.brokers_up(end)
+        live = sorted({b for b, u in up.items() if u} | (self._named - up.keys()))
+        return ClusterSnapshot(
+            cluster_id=f"replay {self.summary.day}", controller_id=-1,
+            brokers=tuple(BrokerInfo(b, "", 0) for b in live), topics=topics, taken_at=end / 1000,
+            bootstrap="",
+        )
+
+    def _topic_info(self, topic: str) -> TopicInfo | None:
+        f, cur = self._f, self._cur
+        parts: list[PartitionInfo] = []
+        min_isr = 0
+        for kid in self._topic_keys[topic]:
+            i = cur[kid]
+            if i < 0:
+                continue
+            parts.append(self._partition(kid, i))
+            min_isr = max(min_isr, f.min_isr[i])
+        if not parts:
+            return None
+        if min_isr:
+            configs = {"min.insync.replicas": ConfigValue(str(min_isr), RECORDED)}
+        elif topic in self._inferred_min_isr:
+            value, source = self._inferred_min_isr[topic]
+            configs = {"min.insync.replicas": ConfigValue(str(value), source)}
+        else:
+            configs = {"min.insync.replicas": ConfigValue("1", ASSUMED_DEFAULT)}
+        return TopicInfo(topic, tuple(parts), configs=configs)
+
+    def _partition(self, kid: int, i: int) -> PartitionInfo:
+        f = self._f
+        topic, partition = self._keys[kid]
+        rid = f.replicas[i]
+        replicas = self._tuples[rid] if rid >= 0 else self._union[kid]
+        return PartitionInfo(topic, partition, f.leader[i], replicas, self._tuples[f.isr[i]])
+
+    # -- queries ------------------------------------------------------------------------------------------
+    @property
+    def partitions(self) -> int:
+        """Partitions framed that day."""
+        return len(self._keys)
+
+    @property
+    def frames(self) -> int:
+        """Partition frames read."""
+        return len(self._f.ts)
+
+    def recorded_class(self, topic: str, partition: int, minute: int) -> Health | None:
+        """The class the job wrote for the partition's frame in force at the end of `minute`."""
+        kid = self._key_ids.get((topic, partition))
+        if kid is None:
+            return None
+        self._move(max(0, min(MINUTES - 1, minute)))
+        i = self._cur[kid]
+        if i < 0 or self._f.cls[i] == _NO_CLASS:
+            return None
+        return Health(self._f.cls[i])
+
+    def history(self, topic: str, partition: int) -> list[Change]:
+        """Every frame of one partition that day, oldest first."""
+        kid = self._key_ids.get((topic, partition))
+        if kid is None:
+            return []
+        f = self._f
+        out: list[Change] = []
+        i = self._last[kid]
+        while i >= 0:
+            rid = f.replicas[i]
+            out.append(Change(f.ts[i], f.leader[i], self._tuples[f.isr[i]],
+                              self._tuples[rid] if rid >= 0 else self._union[kid],
+                              None if f.cls[i] == _NO_CLASS else Health(f.cls[i])))
+            i = f.prev[i]
+        out.reverse()
+        return out
+
+    def gap_at(self, minute: int) -> Gap | None:
+        """The recorder gap overlapping `minute`, if any."""
+        start = self.summary.day_start_ms + minute * MINUTE_MS
+        end = start + MINUTE_MS
+        return next((g for g in self.summary.gaps if g.start_ms < end and g.end_ms > start), None)
+
+
+def load(directory: str | Path) -> ReplayData:
+    """`ReplayData.load`."""
+    return ReplayData.load(directory)
