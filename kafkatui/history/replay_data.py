@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import threading
 import zlib
 from array import array
 from collections import Counter
@@ -339,6 +340,9 @@ class ReplayData:
         self._topic_cache: dict[str, TopicInfo | None] = {}
         self._dirty: set[str] = set()
         self._cache: tuple[int, ClusterSnapshot, HealthReport] | None = None
+        self._pframe: array[int] = array("i")  # per partition: the frame its cached PartitionInfo shows
+        self._pinfo: list[PartitionInfo | None] = []
+        self._lock = threading.Lock()  # `at` may run in a worker thread
 
     # -- loading -------------------------------------------------------------------------------------
     @classmethod
@@ -452,6 +456,8 @@ class ReplayData:
             if topic not in recorded:
                 self._inferred_min_isr[topic] = (counts.most_common(1)[0][0], INFERRED)
         self._cur = array("i", [-1]) * n_keys
+        self._pframe = array("i", [-1]) * n_keys
+        self._pinfo = [None] * n_keys
         self._pos = 0
         self._topic_cache = {t: None for t in self._topic_keys}
         for m in range(CHECKPOINT_MINUTES - 1, MINUTES, CHECKPOINT_MINUTES):
@@ -505,15 +511,16 @@ class ReplayData:
 
     # -- state -------------------------------------------------------------------------------------------
     def at(self, minute: int) -> tuple[ClusterSnapshot, HealthReport]:
-        """The cluster at the end of `minute` (0..1439) and its health report."""
+        """The cluster at the end of `minute` (0..1439) and its health report (thread-safe)."""
         minute = max(0, min(MINUTES - 1, minute))
-        if self._cache is not None and self._cache[0] == minute:
-            return self._cache[1], self._cache[2]
-        self._move(minute)
-        snapshot = self._snapshot(minute)
-        report = assess(snapshot)
-        self._cache = (minute, snapshot, report)
-        return snapshot, report
+        with self._lock:
+            if self._cache is not None and self._cache[0] == minute:
+                return self._cache[1], self._cache[2]
+            self._move(minute)
+            snapshot = self._snapshot(minute)
+            report = assess(snapshot)
+            self._cache = (minute, snapshot, report)
+            return snapshot, report
 
     def brokers_up(self, ts_ms: int) -> dict[int, bool]:
         """Every framed broker: up at `ts_ms` (its last frame before), or the opposite of its first frame."""
@@ -559,11 +566,19 @@ class ReplayData:
         return TopicInfo(topic, tuple(parts), configs=configs)
 
     def _partition(self, kid: int, i: int) -> PartitionInfo:
+        """Frame `i` of partition `kid` as a PartitionInfo (the last one built per partition is kept)."""
+        if self._pframe[kid] == i:
+            info = self._pinfo[kid]
+            assert info is not None
+            return info
         f = self._f
         topic, partition = self._keys[kid]
         rid = f.replicas[i]
         replicas = self._tuples[rid] if rid >= 0 else self._union[kid]
-        return PartitionInfo(topic, partition, f.leader[i], replicas, self._tuples[f.isr[i]])
+        info = PartitionInfo(topic, partition, f.leader[i], replicas, self._tuples[f.isr[i]])
+        self._pframe[kid] = i
+        self._pinfo[kid] = info
+        return info
 
     # -- queries ------------------------------------------------------------------------------------------
     @property
@@ -581,8 +596,9 @@ class ReplayData:
         kid = self._key_ids.get((topic, partition))
         if kid is None:
             return None
-        self._move(max(0, min(MINUTES - 1, minute)))
-        i = self._cur[kid]
+        with self._lock:
+            self._move(max(0, min(MINUTES - 1, minute)))
+            i = self._cur[kid]
         if i < 0 or self._f.cls[i] == _NO_CLASS:
             return None
         return Health(self._f.cls[i])

@@ -71,7 +71,10 @@ def header(app: KafkaTuiApp) -> str:
 
 
 async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Press keys, then wait for the minute's state (built in a worker thread) to be on screen."""
     await pilot.press(*keys)
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
     await pilot.pause()
 
@@ -237,12 +240,16 @@ def test_replay_cli_errors_are_one_line(args: list[str], message: str, capsys: p
 
 
 # ------------------------------------------------------------------------------------------ snapshots
+async def two_minutes_on(pilot: Pilot[Any]) -> None:
+    await press(pilot, "right", "right")  # 02:15: orders-0 under minISR since 02:13:44.120
+
+
 def test_snapshot_replay_in_an_incident(out: Path, snap_compare: Any) -> None:
-    assert snap_compare(replay_app(out), press=["right", "right"], terminal_size=SIZE)
+    assert snap_compare(replay_app(out), terminal_size=SIZE, run_before=two_minutes_on)
 
 
 def test_snapshot_replay_80x24(out: Path, snap_compare: Any) -> None:
-    assert snap_compare(replay_app(out), press=["right", "right"], terminal_size=(80, 24))
+    assert snap_compare(replay_app(out), terminal_size=(80, 24), run_before=two_minutes_on)
 
 
 def test_snapshot_replay_partition_history(out: Path, snap_compare: Any) -> None:
