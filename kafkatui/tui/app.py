@@ -135,6 +135,8 @@ class ScreensProvider(Provider):
             ("Help: keys", app.action_help, "?"),
             ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
         ]
+        if app.feed is None:  # replay only: no cluster to find, simulate, refresh or pause
+            commands = [c for c in commands if c[2] not in ("f", "w", "r", "p")]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
                 commands.append((f"Theme: {name}", lambda n=name: setattr(app, "theme", n), ""))

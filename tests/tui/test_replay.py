@@ -28,7 +28,7 @@ from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.history.replay_fixture import incident_day
-from tests.tui.test_screens import FIXED, make_app, ready, text_of
+from tests.tui.test_screens import FIXED, make_app, ready, refreshed, text_of
 
 SIZE = (120, 40)
 
@@ -103,6 +103,11 @@ def test_keys_move_the_minute_and_the_tables_follow(out: Path) -> None:
         assert screen.minute == 0 and "brokers 3/3" in header(app)
         await press(pilot, "pagedown")
         assert screen.query_one(TimelineStrip).minute == 60
+        strip = screen.query_one(TimelineStrip)
+        assert strip.per_cell == 13  # ceil(1440 / 118)
+        await pilot.click("#timeline", offset=(1 + 65, 1))  # the cell of 14:05-14:17
+        await press(pilot)
+        assert screen.minute == 65 * 13 and rows(app)["payments-0"] == Health.OFFLINE
 
     drive(replay_app(out), scenario)
 
@@ -218,6 +223,9 @@ def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: P
                 break
             await pilot.pause(0.05)
         assert isinstance(app.screen, ReplayScreen) and "REPLAY" in header(app)
+        before = rows(app)
+        await refreshed(pilot)  # a live refresh does not touch the replayed minute
+        assert isinstance(app.screen, ReplayScreen) and "at 02:13 UTC" in header(app) and rows(app) == before
         await press(pilot, "escape")
         assert isinstance(app.screen, OverviewScreen)
 

@@ -178,10 +178,14 @@ class Replayed(DashScreen):
     """Base of the replay screens: the header is the replay's, and the live feed's updates are ignored."""
 
     moment: ReplayMoment
+    _shown: ReplayMoment | None = None
 
     def update_state(self, state: ViewState) -> None:
+        """Called at mount and after each live refresh (when opened from the live dashboard): show the
+        replayed minute once; the live state is not this screen's business."""
         self.tick()
-        if getattr(self, "moment", None) is not None:
+        if self._shown is not self.moment:
+            self._shown = self.moment
             self.show(self.moment.state)
 
     def tick(self) -> None:
@@ -373,10 +377,11 @@ class ReplayScreen(Replayed):
     # showing --------------------------------------------------------------------------------------------
     def update_state(self, state: ViewState) -> None:
         self.tick()
-        self.show_moment()
+        if self._shown is not self.moment:
+            self.show_moment()
 
     def show_moment(self) -> None:
-        m = self.moment
+        m = self._shown = self.moment
         report = m.report
         buckets: list[list[PartitionKey]] = [[] for _ in Health]  # worst first without sorting 50,000 rows
         for name in sorted(m.snapshot.topics):
