@@ -99,8 +99,11 @@ def test_keys_move_the_minute_and_the_tables_follow(out: Path) -> None:
         assert screen.minute == 1439 and rows(app)["payments-0"] == Health.NON_PREFERRED_LEADER
         await press(pilot, "right")
         assert screen.minute == 1439  # the day ends there
+        screen.go_to(20 * 60 + 5)
+        await press(pilot)
+        assert "? state unknown 20:00:00–20:10:00: recorder gap (cannot connect to kafka-1:9092" in header(app)
         await press(pilot, "home")
-        assert screen.minute == 0 and "brokers 3/3" in header(app)
+        assert screen.minute == 0 and "brokers 3/3" in header(app) and "state unknown" not in header(app)
         await press(pilot, "pagedown")
         assert screen.query_one(TimelineStrip).minute == 60
         strip = screen.query_one(TimelineStrip)
