@@ -40,6 +40,7 @@ class DayBuilder:
     brokers: list[dict[str, Any]] = field(default_factory=list)
     incidents: list[dict[str, Any]] = field(default_factory=list)
     gaps: list[dict[str, Any]] = field(default_factory=list)
+    broker_stats: list[dict[str, Any]] = field(default_factory=list)
 
     def partition(self, when: str, topic: str, partition: int, leader: int, isr: list[int],
                   replicas: list[int] | None, min_isr: int | None, cls: str | None = None) -> DayBuilder:
@@ -99,7 +100,7 @@ class DayBuilder:
             "inputs": {"history": "/var/lib/history", "broker_logs": [], "events": len(self.partitions),
                        "torn_lines": 0, "unparsed_log_lines": 0, "newer_schema_records": 0},
             "gaps": self.gaps, "timeline": self.timeline(), "incidents": self.incidents,
-            "brokers": [], "top_partitions": [],
+            "brokers": self.broker_stats, "top_partitions": [],
         }
 
     def write(self, out: Path, seed: int = 7) -> Path:
@@ -175,4 +176,7 @@ def incident_day(out: Path) -> Path:
     b.partition("14:20:00", "logs", 0, 2, [2, 1], None, None)
     b.incident("14:04:50", "14:20:00", 2, "14:04:50", ["payments"], 1, 1, 1)
     b.gap("20:00:00", "20:10:00", "cannot connect to kafka-1:9092: connection refused")
+    b.broker_stats = [{"broker": 1, "shrinks": 5, "expands": 5, "flapping_score": 0.0},
+                      {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
+                      {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25}]
     return b.write(out)

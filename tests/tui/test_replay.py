@@ -87,6 +87,8 @@ def test_keys_move_the_minute_and_the_tables_follow(out: Path) -> None:
         shown = rows(app)
         assert list(shown)[0] == "orders-0" and shown["orders-0"] == Health.UNDER_MIN_ISR  # worst first
         assert "brokers 2/3 (down: 3)" in header(app)
+        caption = text_of(screen.query_one("#brokers-caption", Static))
+        assert "ISR shrinks that day: broker 1 ×5, broker 3 ×5 (flapping 0.25), broker 2 ×2" in caption
         await press(pilot, *["right"] * 6)  # 02:19: back at minISR at 02:19:10.500
         assert screen.minute == 2 * 60 + 19 and "at 02:19 UTC" in header(app)
         assert rows(app)["orders-0"] == Health.AT_MIN_ISR

@@ -174,6 +174,21 @@ def replay_markup(data: ReplayData, minute: int, report: HealthReport | None, wi
     return t
 
 
+def day_shrinks(data: ReplayData, limit: int = 6) -> str:
+    """' · ISR shrinks that day: broker 3 ×12 (flapping 0.5), ...', most shrinks first (from summary.json)."""
+    rows = []
+    for b in data.summary.brokers:
+        try:
+            rows.append((int(b["broker"]), int(b.get("shrinks") or 0), float(b.get("flapping_score") or 0)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    rows = sorted((r for r in rows if r[1]), key=lambda r: (-r[1], r[0]))
+    if not rows:
+        return ""
+    shown = ", ".join(f"broker {b} ×{n}" + (f" (flapping {f:g})" if f else "") for b, n, f in rows[:limit])
+    return " · ISR shrinks that day: " + shown + (f" +{len(rows) - limit} more" if len(rows) > limit else "")
+
+
 class Replayed(DashScreen):
     """Base of the replay screens: the header is the replay's, and the live feed's updates are ignored."""
 
@@ -399,7 +414,8 @@ class ReplayScreen(Replayed):
         brokers: VirtualTable[int] = self.query_one("#brokers", VirtualTable)
         brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), str)
         brokers.styles.height = len(bh) + 1
-        self.query_one("#brokers-caption", Static).update(f"brokers at {hhmm(m.minute)} · Enter opens one")
+        self.query_one("#brokers-caption", Static).update(
+            f"brokers at {hhmm(m.minute)} · Enter opens one" + day_shrinks(self.data))
 
     def _ph(self, key: PartitionKey) -> PartitionHealth:
         ph = self._rows.get(key)
