@@ -298,7 +298,10 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         return exc.exit_code
     _, code = verdict(found)
     if ns.json:
-        sys.stdout.write(json.dumps(to_json(snapshot, report, found, wi), indent=2) + "\n")
+        doc = to_json(snapshot, report, found, wi)
+        # indented for a person at a terminal; compact (and 10x faster: the C encoder) for pipes and files
+        text = json.dumps(doc, indent=2) if sys.stdout.isatty() else json.dumps(doc, separators=(",", ":"))
+        sys.stdout.write(text + "\n")
     else:
         render(out, snapshot, report, found, wi, show_all=ns.all)
     return code

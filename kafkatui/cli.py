@@ -11,7 +11,9 @@ from kafkatui.argparsing import Parser
 
 SUBCOMMANDS = {
     "alter": "change min.insync.replicas / unclean.leader.election.enable: preview, validate, confirm, verify, audit",
+    "elect": "leader elections: --preferred (leaders back on their first replica) or --unclean for an offline partition",
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
+    "reassign": "change a topic's replication factor through a rack-aware reassignment, with progress; --cancel",
     "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
 }
@@ -46,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         from kafkatui.alter.cli import main_alter
 
         return main_alter(args[1:])
+    if args and args[0] == "elect":
+        from kafkatui.alter.elect_cli import main_elect
+
+        return main_elect(args[1:])
+    if args and args[0] == "reassign":
+        from kafkatui.alter.reassign_cli import main_reassign
+
+        return main_reassign(args[1:])
     if args and args[0] == "record":
         from kafkatui.history.record_cmd import main_record
 

@@ -10,6 +10,19 @@ Path: ``$KAFKATUI_AUDIT_LOG``, else ``$XDG_STATE_HOME/kafkatui/audit.jsonl``, el
 
 ``result`` is ``"ok"`` or the error text. Values of sensitive configs are written as ``***``;
 connection settings are never written.
+
+``kafkatui elect`` and ``kafkatui reassign`` write one record per partition to the same log, told
+apart by ``action`` (config changes have none)::
+
+    {"time": ..., "user": ..., "cluster_id": ..., "command_id": ..., "action": "reassign",
+     "resource": {"kind": "partition", "name": "orders-0", "topic": "orders", "partition": 0},
+     "before": {"replicas": [1]}, "after": {"replicas": [1, 2, 3]}, "result": "ok"}
+
+Actions: ``elect-preferred`` and ``elect-unclean`` (before/after ``{"leader": N}``; an unclean
+one also carries ``candidate`` and ``lag``), ``reassign`` (``revert_of`` names the command it
+undid), ``reassign-cancel``, and ``throttle`` / ``throttle-clear`` (resource a topic or broker,
+with ``key``, after ``{"value": ...}``). ``revert_last`` (``alter --revert-last``) only looks at config
+changes; ``last_action`` finds the last reassignment for ``reassign --revert-last``.
 """
 
 from __future__ import annotations
@@ -119,10 +132,11 @@ def revert_last(path: Path | None = None, cluster_id: str | None = None) -> Chan
     Each successful change is undone: SET back to the previous value when it was an override of
     the same resource (source DYNAMIC_TOPIC_CONFIG for a topic, DYNAMIC_BROKER_CONFIG for a broker,
     DYNAMIC_DEFAULT_BROKER_CONFIG for the default), DELETE the override otherwise. With
-    `cluster_id`, only change sets on that cluster count.
+    `cluster_id`, only change sets on that cluster count. Election and reassignment records
+    (those with an ``action``) are not config changes and are skipped.
     """
     records = [r for r in read(path) if cluster_id is None or r.get("cluster_id") == cluster_id]
-    ok = [r for r in records if r.get("result") == "ok"]
+    ok = [r for r in records if r.get("result") == "ok" and "action" not in r]
     if not ok:
         where = f" for cluster {cluster_id}" if cluster_id else ""
         raise NothingToRevertError(f"no successful change in the audit log {path or audit_path()}{where}")
@@ -138,3 +152,43 @@ def revert_last(path: Path | None = None, cluster_id: str | None = None) -> Chan
         value = before.get("value") if before.get("source") == OVERRIDE_SOURCE.get(kind) else None
         changes.append(ConfigChange(kind, name, key, value))
     return ChangePlan(tuple(changes))
+
+
+def action_record(action: str, cluster_id: str | None, command_id: str, resource: Mapping[str, Any],
+                  before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
+                  extra: Mapping[str, Any] | None = None, user: str | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
+    """One record of an action (election, reassignment, throttle) on one resource (`result` None means ok)."""
+    record: dict[str, Any] = {
+        "time": (now or datetime.now(UTC)).isoformat(),
+        "user": user or os_user(),
+        "cluster_id": cluster_id,
+        "command_id": command_id,
+        "action": action,
+        "resource": dict(resource),
+        "before": dict(before),
+        "after": dict(after),
+        "result": "ok" if result is None else result,
+    }
+    record.update(extra or {})
+    return record
+
+
+def partition_record(action: str, cluster_id: str | None, command_id: str, topic: str, partition: int,
+                     before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
+                     extra: Mapping[str, Any] | None = None, user: str | None = None,
+                     now: datetime | None = None) -> dict[str, Any]:
+    """One record of an election or reassignment on one partition (`result` None means ok)."""
+    resource = {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition}
+    return action_record(action, cluster_id, command_id, resource, before, after, result, extra, user, now)
+
+
+def last_action(actions: Iterable[str], path: Path | None = None, cluster_id: str | None = None) -> list[dict[str, Any]]:
+    """The successful records of the last command that did one of `actions` (on `cluster_id`); [] when none."""
+    wanted = set(actions)
+    ok = [r for r in read(path) if r.get("action") in wanted and r.get("result") == "ok"
+          and (cluster_id is None or r.get("cluster_id") == cluster_id)]
+    if not ok:
+        return []
+    last = ok[-1].get("command_id")
+    return [r for r in ok if r.get("command_id") == last]

@@ -20,13 +20,9 @@ from typing import TextIO
 
 from kafkatui.alter import audit
 from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified, verify
-from kafkatui.alter.errors import (
-    NotConfirmedError,
-    PartialFailureError,
-    ValidationRefusedError,
-    WritesDisabledError,
-)
+from kafkatui.alter.errors import PartialFailureError, ValidationRefusedError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
+from kafkatui.alter.guard import require_writes, typed_confirmation
 from kafkatui.alter.plan import ChangePlan, build_plan, label, targets
 from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.argparsing import Parser
@@ -90,8 +86,9 @@ def _errors(results: Sequence[ResourceResult]) -> list[str]:
     return [f"{label(r.kind, r.name)}: {r.error}" for r in results if not r.ok]
 
 
-def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
-    """Ask for the topic name (one topic), the broker id, ``default``, or the number of resources."""
+def expected_confirmation(plan: ChangePlan) -> tuple[str, str]:
+    """What the user must type to apply `plan`, and how to ask for it: the topic name (one topic),
+    the broker id, ``default``, or the number of resources. The TUI asks the same."""
     resources = list(plan.resources())
     if len(resources) == 1:
         kind, name = resources[0]
@@ -100,13 +97,13 @@ def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
     else:
         expected = str(len(resources))
         what = f"the number of resources ({'topics' if all(k == 'topic' for k, _ in resources) else 'resources'})"
-    if not stdin.isatty():
-        raise NotConfirmedError("stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively")
-    err.write(f"type {what} to apply: ")
-    err.flush()
-    answer = stdin.readline().strip()
-    if answer != expected:
-        raise NotConfirmedError(f"confirmation {answer!r} does not match {expected!r}: nothing changed")
+    return expected, what
+
+
+def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
+    """Ask for the answer `expected_confirmation` names; NotConfirmedError otherwise."""
+    expected, what = expected_confirmation(plan)
+    typed_confirmation(what, expected, stdin, err)
 
 
 def _summary(verified: Sequence[Verified], out: TextIO) -> None:
@@ -123,12 +120,7 @@ def _summary(verified: Sequence[Verified], out: TextIO) -> None:
 
 
 def _writes_allowed(ns: argparse.Namespace, conn: ResolvedConnection) -> None:
-    if ns.write or conn.writes:
-        return
-    raise WritesDisabledError(
-        "kafkatui is read-only: nothing changed; start with --write (or set writes: true in the profile) "
-        "to apply, or use --dry-run / --export"
-    )
+    require_writes(ns.write, conn)
 
 
 def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
@@ -203,4 +195,4 @@ def main_alter(argv: list[str], stdin: TextIO | None = None) -> int:
     return run(p.parse_args(argv), stdin=stdin)
 
 
-__all__ = ["main_alter", "render_preview", "run"]
+__all__ = ["expected_confirmation", "main_alter", "render_preview", "run"]

@@ -1,4 +1,4 @@
-"""Errors of ``kafkatui alter``, each with its own exit code (12 and up; 0-10 are shared).
+"""Errors of ``kafkatui alter``, ``elect`` and ``reassign``, each with its own exit code (12 and up; 0-10 are shared).
 
 ====  ========================  ==================================================================
 code  class                     meaning
@@ -11,7 +11,15 @@ code  class                     meaning
 15    PartialFailureError       some (or all) changes failed to apply or to verify: see the
                                 per-resource results
 16    NothingToRevertError      ``--revert-last`` found no successful change set in the audit log
+18    NotApplicableError        ``elect`` / ``reassign``: the cluster's state does not allow the
+                                action (an unclean election on a partition that has a leader, more
+                                replicas than live brokers, a reassignment already running):
+                                nothing changed
+19    StillRunningError         ``reassign``: the reassignment was started but had not finished
+                                when waiting stopped; it goes on in the cluster
 ====  ========================  ==================================================================
+
+17 is ``kafkatui record``'s (the history directory cannot be written).
 """
 
 from __future__ import annotations
@@ -56,7 +64,22 @@ class NothingToRevertError(KafkaTuiError):
     kind: ClassVar[str] = "nothing to revert"
 
 
+class NotApplicableError(KafkaTuiError):
+    """The action does not apply to the cluster as it is now (exit 18)."""
+
+    exit_code: ClassVar[int] = 18
+    kind: ClassVar[str] = "not applicable"
+
+
+class StillRunningError(KafkaTuiError):
+    """A reassignment had not finished when waiting for it stopped (exit 19)."""
+
+    exit_code: ClassVar[int] = 19
+    kind: ClassVar[str] = "still running"
+
+
 ALTER_EXIT_CODES: dict[int, str] = {
     cls.exit_code: cls.kind
-    for cls in (WritesDisabledError, ValidationRefusedError, NotConfirmedError, PartialFailureError, NothingToRevertError)
+    for cls in (WritesDisabledError, ValidationRefusedError, NotConfirmedError, PartialFailureError,
+                NothingToRevertError, NotApplicableError, StillRunningError)
 }

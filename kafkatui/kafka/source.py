@@ -767,9 +767,14 @@ class KafkaClusterSource:
         hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
         # a fully in-sync cluster has no lag to measure and no ELR (it only exists under min ISR):
         # then kafka-python is not even started (its import and bootstrap cost about half a second)
-        any_out_of_sync = any(
-            len(p.isrs) < len(p.replicas) for t in md.topics.values() for p in t.partitions.values()
-        )
+        # the partitions first: CPU work that overlaps the config requests in flight
+        live = frozenset(broker_ids)
+        parts: dict[str, tuple[PartitionInfo, ...]] = {}
+        any_out_of_sync = False
+        for name in topic_names:
+            built, lagging = _partitions(name, md.topics[name], live, None)
+            parts[name] = built
+            any_out_of_sync = any_out_of_sync or lagging
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all"
             or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
@@ -823,13 +828,13 @@ class KafkaClusterSource:
         elif self.log_dirs_mode == "out-of-sync" and (kadmin is not None or not any_out_of_sync):
             log_dirs = {}  # nothing out of sync: nothing to ask
 
-        live = frozenset(broker_ids)
         topics: dict[str, TopicInfo] = {}
         for name in topic_names:
             t = md.topics[name]
             topics[name] = TopicInfo(
                 name=name,
-                partitions=_partitions(name, t, live, elr),
+                # with an ELR answer every partition's ELR is known (empty for most): rebuild them
+                partitions=parts[name] if elr is None else _partitions(name, t, live, elr)[0],
                 internal=name in INTERNAL_TOPICS,
                 configs=topic_configs.get(name, {}),
                 error_code=t.error.code() if t.error is not None else 0,
@@ -1013,32 +1018,37 @@ def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) 
 
 def _partitions(
     topic: str, t: Any, live: frozenset[int], elr: Mapping[tuple[str, int], Mapping[str, Any]] | None
-) -> tuple[PartitionInfo, ...]:
-    """A topic's partitions from librdkafka's metadata, with ELR where DescribeTopicPartitions told.
+) -> tuple[tuple[PartitionInfo, ...], bool]:
+    """A topic's partitions from librdkafka's metadata, with ELR where DescribeTopicPartitions told,
+    and whether any of them has an out-of-sync replica.
 
     librdkafka's metadata has no offline replicas: they are the replicas on brokers absent from
     the metadata (fenced or dead), plus any DescribeTopicPartitions named.
     """
     known = () if elr is not None else None
     out = []
+    lagging = False
     for pid in sorted(t.partitions):
         p = t.partitions[pid]
         replicas = tuple(p.replicas)
+        isr = tuple(p.isrs)
+        if len(isr) < len(replicas):
+            lagging = True
         offline = () if live.issuperset(replicas) else tuple(r for r in replicas if r not in live)
         error_code = p.error.code() if p.error is not None else 0
         dtp = elr.get((topic, pid)) if elr else None
         if dtp is None:
-            out.append(PartitionInfo(topic, pid, p.leader, replicas, tuple(p.isrs), offline, -1, known, known, error_code))
+            out.append(PartitionInfo(topic, pid, p.leader, replicas, isr, offline, -1, known, known, error_code))
             continue
         extra = [r for r in dtp.get("offline_replicas") or () if r not in offline]
         out.append(PartitionInfo(
-            topic, pid, p.leader, replicas, tuple(p.isrs), offline + tuple(extra),
+            topic, pid, p.leader, replicas, isr, offline + tuple(extra),
             int(dtp.get("leader_epoch", -1)),
             tuple(dtp.get("eligible_leader_replicas") or ()),
             tuple(dtp.get("last_known_elr") or ()),
             error_code,
         ))
-    return tuple(out)
+    return tuple(out), lagging
 
 
 def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:

@@ -81,6 +81,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
         report = assess(snapshot)
     racks = {b.id: b.rack for b in snapshot.brokers}
     rack_aware = len({r for r in racks.values() if r}) >= 2
+    rack_of_set: dict[tuple[int, ...], str | None] = {}  # replica sets repeat across topics: decide each once
     prod_topics = [n for n, th in report.topics.items() if not th.internal and is_production_triple(th)]
     issues: list[AuditIssue] = []
     for name in sorted(report.topics):
@@ -119,7 +120,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                     f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
                     f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
         if rack_aware:
-            same = _single_rack(snapshot, name, racks)
+            same = _single_rack(snapshot, name, racks, rack_of_set)
             if same:
                 rack_names = sorted(set(same.values()))
                 found[SINGLE_RACK] = AuditIssue(
@@ -154,16 +155,25 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
             partitions=tuple(sorted(lagging)))
 
 
-def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None]) -> dict[int, str]:
-    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack."""
+def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None],
+                 seen: dict[tuple[int, ...], str | None]) -> dict[int, str]:
+    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack.
+
+    `seen` memoises the shared rack (or None) per replica tuple across calls.
+    """
     out: dict[int, str] = {}
     for p in snapshot.topics[topic].partitions:
-        reps = set(p.replicas)
-        if len(reps) < 2:
-            continue
-        rs = {racks.get(r) for r in reps}
-        if len(rs) == 1:
-            (rack,) = rs
-            if rack:
-                out[p.partition] = rack
+        key = p.replicas
+        if key in seen:
+            rack = seen[key]
+        else:
+            rack = None
+            reps = set(key)
+            if len(reps) >= 2:
+                rs = {racks.get(r) for r in reps}
+                if len(rs) == 1:
+                    (rack,) = rs
+            seen[key] = rack
+        if rack:
+            out[p.partition] = rack
     return out

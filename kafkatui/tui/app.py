@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.tui.feed import Feed, ViewState
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
@@ -130,13 +131,17 @@ class ScreensProvider(Provider):
         commands: list[tuple[str, Any, str]] = [
             ("Findings: every problem, worst first", app.action_findings, "f"),
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
+            ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
+            ("Revert the last config change", app.action_revert_last, "u"),
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
             ("Help: keys", app.action_help, "?"),
             ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
         ]
-        if app.feed is None:  # replay only: no cluster to find, simulate, refresh or pause
-            commands = [c for c in commands if c[2] not in ("f", "w", "r", "p")]
+        if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
+            live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
+                    app.action_refresh, app.action_pause)
+            commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
                 commands.append((f"Theme: {name}", lambda n=name: setattr(app, "theme", n), ""))
@@ -159,6 +164,7 @@ class KafkaTuiApp(App[None]):
         Binding("p", "pause", "pause"),
         Binding("f", "findings", "findings"),
         Binding("w", "what_if", "what-if"),
+        Binding("u", "revert_last", "revert", show=False),
         Binding("q", "quit", "quit"),
     ]
 
@@ -173,6 +179,7 @@ class KafkaTuiApp(App[None]):
         clock: Any = time.time,
         auto_refresh: bool = True,
         replay: ReplayData | None = None,
+        settings: ConnectionSettings | None = None,
     ) -> None:
         super().__init__()
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
@@ -180,6 +187,7 @@ class KafkaTuiApp(App[None]):
         self.refresh_seconds = max(0.5, refresh_seconds)
         self.source_label = source_label
         self.read_only = read_only
+        self.settings = settings  # the connection config changes use (None: the app cannot write)
         self.clock = clock
         self.auto_refresh_enabled = auto_refresh  # not `auto_refresh`: Textual's DOMNode owns that name
         self.paused = False
@@ -293,8 +301,9 @@ class KafkaTuiApp(App[None]):
 
     # actions -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Without a cluster (replay only) there is nothing to refresh, pause, find or simulate."""
-        return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if")
+        """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
+        return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
+                                                       "alter_defaults")
 
     def action_replay(self) -> None:
         from kafkatui.tui.screens.replay import ask_replay_dir
@@ -326,6 +335,16 @@ class KafkaTuiApp(App[None]):
 
         if not isinstance(self.screen, WhatIfScreen):
             self.push_screen(WhatIfScreen())
+
+    def action_revert_last(self) -> None:
+        from kafkatui.tui.write_actions import start_revert
+
+        start_revert(self)
+
+    def action_alter_defaults(self) -> None:
+        from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter
+
+        start_alter(self, [BROKER_DEFAULT])
 
     def open_topic(self, topic: str) -> None:
         from kafkatui.tui.screens.topic import TopicScreen

@@ -28,6 +28,9 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
     p.add_argument("--replay", type=Path, default=None, metavar="OUT",
                    help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection)")
+    p.add_argument("--write", action="store_true",
+                   help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
+                        "confirmed and audited (or writes: true in the profile); default: read-only")
 
 
 def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
@@ -105,6 +108,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                 settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=ns.timeout or 5.0)
                 label = f"demo: {ns.demo}"
                 refresh = ns.refresh or 2.0
+                writes = bool(ns.write)
             else:
                 conn = connection_from(ns)
                 for w in conn.warnings:
@@ -112,6 +116,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                 settings = conn.settings
                 label = conn.profile or settings.bootstrap_servers
                 refresh = ns.refresh or 5.0
+                writes = bool(ns.write or conn.writes)
             if refresh <= 0:
                 raise UsageError("--refresh must be positive")
         except KafkaTuiError as exc:
@@ -126,7 +131,8 @@ def run_tui(ns: argparse.Namespace) -> int:
             recorder = Recorder(ns.history_dir or default_history_dir())
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
         stack.callback(feed.close)
-        app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=True)
+        app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
+                          settings=settings)
         log_to_file()
         app.run()
     return 0

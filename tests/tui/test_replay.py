@@ -155,6 +155,8 @@ def test_drill_down_to_partition_topic_and_broker_as_they_were(out: Path) -> Non
         topic = app.screen
         assert isinstance(topic, ReplayTopicScreen) and topic.topic == "orders"
         assert "under minISR" in text_of(topic.query_one("#topic-header", Static))
+        await press(pilot, "a")  # the live screen's config change: not from a replayed minute
+        assert app.screen is topic
         await press(pilot, "down", "enter")
         assert isinstance(app.screen, ReplayPartitionScreen) and app.screen.partition == 1
         await press(pilot, "escape", "escape", "escape")
@@ -185,7 +187,7 @@ def test_the_filter_box_keeps_its_arrow_keys_and_help_lists_the_replay_keys(out:
         assert isinstance(app.screen, ReplayHelpScreen)
         await press(pilot, "escape")
         assert app.screen is screen
-        await press(pilot, "f", "w", "r")  # nothing to find, simulate or refresh without a cluster
+        await press(pilot, "f", "w", "r", "u")  # nothing to find, simulate, refresh or revert without a cluster
         assert app.screen is screen
 
     drive(replay_app(out), scenario)

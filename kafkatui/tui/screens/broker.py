@@ -79,7 +79,7 @@ def lag_of(out_of_sync: tuple[OutOfSyncReplica, ...], broker_id: int) -> Text:
 class BrokerScreen(DashScreen):
     """One broker: state and counts, restart safety, the ISRs it is missing from, its findings."""
 
-    BINDINGS = [Binding("c", "copy_commands", "copy commands")]
+    BINDINGS = [Binding("c", "copy_commands", "copy commands"), Binding("a", "alter_defaults", "alter defaults")]
 
     DEFAULT_CSS = """
     BrokerScreen #broker-header { height: auto; padding: 0 1; }
@@ -200,3 +200,6 @@ class BrokerScreen(DashScreen):
 
     def action_copy_commands(self) -> None:
         copy_commands(self, all_commands(self.findings))
+
+    def action_alter_defaults(self) -> None:
+        self.dash.action_alter_defaults()

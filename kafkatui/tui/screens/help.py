@@ -19,6 +19,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("p", "pause / resume the automatic refresh"),
         ("f", "findings: every problem, worst first"),
         ("w", "what-if: take brokers down and see the blast radius"),
+        ("u", "revert the last config change on this cluster (from the audit log): same preview and confirmation"),
         ("Esc", "clear the filter, else go back one screen"),
         ("Tab / Shift+Tab", "move the focus between the panes"),
         ("q", "quit"),
@@ -32,9 +33,13 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("overview", [
         ("b / t", "focus the brokers / topics table"),
         ("e", "focus the events pane"),
+        ("a", "alter: durability wizard for the highlighted topic, or for every topic matching the filter"),
         ("Enter", "open the topic or broker under the cursor"),
     ]),
-    ("topic", [("Enter", "open the partition under the cursor")]),
+    ("topic", [
+        ("Enter", "open the partition under the cursor"),
+        ("a", "alter this topic: durability wizard (goal and N, or explicit values), then the preview"),
+    ]),
     ("partition", [
         ("c", "copy every command on the screen to the clipboard (OSC 52, works over SSH in many terminals)"),
         ("drag, ctrl+c", "select text in a command box with the mouse (or Tab into it, shift+arrows) and copy it"),
@@ -42,12 +47,18 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("broker", [
         ("Enter", "open a partition whose ISR the broker is missing from"),
         ("c", "copy the commands of the broker's findings"),
+        ("a", "alter the cluster-wide broker defaults (also `:` Alter broker defaults)"),
     ]),
     ("what-if", [
         ("space", "toggle the highlighted broker down / up: the counts follow at once"),
         ("x", "bring every broker back up"),
         ("b / t", "focus the broker list / the per-topic table"),
         ("Enter", "open the topic under the cursor"),
+    ]),
+    ("alter preview", [
+        ("Apply…", "validate-only request, typed confirmation, apply, re-describe to verify, audit (needs --write)"),
+        ("x / y", "export: the kafka-configs.sh command line / Strimzi YAML (always allowed, also read-only)"),
+        ("c", "copy the export to the clipboard"),
     ]),
     ("findings", [
         ("Enter", "open the finding's first partition, else its topic, else its broker"),
@@ -95,9 +106,10 @@ class HelpScreen(ModalScreen[None]):
             intro = Text("kafkatui keys", style="bold")
             if getattr(self.app, "read_only", True):
                 intro.append("  — read-only mode: this dashboard never changes the cluster; every fix is a "
-                             "command shown for you to run.")
+                             "command shown for you to run (start with --write to apply changes with a and u).")
             else:
-                intro.append("  — writes are ON for this session.", style="bold")
+                intro.append("  — writes are ON for this session: a and u apply config changes after a preview, "
+                             "a validate-only request and a typed confirmation; each is audited.", style="bold")
             yield Static(intro, id="help-intro")
             with VerticalScroll(id="help-keys"):
                 yield Static(keys_table())

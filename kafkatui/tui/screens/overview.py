@@ -117,6 +117,7 @@ class OverviewScreen(DashScreen):
         Binding("b", "focus_brokers", "brokers"),
         Binding("t", "focus_topics", "topics"),
         Binding("e", "focus_events", "events", show=False),
+        Binding("a", "alter", "alter"),
     ]
 
     DEFAULT_CSS = """
@@ -175,6 +176,19 @@ class OverviewScreen(DashScreen):
             self.dash.open_topic(str(event.key))
         elif event.table.id == "brokers":
             self.dash.open_broker(int(event.key))  # type: ignore[call-overload]
+
+    def alter_targets(self) -> list[tuple[str, str]]:
+        """`a` alters the topics matching the filter, else the topic under the cursor."""
+        topics: VirtualTable[str] = self.query_one("#topics", VirtualTable)
+        if topics.filter_text:
+            return [("topic", t) for t in topics.keys_in_view()]
+        key = topics.cursor_key
+        return [("topic", key)] if key is not None else []
+
+    def action_alter(self) -> None:
+        from kafkatui.tui.write_actions import start_alter
+
+        start_alter(self.dash, self.alter_targets())
 
     def action_focus_brokers(self) -> None:
         self.query_one("#brokers", VirtualTable).focus()

@@ -194,6 +194,10 @@ class Replayed(DashScreen):
 
     moment: ReplayMoment
     _shown: ReplayMoment | None = None
+    LIVE_ONLY = frozenset({"alter", "alter_defaults"})  # the live screens' config changes: not from the past
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action not in self.LIVE_ONLY
 
     def update_state(self, state: ViewState) -> None:
         """Called at mount and after each live refresh (when opened from the live dashboard): show the
@@ -352,7 +356,9 @@ class ReplayScreen(Replayed):
     # moving -----------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # the filter box keeps its arrows, Home and End
-        return not (action in ("minute", "go") and isinstance(self.focused, Input))
+        if action in ("minute", "go") and isinstance(self.focused, Input):
+            return False
+        return super().check_action(action, parameters)
 
     def action_minute(self, delta: int) -> None:
         self.go_to(self.minute + delta)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, OutOfSyncReplica, PartitionHealth, TopicHealth
@@ -142,6 +143,8 @@ class TopicScreen(DashScreen):
 
     releases_state = True  # see on_unmount and kafkatui.tui.app.GcPacer
 
+    BINDINGS = [Binding("a", "alter", "alter")]
+
     DEFAULT_CSS = """
     TopicScreen #topic-header { height: auto; padding: 0 1; }
     TopicScreen #partitions { height: 1fr; min-height: 4; }
@@ -252,3 +255,8 @@ class TopicScreen(DashScreen):
         event.stop()
         if self._report is not None:
             self.dash.open_partition(self.topic, int(event.key))
+
+    def action_alter(self) -> None:
+        from kafkatui.tui.write_actions import start_alter
+
+        start_alter(self.dash, [("topic", self.topic)])

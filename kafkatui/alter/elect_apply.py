@@ -1,0 +1,93 @@
+"""Run leader elections (ElectLeaders through confluent-kafka) and verify them by re-describing.
+
+confluent-kafka 2.16.1's ``elect_leaders`` raises SystemError when given ``request_timeout`` or
+``operation_timeout``: it is called without them and its future is waited on with our timeout.
+Errors are kept as the broker sends them (``PREFERRED_LEADER_NOT_AVAILABLE: ...``), secrets scrubbed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from kafkatui.alter.apply import _quiet_logger
+from kafkatui.kafka.errors import UsageError, one_line, scrub
+from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.model.snapshot import ClusterSnapshot
+
+Key = tuple[str, int]
+VERIFY_SECONDS = 5.0
+"""How long re-describing may wait for the new leaders to show."""
+
+
+class LeaderElector:
+    """Sends ElectLeaders with the user's connection settings."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        self.settings = settings
+        self._secrets = settings.secrets()
+        conf: dict[str, Any] = dict(settings.to_confluent())
+        conf["logger"] = _quiet_logger()
+        try:
+            self._admin = AdminClient(conf)
+        except (KafkaException, TypeError, ValueError) as exc:
+            raise UsageError(f"invalid client settings: {scrub(str(exc), self._secrets)}") from None
+
+    def _text(self, text: str) -> str:
+        return one_line(scrub(text, self._secrets))
+
+    def elect(self, unclean: bool, partitions: Iterable[Key]) -> dict[Key, str | None]:
+        """Per partition the broker's error (None: elected). Never raises for a broker's refusal."""
+        keys = list(dict.fromkeys(partitions))
+        kind = ElectionType.UNCLEAN if unclean else ElectionType.PREFERRED
+        try:
+            # no request_timeout/operation_timeout: confluent-kafka 2.16.1 crashes with them
+            future = self._admin.elect_leaders(kind, [TopicPartition(t, p) for t, p in keys])
+            answer = future.result(timeout=self.settings.timeout + 5)
+        except KafkaException as exc:
+            return dict.fromkeys(keys, self._error(exc))
+        except Exception as exc:  # a timeout of the future, or anything the client raises
+            return dict.fromkeys(keys, self._text(f"{type(exc).__name__}: {exc}"))
+        out: dict[Key, str | None] = dict.fromkeys(keys, "no answer for this partition")
+        for tp, err in answer.items():
+            key = (tp.topic, tp.partition)
+            out[key] = None if err is None else self._error(err)
+        return out
+
+    def _error(self, exc: Any) -> str:
+        err = exc.args[0] if isinstance(exc, KafkaException) and exc.args else exc
+        if isinstance(err, KafkaError):
+            return self._text(f"{err.name()}: {err.str()}")
+        return self._text(str(exc))
+
+    def close(self) -> None:
+        del self._admin
+
+
+def wait_for_leaders(expected: Mapping[Key, int | None], read: Callable[[], ClusterSnapshot],
+                     seconds: float = VERIFY_SECONDS) -> tuple[ClusterSnapshot, dict[Key, int]]:
+    """Re-describe until every partition has its expected leader (None: any leader), or `seconds` pass.
+
+    Returns the last snapshot and every partition's leader in it (-1: none, or the partition is gone).
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        snap = read()
+        leaders = {key: leader_of(snap, key) for key in expected}
+        done = all(leaders[k] == want if want is not None else leaders[k] >= 0 for k, want in expected.items())
+        if done or time.monotonic() >= deadline:
+            return snap, leaders
+        time.sleep(0.2)
+
+
+def leader_of(snap: ClusterSnapshot, key: Key) -> int:
+    """The leader of a partition in `snap` (-1: none, or no such partition)."""
+    info = snap.topics.get(key[0])
+    for p in info.partitions if info else ():
+        if p.partition == key[1]:
+            return p.leader
+    return -1

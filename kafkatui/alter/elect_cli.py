@@ -1,0 +1,266 @@
+"""``kafkatui elect``: preferred leader elections and a one-off unclean election (KIP-460), headless.
+
+Preferred: snapshot -> plan (partitions off their preferred leader whose preferred replica is
+alive and in the ISR) -> preview with leaders per broker now and after -> typed confirmation ->
+ElectLeaders -> per-partition results -> audit -> re-describe: leaders per broker after.
+
+Unclean: one OFFLINE partition only -> data-loss warning naming the candidate and how far behind
+it is -> two typed confirmations (the partition ``T-P``, then ``LOSE DATA``; ``--yes`` skips them
+only together with ``--accept-data-loss``) -> ElectLeaders UNCLEAN -> audit -> verify the leader.
+
+Exit codes: 0 done (or dry run / export / nothing to do); 3 bad input; 4-10 connection errors;
+12 writes disabled; 14 not confirmed; 15 some election failed or did not verify; 18 not
+applicable (the partition is not offline, or has no live replica). See `kafkatui.alter.errors`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+from kafkatui.alter import audit
+from kafkatui.alter.elect import (
+    PreferredPlan,
+    UncleanPlan,
+    data_loss_warning,
+    election_command,
+    leader_counts,
+    preferred_plan,
+    select_topics,
+    unclean_plan,
+)
+from kafkatui.alter.elect_apply import LeaderElector, leader_of, wait_for_leaders
+from kafkatui.alter.errors import NotConfirmedError, PartialFailureError
+from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.argparsing import Parser
+from kafkatui.kafka.errors import KafkaTuiError, UsageError
+from kafkatui.kafka.profiles import ResolvedConnection
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.options import add_connection_arguments, connection_from
+
+EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
+          "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline)")
+NOT_NEEDED = "ELECTION_NOT_NEEDED"
+"""The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
+LOSE_DATA = "LOSE DATA"
+BY_HAND_MAX = 10
+"""Up to this many partitions the preview shows the kafka-leader-election.sh line itself."""
+"""What the second confirmation of an unclean election asks the user to type."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_connection_arguments(p)
+    kind = p.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--preferred", action="store_true",
+                      help="move leaders back to their preferred (first) replica")
+    kind.add_argument("--unclean", action="store_true",
+                      help="one-off unclean election for ONE offline partition (loses data; KIP-460)")
+    p.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="topic (repeatable for --preferred)")
+    p.add_argument("--all", dest="all_topics", action="store_true", help="--preferred: every topic")
+    p.add_argument("--partition", action="append", default=[], type=int, metavar="N",
+                   help="only this partition (required with --unclean; repeatable for --preferred with one --topic)")
+    p.add_argument("--dry-run", action="store_true", help="preview only; change nothing")
+    p.add_argument("--yes", action="store_true", help="skip the typed confirmation")
+    p.add_argument("--accept-data-loss", action="store_true",
+                   help="--unclean with --yes: skip both confirmations (otherwise --yes is not enough)")
+    p.add_argument("--write", action="store_true", help="allow changes (or writes: true in the profile)")
+    p.add_argument("--export", action="store_true",
+                   help="print the kafka-leader-election.sh command for the planned election instead (read-only)")
+
+
+def _check_args(ns: argparse.Namespace) -> None:
+    if any(n < 0 for n in ns.partition):
+        raise UsageError(f"bad partition {min(ns.partition)}")
+    if ns.unclean:
+        if ns.all_topics or len(ns.topic) != 1 or len(ns.partition) != 1:
+            raise UsageError("--unclean takes exactly one --topic T and one --partition P (never --all)")
+    elif ns.partition and len(ns.topic) != 1:
+        raise UsageError("--partition needs exactly one --topic")
+    elif ns.all_topics and ns.topic:
+        raise UsageError("give --topic T or --all, not both")
+    elif not ns.all_topics and not ns.topic:
+        raise UsageError("give --topic T (repeatable) or --all")
+
+
+def _table(rows: Sequence[Sequence[str]], out: TextIO, indent: str = "") -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out.write(indent + "  ".join(c.rjust(w) if i else c.ljust(w)
+                                     for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() + "\n")
+
+
+def render_preferred(plan: PreferredPlan, out: TextIO) -> None:
+    """The preview: each move, what cannot move and why, leaders per broker now and after."""
+    if plan.moves:
+        out.write(f"preferred leader election: {len(plan.moves)} partition(s) move to their preferred replica\n")
+        _table([("partition", "leader", "->", "preferred")]
+               + [(m.name, str(m.leader), "->", str(m.preferred)) for m in plan.moves], out, "  ")
+    else:
+        out.write("nothing to elect: every leader selected is on its preferred replica or cannot move\n")
+    if plan.skipped:
+        out.write(f"cannot move ({len(plan.skipped)}):\n")
+        for s in plan.skipped:
+            out.write(f"  {s.topic}-{s.partition} leader {s.leader}, preferred {s.preferred}: {s.reason}\n")
+    out.write("leaders per broker:\n")
+    _counts_table({"now": plan.before, "after": plan.after}, out)
+
+
+def _counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
+    brokers = sorted({b for c in columns.values() for b in c})
+    rows = [("broker", *columns)] + [(str(b), *(str(c.get(b, 0)) for c in columns.values())) for b in brokers]
+    _table(rows, out, "  ")
+
+
+def _source(conn: ResolvedConnection, log_dirs: str = "none") -> KafkaClusterSource:
+    return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=False)
+
+
+def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
+        err: TextIO | None = None) -> int:
+    stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
+    try:
+        _check_args(ns)
+        conn = connection_from(ns)
+        for w in conn.warnings:
+            err.write(f"kafkatui: warning: {w}\n")
+        if not (ns.dry_run or ns.export):
+            require_writes(ns.write, conn)
+        if ns.unclean:
+            return _unclean(ns, conn, stdin, out, err)
+        return _preferred(ns, conn, stdin, out, err)
+    except KafkaTuiError as exc:
+        err.write(f"kafkatui: error: {exc}\n")
+        return exc.exit_code
+
+
+def _bootstrap(ns: argparse.Namespace, conn: ResolvedConnection) -> str:
+    return str(ns.bootstrap or conn.settings.bootstrap_servers)
+
+
+def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    source = _source(conn)
+    try:
+        snapshot = source.snapshot()
+        plan = preferred_plan(snapshot, select_topics(snapshot, ns.topic, ns.all_topics), ns.partition)
+        targets: dict[str, list[int]] = {}
+        for m in plan.moves:
+            targets.setdefault(m.topic, []).append(m.partition)
+        by_hand = election_command("preferred", _bootstrap(ns, conn), targets) if targets else None
+        if ns.export:
+            if by_hand is None:
+                err.write("kafkatui: nothing to elect\n")
+                return 0
+            out.write(by_hand + "\n")
+            return 0
+        render_preferred(plan, out)
+        if by_hand is not None:
+            out.write(f"by hand: {by_hand}\n" if len(plan.moves) <= BY_HAND_MAX
+                      else "by hand: --export prints the kafka-leader-election.sh command with its JSON file\n")
+        if not plan.moves or ns.dry_run:
+            out.write("dry run: nothing changed\n" if plan.moves else "")
+            return 0
+        if not ns.yes:
+            if len(plan.moves) == 1:
+                typed_confirmation("the partition name", plan.moves[0].name, stdin, err)
+            else:
+                typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
+        elector = LeaderElector(conn.settings)
+        try:
+            results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
+        finally:
+            elector.close()
+        for key, error in results.items():
+            if error is not None and error.startswith(NOT_NEEDED):
+                results[key] = None  # moved meanwhile: verified below like the others
+        expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
+        after, leaders = wait_for_leaders(expected, source.snapshot)
+    finally:
+        source.close()
+    command_id = str(uuid.uuid4())
+    records, failed = [], []
+    for m in plan.moves:
+        key = (m.topic, m.partition)
+        error = results[key]
+        now = leaders.get(key, -1) if error is None else leader_of(after, key)
+        if error is None and now != m.preferred:
+            error = f"not verified: re-described leader {now}, expected {m.preferred}"
+        records.append(audit.partition_record("elect-preferred", snapshot.cluster_id, command_id, m.topic, m.partition,
+                                              {"leader": m.leader}, {"leader": now}, error))
+        if error is None:
+            out.write(f"ok      {m.name} leader {m.leader} -> {now}\n")
+        else:
+            failed.append(f"{m.name}: {error}")
+            out.write(f"FAILED  {m.name}: {error}\n")
+    audit.append(records)
+    out.write("leaders per broker (re-described):\n")
+    _counts_table({"before": plan.before, "expected": plan.after, "now": leader_counts(after)}, out)
+    out.write(f"{len(plan.moves) - len(failed)} of {len(plan.moves)} elections done and verified\n")
+    if failed:
+        raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} elections failed: " + "; ".join(failed))
+    return 0
+
+
+def confirm_unclean(plan: UncleanPlan, stdin: TextIO, err: TextIO) -> None:
+    """Two typed confirmations: the partition name, then LOSE DATA."""
+    typed_confirmation(f"the partition name ({plan.name})", plan.name, stdin, err, "to continue")
+    typed_confirmation(f"'{LOSE_DATA}'", LOSE_DATA, stdin, err,
+                       f"to run the unclean election and accept that records of {plan.name} are deleted")
+
+
+def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    topic, partition = ns.topic[0], ns.partition[0]
+    if ns.export:
+        out.write(election_command("unclean", _bootstrap(ns, conn), {topic: [partition]}) + "\n")
+        return 0
+    if ns.yes and not ns.accept_data_loss and not ns.dry_run:
+        raise NotConfirmedError("--yes alone does not confirm an unclean election: add --accept-data-loss "
+                                "(or confirm interactively); nothing changed")
+    source = _source(conn, log_dirs="out-of-sync")
+    try:
+        snapshot = source.snapshot()
+        plan = unclean_plan(snapshot, topic, partition)
+        for line in data_loss_warning(plan):
+            out.write(f"! {line}\n")
+        out.write(f"by hand: {election_command('unclean', _bootstrap(ns, conn), {topic: [partition]})}\n")
+        if ns.dry_run:
+            out.write("dry run: nothing changed\n")
+            return 0
+        if not ns.yes:
+            confirm_unclean(plan, stdin, err)
+        elector = LeaderElector(conn.settings)
+        try:
+            error = elector.elect(True, [(topic, partition)])[(topic, partition)]
+        finally:
+            elector.close()
+        _, leaders = wait_for_leaders({(topic, partition): None}, source.snapshot) if error is None else (None, {})
+    finally:
+        source.close()
+    now = leaders.get((topic, partition), -1)
+    if error is None and now < 0:
+        error = "not verified: the partition still has no leader"
+    lag = {str(c.broker): {"offset_lag": c.offset_lag, "size": c.size} for c in plan.candidates}
+    audit.append([audit.partition_record(
+        "elect-unclean", snapshot.cluster_id, str(uuid.uuid4()), topic, partition,
+        {"leader": -1, "isr": list(plan.last_isr)}, {"leader": now}, error,
+        extra={"candidate": plan.likely.broker, "lag": lag})])
+    if error is not None:
+        out.write(f"FAILED  {plan.name}: {error}\n")
+        raise PartialFailureError(f"the unclean election of {plan.name} failed: {error}")
+    out.write(f"ok      {plan.name} leader -1 -> {now} (unclean)\n")
+    if now != plan.likely.broker:
+        out.write(f"note: the controller chose broker {now}, not broker {plan.likely.broker}\n")
+    return 0
+
+
+def main_elect(argv: list[str], stdin: TextIO | None = None) -> int:
+    p = Parser(prog="kafkatui elect", description="Leader elections: preferred (leaders back on their first "
+               "replica) or a one-off unclean election for an offline partition: preview, confirm, elect, "
+               "verify, audit.", epilog=EPILOG)
+    add_arguments(p)
+    return run(p.parse_args(argv), stdin=stdin)
+
+
+__all__ = ["confirm_unclean", "main_elect", "render_preferred", "run"]

@@ -1,0 +1,78 @@
+"""``kafkatui reassign --cancel`` and ``--clear-throttle``: stop a reassignment, remove a throttle."""
+
+from __future__ import annotations
+
+import argparse
+import uuid
+from typing import TextIO
+
+from kafkatui.alter import audit, throttle_apply
+from kafkatui.alter.errors import NotApplicableError, PartialFailureError
+from kafkatui.alter.guard import typed_confirmation
+from kafkatui.alter.reassign import ids_text
+from kafkatui.alter.reassign_apply import Reassigner
+from kafkatui.alter.throttle import BROKER_KEYS, TOPIC_KEYS, throttled
+from kafkatui.kafka.errors import UsageError
+from kafkatui.kafka.profiles import ResolvedConnection
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.model.snapshot import ClusterSnapshot
+
+
+def cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot, source: KafkaClusterSource,
+           reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """Cancel the topic's reassignment in flight (each partition back to its replicas before), then its throttle."""
+    if ns.topic not in snapshot.topics:
+        raise UsageError(f"unknown topic {ns.topic!r}")
+    running = reassigner.ongoing([ns.topic])
+    if not running:
+        raise NotApplicableError(f"no reassignment in progress for {ns.topic}: nothing to cancel")
+    out.write(f"cancel the reassignment of {len(running)} partition(s) of {ns.topic}: each goes back to its "
+              "replicas before it started (copied data on the new replicas is dropped)\n")
+    for (t, p), r in sorted(running.items()):
+        out.write(f"  {t}-{p}  replicas {ids_text(r['replicas'])}  adding {ids_text(r['adding_replicas'])}  "
+                  f"removing {ids_text(r['removing_replicas'])}\n")
+    if ns.dry_run:
+        out.write("dry run: nothing changed\n")
+        return 0
+    if not ns.yes:
+        typed_confirmation("the topic name", ns.topic, stdin, err, "to cancel")
+    results = reassigner.cancel(running)
+    after = source.snapshot()
+    command_id = str(uuid.uuid4())
+    records, failed = [], []
+    for (t, p), r in sorted(running.items()):
+        info = after.topics.get(t)
+        now = next((list(x.replicas) for x in info.partitions if x.partition == p), []) if info else []
+        error = results[(t, p)]
+        records.append(audit.partition_record("reassign-cancel", snapshot.cluster_id, command_id, t, p,
+                                              {"replicas": r["replicas"], "adding": r["adding_replicas"],
+                                               "removing": r["removing_replicas"]}, {"replicas": now}, error))
+        if error is None:
+            out.write(f"ok      {t}-{p} cancelled: replicas {ids_text(now)}\n")
+        else:
+            failed.append(f"{t}-{p}: {error}")
+            out.write(f"FAILED  {t}-{p}: {error}\n")
+    audit.append(records)
+    if throttled(snapshot, ns.topic):
+        brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
+        out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, command_id) + "\n")
+    if failed:
+        raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
+    return 0
+
+
+def clear_throttle(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot,
+                   stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """Remove the topic's throttled-replica lists and every broker's throttle rates."""
+    if ns.topic not in snapshot.topics:
+        raise UsageError(f"unknown topic {ns.topic!r}")
+    brokers = sorted(snapshot.broker_ids)
+    out.write(f"remove the replication throttle: {', '.join(TOPIC_KEYS)} of {ns.topic}; "
+              f"{', '.join(BROKER_KEYS)} of brokers {ids_text(brokers)}\n")
+    if ns.dry_run:
+        out.write("dry run: nothing changed\n")
+        return 0
+    if not ns.yes:
+        typed_confirmation("the topic name", ns.topic, stdin, err, "to remove the throttle")
+    out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4())) + "\n")
+    return 0

@@ -1,0 +1,84 @@
+"""The typed confirmation before a change is applied: Apply stays disabled until the answer matches."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from kafkatui.alter.cli import expected_confirmation
+from kafkatui.alter.plan import ChangePlan, label
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Asks for what `expected_confirmation` names (as ``kafkatui alter`` does); True: apply."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen #confirm-box { width: 76; height: auto; border: thick $error; background: $surface; padding: 1 2; }
+    ConfirmScreen #confirm-input { margin-top: 1; }
+    ConfirmScreen #confirm-buttons { height: auto; margin-top: 1; align: right middle; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, plan: ChangePlan, heading: str = "apply") -> None:
+        super().__init__()
+        self.plan = plan
+        self.heading = heading
+        self.expected, self.what = expected_confirmation(plan)
+
+    def compose(self) -> ComposeResult:
+        n = len(self.plan.changes)
+        resources = self.plan.resources()
+        names = ", ".join(label(kind, name) for kind, name in list(resources)[:4])
+        more = f" and {len(resources) - 4} more" if len(resources) > 4 else ""
+        text = Text()
+        text.append(f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with "
+                    "IncrementalAlterConfigs.\n")
+        text.append("Type ")
+        text.append(self.what, style="bold")
+        text.append(" to confirm: ")
+        text.append(self.expected, style="bold reverse")
+        with Vertical(id="confirm-box"):
+            yield Static(text, id="confirm-text")
+            yield Input(placeholder=f"type {self.what}", id="confirm-input")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Apply", id="confirm-apply", variant="error", disabled=True)
+                yield Button("Cancel", id="confirm-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-box").border_title = f"confirm: {self.heading}"
+        self.query_one("#confirm-input", Input).focus()
+
+    @property
+    def matches(self) -> bool:
+        return self.query_one("#confirm-input", Input).value.strip() == self.expected
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#confirm-apply", Button).disabled = not self.matches
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.matches:
+            self.dismiss(True)
+        else:
+            self.app.bell()
+            self.notify(f"type {self.what} ({self.expected}) to apply, or Esc to cancel", severity="warning",
+                        timeout=3)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "confirm-apply" and self.matches:
+            self.dismiss(True)
+        elif event.button.id == "confirm-cancel":
+            self.dismiss(False)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+

@@ -1,0 +1,462 @@
+"""Config changes from the dashboard: read-only refusal, the wizard, preview risks, confirmation, apply,
+audit and revert, against the simulator (and a fake source for the wizard arithmetic and snapshots)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, RadioSet, Static, TextArea
+
+from kafkatui.alter.apply import ConfigAlterer
+from kafkatui.alter.plan import ChangePlan, ConfigChange
+from kafkatui.alter.risk import default_broker_value
+from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.sim.runner import SimRunner
+from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.feed import Feed
+from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
+from kafkatui.tui.screens.alter_wizard import AlterWizardScreen
+from kafkatui.tui.screens.confirm import ConfirmScreen
+from kafkatui.tui.screens.readonly import ReadOnlyScreen
+from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.widgets.vtable import VirtualTable
+from tests.tui.test_screens import FIXED, SIZE, FakeSource, incident, ready, screen_text, snapshot_of, text_of
+
+MIN_ISR = "min.insync.replicas"
+UNCLEAN = "unclean.leader.election.enable"
+
+
+@pytest.fixture(autouse=True)
+def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
+    return path
+
+
+@pytest.fixture
+def cluster(sim: SimRunner) -> SimRunner:
+    sim.call(lambda c: c.create_topic("orders", 4, 3))
+    return sim
+
+
+def settings_of(sim: SimRunner) -> ConnectionSettings:
+    return ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=3.0)
+
+
+def sim_app(sim: SimRunner, write: bool = True) -> KafkaTuiApp:
+    settings = settings_of(sim)
+    feed = Feed(KafkaClusterSource(settings), bootstrap=sim.bootstrap)
+    return KafkaTuiApp(feed, auto_refresh=False, source_label="test", read_only=not write, settings=settings)
+
+
+def fake_app(write: bool = True) -> KafkaTuiApp:
+    """The incident snapshot of test_screens; nothing listens on the settings' port (no network is used)."""
+    feed = Feed(FakeSource(incident()), bootstrap="kafka:9092", clock=lambda: FIXED)
+    return KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED, source_label="test", read_only=not write,
+                       settings=ConnectionSettings(bootstrap=("127.0.0.1:1",)))
+
+
+def snapshot(sim: SimRunner) -> ClusterSnapshot:
+    with KafkaClusterSource(settings_of(sim), log_dirs="none", elr=False) as src:
+        return src.snapshot()
+
+
+def topic_value(sim: SimRunner, topic: str = "orders", key: str = MIN_ISR) -> tuple[str | None, str]:
+    cv = snapshot(sim).topic_config(topic, key)
+    return cv.value, cv.source
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await pilot.pause(0.05)
+    return predicate()
+
+
+def run(app: KafkaTuiApp, scenario: Callable[[Pilot[Any], KafkaTuiApp], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await ready(pilot)
+            await scenario(pilot, app)
+
+    try:
+        asyncio.run(main())
+    finally:
+        app.feed.close()
+
+
+def status(app: KafkaTuiApp) -> str:
+    return text_of(app.screen.query_one("#preview-status", Static))
+
+
+async def open_wizard_on_orders(pilot: Pilot[Any], app: KafkaTuiApp) -> AlterWizardScreen:
+    app.open_topic("orders")
+    await pilot.pause()
+    assert isinstance(app.screen, TopicScreen)
+    await pilot.press("a")
+    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+    assert isinstance(app.screen, AlterWizardScreen)
+    return app.screen
+
+
+async def choose(pilot: Pilot[Any], radio_set: RadioSet, index: int) -> None:
+    """Pick a radio button with the keyboard: focus the set, move to the button, Enter."""
+    radio_set.focus()
+    await pilot.pause()
+    current = radio_set._selected if radio_set._selected is not None else 0
+    step = "down" if index >= current else "up"
+    for _ in range(abs(index - current)):
+        await pilot.press(step)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def preview_from_wizard(pilot: Pilot[Any], app: KafkaTuiApp) -> AlterPreviewScreen:
+    await pilot.click("#wizard-preview")
+    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+    assert isinstance(app.screen, AlterPreviewScreen)
+    return app.screen
+
+
+async def apply_and_confirm(pilot: Pilot[Any], app: KafkaTuiApp, answer: str) -> None:
+    """Apply, wait for the validate-only answer and the confirmation, type `answer` and press Enter."""
+    await pilot.click("#apply")
+    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+    await pilot.press(*answer, "enter")
+    await pilot.pause()
+
+
+# ----------------------------------------------------------------------------------- read-only
+def test_read_only_refuses_every_write_action_and_still_exports(cluster: SimRunner, audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.open_topic("orders")
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, ReadOnlyScreen)
+        text = screen_text(app)
+        assert "read-only" in text and "--write" in text and "writes: true" in text
+        await pilot.press("escape")  # close: back on the topic screen, nothing opened
+        await pilot.pause()
+        assert isinstance(app.screen, TopicScreen)
+
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.click("#ro-export")  # Export goes on to the wizard and an export-only preview
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        preview = await preview_from_wizard(pilot, app)
+        assert preview.query_one("#apply", Button).disabled
+        assert "read-only" in status(app)
+        await pilot.press("x")
+        await pilot.pause()
+        (command,) = preview.query_one("#export", TextArea).text.strip().splitlines()
+        args = shlex.split(command)
+        assert args[:3] == ["kafka-configs.sh", "--bootstrap-server", cluster.bootstrap]
+        assert args[args.index("--entity-name") + 1] == "orders"
+        assert args[args.index("--add-config") + 1] == f"{MIN_ISR}=2,{UNCLEAN}=false"
+        await pilot.press("y")
+        await pilot.pause()
+        doc = yaml.safe_load(preview.query_one("#export", TextArea).text)
+        assert doc["kind"] == "KafkaTopic" and doc["spec"]["config"] == {MIN_ISR: 2, UNCLEAN: False}
+
+    run(sim_app(cluster, write=False), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert not audit_log.exists()
+
+
+def test_u_in_read_only_mode_opens_the_refusal_and_without_a_change_says_nothing_to_revert(
+        audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("u")
+        await pilot.pause()
+        assert not isinstance(app.screen, ReadOnlyScreen)  # nothing to revert comes first
+        assert any("nothing to revert" in str(n.message) for n in app._notifications)
+
+    run(fake_app(write=False), scenario)
+
+
+# -------------------------------------------------------------------------------------- wizard
+@pytest.mark.parametrize(("n", "rf", "min_isr", "note"), [
+    (0, 1, 1, "current RF 3 is enough"),
+    (1, 2, 2, "with RF 3 and min.insync.replicas 2, writes continue through 1 broker failure"),
+    (2, 3, 3, "current RF 3 is enough"),
+])
+def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, min_isr: int, note: str) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        wizard = await open_wizard_on_orders(pilot, app)
+        assert "current RF 3" in text_of(wizard.query_one("#wizard-current", Static))
+        await choose(pilot, wizard.query_one("#failures", RadioSet), n)
+        shown = text_of(wizard.query_one("#recommendation", Static))
+        assert f"recommended: RF ≥ {rf}, {MIN_ISR} {min_isr}, {UNCLEAN}=false" in shown
+        assert note in shown
+        plan = wizard.plan()
+        assert plan.changes == (ConfigChange("topic", "orders", MIN_ISR, str(min_isr)),
+                                ConfigChange("topic", "orders", UNCLEAN, "false"))
+
+    run(fake_app(), scenario)
+
+
+def test_wizard_explicit_value_is_checked_before_the_preview() -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        wizard = await open_wizard_on_orders(pilot, app)
+        await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values
+        assert wizard.query_one("#explicit").display
+        wizard.query_one("#value", Input).focus()
+        await pilot.press(*"two", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, AlterWizardScreen)
+        assert "min.insync.replicas must be a whole number" in text_of(wizard.query_one("#wizard-error", Static))
+        await choose(pilot, wizard.query_one("#key", RadioSet), 1)  # unclean.leader.election.enable
+        wizard.query_one("#remove").focus()
+        await pilot.press("space")
+        preview = await preview_from_wizard(pilot, app)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", UNCLEAN, None),)
+        assert "(delete override)" in screen_text(app)
+
+    run(fake_app(), scenario)
+
+
+# ------------------------------------------------------------------------------------- preview
+def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(cluster: SimRunner) -> None:
+    cluster.crash(3)
+    assert cluster.wait_for(lambda c: all(len(p.isr) == 2 for p in c.topics["orders"].partitions), 15)
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        wizard = await open_wizard_on_orders(pilot, app)
+        await choose(pilot, wizard.query_one("#failures", RadioSet), 2)  # no loss through 2: minISR 3
+        await preview_from_wizard(pilot, app)
+        text = screen_text(app)
+        assert ("raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers "
+                "will fail at once") in text
+        assert "min.insync.replicas >= RF (3)" in text
+        assert "1 (DEFAULT_CONFIG)" in text
+        assert "managed by Strimzi" not in text
+        app.screen.query_one("#strimzi").focus()
+        await pilot.press("space")  # the user says Strimzi manages these topics
+        await pilot.pause()
+        assert "managed by Strimzi: use the YAML export instead" in screen_text(app)
+
+    run(sim_app(cluster), scenario)
+
+
+# --------------------------------------------------------------------------------- confirmation
+def test_a_wrong_confirmation_keeps_apply_disabled_and_changes_nothing(cluster: SimRunner, audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_wizard_on_orders(pilot, app)
+        await preview_from_wizard(pilot, app)
+        await apply_and_confirm(pilot, app, "order")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)  # Enter did not confirm
+        assert confirm.query_one("#confirm-apply", Button).disabled
+        await pilot.press("s")
+        await pilot.pause()
+        assert not confirm.query_one("#confirm-apply", Button).disabled  # "orders" matches
+        await pilot.press("backspace", "x")
+        await pilot.pause()
+        assert confirm.query_one("#confirm-apply", Button).disabled
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, AlterPreviewScreen)
+        assert "not confirmed: nothing changed" in status(app)
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, key=UNCLEAN) == ("false", "DEFAULT_CONFIG")
+    assert not audit_log.exists()
+
+
+# ---------------------------------------------------------------------------- apply and revert
+def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: SimRunner, audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_wizard_on_orders(pilot, app)  # default goal: no loss through 1 failure
+        preview = await preview_from_wizard(pilot, app)
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+        assert isinstance(app.screen, AlterPreviewScreen)
+        shown = status(app)
+        assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
+        assert "2 of 2 changes applied and verified; audit records written" in shown
+        assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
+        logged = records(audit_log)
+        assert [(r["resource"], r["key"], r["before"], r["after"], r["result"]) for r in logged] == [
+            ({"kind": "topic", "name": "orders"}, MIN_ISR, {"value": "1", "source": "DEFAULT_CONFIG"},
+             {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"}, "ok"),
+            ({"kind": "topic", "name": "orders"}, UNCLEAN, {"value": "false", "source": "DEFAULT_CONFIG"},
+             {"value": "false", "source": "DYNAMIC_TOPIC_CONFIG"}, "ok"),
+        ]
+        assert logged[0]["cluster_id"] == snapshot(cluster).cluster_id
+
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("u")  # the same preview and confirmation, with the overrides deleted
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        revert = app.screen
+        assert isinstance(revert, AlterPreviewScreen)
+        assert revert.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),
+                                       ConfigChange("topic", "orders", UNCLEAN, None))
+        assert "(delete override)" in screen_text(app)
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: revert.verified is not None)
+        assert all(v.ok for v in revert.verified or [])
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, key=UNCLEAN) == ("false", "DEFAULT_CONFIG")
+    assert len(records(audit_log)) == 4
+
+
+def test_validate_only_refusal_is_shown_verbatim_and_nothing_changes(cluster: SimRunner, audit_log: Path) -> None:
+    lag = "replica.lag.time.max.ms"
+    alterer = ConfigAlterer(settings_of(cluster))
+    try:
+        (expected,) = alterer.send(ChangePlan((ConfigChange("broker-default", "", lag, "5000"),)), validate_only=True)
+    finally:
+        alterer.close()
+    assert expected.error is not None and "Cannot update these configs dynamically" in expected.error
+    before = default_broker_value(snapshot(cluster), lag)
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("colon")
+        await pilot.pause()
+        await pilot.press(*"alter broker", "enter")  # the palette command
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        wizard = app.screen
+        assert isinstance(wizard, AlterWizardScreen) and wizard.targets == [("broker-default", "")]
+        await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values
+        await choose(pilot, wizard.query_one("#key", RadioSet), 2)  # replica.lag.time.max.ms
+        wizard.query_one("#value", Input).focus()
+        await pilot.press(*"5000", "enter")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert "static broker config" in screen_text(app)
+        await pilot.click("#apply")
+        assert await wait_until(pilot, lambda: "refused" in status(app))
+        assert f"refused  broker default: {expected.error}" in status(app)
+        assert "nothing changed" in status(app)
+        assert isinstance(app.screen, AlterPreviewScreen)  # no confirmation was asked for
+
+    run(sim_app(cluster), scenario)
+    assert default_broker_value(snapshot(cluster), lag) == before
+    assert not audit_log.exists()
+
+
+# ------------------------------------------------------------------------------------- snapshots
+def pushing(screen: Any) -> Callable[[KafkaTuiApp], None]:
+    def push(app: KafkaTuiApp) -> None:
+        app.push_screen(screen)
+
+    return push
+
+
+def test_snapshot_alter_wizard(snap_compare: Any) -> None:
+    assert snap_compare(fake_app(), terminal_size=SIZE, run_before=snapshot_of(
+        pushing(AlterWizardScreen([("topic", "orders")], incident()))))
+
+
+def test_snapshot_alter_preview(snap_compare: Any) -> None:
+    plan = ChangePlan((ConfigChange("topic", "orders", MIN_ISR, "3"), ConfigChange("topic", "orders", UNCLEAN, "true")))
+    assert snap_compare(fake_app(), terminal_size=SIZE, press=["x"],
+                        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))))
+
+
+def test_snapshot_alter_confirmation(snap_compare: Any) -> None:
+    plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "2") for t in ("orders", "payments")))
+    assert snap_compare(fake_app(), terminal_size=SIZE, press=["1"],
+                        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))))
+
+
+def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) -> None:
+    from kafkatui.alter import audit
+    from kafkatui.alter.apply import Verified
+    from kafkatui.model.snapshot import ConfigValue
+
+    change = ConfigChange("topic", "orders", MIN_ISR, "2")
+    done = Verified(change, ConfigValue("1", "DEFAULT_CONFIG"), ConfigValue("2", "DYNAMIC_TOPIC_CONFIG"), None)
+    audit.append(audit.make_records([done], incident().cluster_id, "c1"))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, ReadOnlyScreen) and "--write" in screen_text(app)
+        await pilot.press("e")  # Export
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
+        assert preview.query_one("#apply", Button).disabled
+        await pilot.press("x")
+        await pilot.pause()
+        args = shlex.split(preview.query_one("#export", TextArea).text)
+        assert args[args.index("--delete-config") + 1] == MIN_ISR
+
+    run(fake_app(write=False), scenario)
+    assert len(records(audit_log)) == 1
+
+
+def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluster: SimRunner,
+                                                                            audit_log: Path) -> None:
+    cluster.call(lambda c: c.create_topic("payments", 2, 3))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        topics = app.screen.query_one("#topics", VirtualTable)
+        await pilot.press("slash", *"/^(orders|payments)$/", "enter")
+        await pilot.pause()
+        assert sorted(topics.keys_in_view()) == ["orders", "payments"]
+        await pilot.press("a")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        preview = await preview_from_wizard(pilot, app)
+        await pilot.click("#apply")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        cluster.call(lambda c: c.delete_topic("payments"))  # gone between the validation and the apply
+        await pilot.press("2", "enter")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+        shown = status(app)
+        assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
+        assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in shown
+        assert "2 of 4 changes applied and verified" in shown
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
+    results = {(r["resource"]["name"], r["key"]): r["result"] for r in records(audit_log)}
+    assert results[("orders", MIN_ISR)] == "ok" and results[("orders", UNCLEAN)] == "ok"
+    assert str(results[("payments", MIN_ISR)]).startswith("UNKNOWN_TOPIC_OR_PART")
+
+
+# ----------------------------------------------------------------------------------- --write option
+@pytest.mark.parametrize(("args", "profile_writes", "read_only"), [
+    (["--profile", "p"], False, True),
+    (["--profile", "p", "--write"], False, False),
+    (["--profile", "p"], True, False),
+])
+def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_writes: bool, read_only: bool,
+                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafkatui import cli
+    from kafkatui.tui import run as tui_run
+
+    profiles = tmp_path / "clusters.yaml"
+    profiles.write_text(f"profiles:\n  p:\n    bootstrap: 127.0.0.1:1\n    writes: {str(profile_writes).lower()}\n")
+    profiles.chmod(0o600)
+    monkeypatch.setenv("KAFKATUI_PROFILES", str(profiles))
+    seen: list[KafkaTuiApp] = []
+    monkeypatch.setattr(KafkaTuiApp, "run", lambda self, *a, **k: seen.append(self))
+    monkeypatch.setattr(tui_run, "log_to_file", lambda: None)
+    assert cli.main([*args, "--no-record"]) == 0
+    (app,) = seen
+    assert app.read_only is read_only
+    assert app.settings is not None and app.settings.bootstrap_servers == "127.0.0.1:1"
