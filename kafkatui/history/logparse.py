@@ -18,6 +18,12 @@ Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger n
 partition epoch E, high watermark H, ISR [1,2], ... (state.change.logger)``, in state-change.log
 (2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B.
 
+``[Broker id=B] Skipped the become-leader state change for T-P with topic id Some(ID) and partition
+state ... since it is already the leader with leader epoch N. Current high watermark H, ISR [1,2], ...``
+(KRaft 3.x/4.x, state-change.log): the controller changed the ISR of a partition B leads without a
+new leader epoch (a broker fenced or in controlled shutdown), an ``update`` event. The leader writes
+no other line for such a change.
+
 Topic names may contain dots, dashes and underscores: the partition number follows the LAST dash.
 
 Timestamps: log4j writes the broker's local time without a zone. `parse_logs` and `parse_line`
@@ -66,6 +72,9 @@ _LEADER_OLD = re.compile(r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset 
 _LEADER_NEW = re.compile(r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
                          rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
                          )
+_LEADER_SKIPPED = re.compile(r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
+                             r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
+                             rf"Current high watermark (-?\d+), ISR \[{_IDS}\]")
 _LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch", re.IGNORECASE)
 
 
@@ -73,9 +82,10 @@ _LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at
 class IsrLogEvent:
     """One ISR change (or leader start) a broker logged.
 
-    ``kind``: shrink / expand / update (``ISR updated to``) / leader (the logging broker became
-    leader at ``leader_epoch``). ``out_of_sync``: (broker, end offset or None, lastCaughtUpTimeMs or
-    None) per replica dropped by a shrink. ``source`` is ``file:line``.
+    ``kind``: shrink / expand / update (``ISR updated to``, or a KRaft leader told of a new ISR) /
+    leader (the logging broker became leader at ``leader_epoch``). ``out_of_sync``: (broker, end
+    offset or None, lastCaughtUpTimeMs or None) per replica dropped by a shrink. ``source`` is
+    ``file:line``.
     """
 
     ts_ms: int
@@ -138,7 +148,12 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
     if b is not None:
         lm = _LEADER_NEW.match(b.group(2))
         if lm is None:
-            return None
+            sk = _LEADER_SKIPPED.match(b.group(2))
+            if sk is None:
+                return None
+            return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), sk.group(1), int(sk.group(2)), "update", None,
+                               _ids(sk.group(5)), high_watermark=int(sk.group(4)), leader_epoch=int(sk.group(3)),
+                               source=source)
         return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), lm.group(1), int(lm.group(2)), "leader", None,
                            _ids(lm.group(6)), high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
                            leader_epoch=int(lm.group(3)), source=source)

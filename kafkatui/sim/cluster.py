@@ -419,10 +419,36 @@ class SimCluster:
 
     def advance_to(self, target_ms: int) -> None:
         while self._now < target_ms:
+            quiet = self.quiet_until(target_ms)
+            if quiet > self._now:  # nothing can happen until then: skip the empty steps
+                for b in self.brokers.values():
+                    if b.heartbeating(quiet):
+                        b.last_heartbeat_ms = quiet
+                self._now = quiet
+                continue
             step_end = min(target_ms, self._now + STEP_MS)
             dt = step_end - self._now
             self._now = step_end
             self._step(dt)
+
+    def quiet_until(self, target_ms: int) -> int:
+        """The last step boundary at or before `target_ms` up to which no step would change anything.
+
+        `now_ms` when a step might: a partition still replicating, producer load or acks waiting, a
+        broker paused, one the controller has yet to fence or unfence, no live controller. Otherwise
+        only the automatic leader rebalance can act, so the stretch ends before it is due.
+        """
+        now = self._now
+        if self._active or self.loads or self._waiters:
+            return now
+        ctrl = self.brokers.get(self.controller_id)
+        if ctrl is None or not ctrl.heartbeating(now):
+            return now
+        for b in self.brokers.values():
+            if b.paused_until_ms or b.heartbeating(now) == b.fenced:
+                return now
+        limit = target_ms if self._rebalance_due_ms is None else min(target_ms, self._rebalance_due_ms - 1)
+        return now + max(0, limit - now) // STEP_MS * STEP_MS
 
     def run_for(self, ms: int) -> None:
         """Advance a manual clock by `ms` and run the simulation up to it (tests)."""
@@ -462,6 +488,10 @@ class SimCluster:
 
     def _controller_step(self, now: int) -> None:
         for b in self.brokers.values():
+            if b.paused_until_ms and now >= b.paused_until_ms:
+                # the pause is over: wake its partitions, settled ones would never see it rejoin
+                b.paused_until_ms = 0
+                self._activate_broker(b.id)
             if b.heartbeating(now):
                 b.last_heartbeat_ms = now
                 if b.fenced and self.controller_id != -1:
@@ -597,6 +627,9 @@ class SimCluster:
         end = p.leo.get(leader, 0)
         if p.log.end_offset > end:
             self._truncate(p, end)
+        # a new leader epoch starts every in-sync follower's lag clock afresh (Replica.resetReplicaState)
+        for r in p.isr:
+            p.last_caught_up_ms[r] = self._now
         self._emit(
             EventKind.LEADER_CHANGE,
             p.topic,
@@ -1021,7 +1054,24 @@ class SimCluster:
 
     # ------------------------------------------------------------------ helpers
     def _activate_broker(self, broker_id: int) -> None:
-        self._active.update(self._hosted.get(broker_id, ()))
+        """Wake the partitions `broker_id` hosts after its state changed.
+
+        A settled partition is not stepped, so its followers' lastCaughtUpTime stood still; they
+        were in fact caught up until now (settled means every in-sync follower fetched the whole
+        log). Without this a follower of an idle partition would leave the ISR at the next step
+        after a crash or pause instead of replica.lag.time.max.ms later.
+        """
+        now = self._now
+        for key in self._hosted.get(broker_id, ()):
+            if key in self._active:
+                continue
+            p = self._lookup(key)
+            if p is not None:
+                end = p.log.end_offset
+                for r in p.isr:
+                    if p.leo.get(r, 0) >= end:
+                        p.last_caught_up_ms[r] = now
+            self._active.add(key)
 
     def _emit(
         self,

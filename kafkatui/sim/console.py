@@ -38,6 +38,9 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second (60: a minute per second)")
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
+    from kafkatui.history import simday
+
+    simday.add_arguments(p)
 
 
 def add_ctl_arguments(p: argparse.ArgumentParser) -> None:
@@ -129,7 +132,11 @@ def _ts(ms: int) -> str:
 
 
 def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = None) -> int:
-    """Start the simulator with a scenario and narrate its events until Ctrl-C."""
+    """Start the simulator with a scenario and narrate its events until Ctrl-C (or simulate a day: --history-day)."""
+    if getattr(ns, "history_day", None) is not None:
+        from kafkatui.history import simday
+
+        return simday.run(ns, lambda text: out.print(text, markup=False, highlight=False, soft_wrap=True))
     if ns.list:
         table = Table("scenario", "what you will see")
         for name in scenario.shipped():

@@ -124,6 +124,24 @@ def test_leader_server_log_2x() -> None:
     assert (ev.kind, ev.broker, ev.leader_epoch, ev.new_isr) == ("leader", 1, 5, ())
 
 
+def test_kraft_leader_told_of_a_new_isr_without_new_epoch() -> None:
+    """A broker fenced or shut down leaves the ISR by the controller's hand: the leader logs only this."""
+    ev = one("[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
+             "topic id Some(JEBHuSVSTC-4b0wSYaiylg) and partition state LeaderAndIsrPartitionState(topicName='orders', "
+             "partitionIndex=7, controllerEpoch=-1, leader=1, leaderEpoch=4, isr=[1, 2], partitionEpoch=9, "
+             "replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false, leaderRecoveryState=0) since "
+             "it is already the leader with leader epoch 4. Current high watermark 5100, ISR [1,2], adding replicas [] "
+             "and removing replicas []. (state.change.logger)")
+    assert (ev.kind, ev.broker, ev.topic, ev.partition, ev.leader_epoch, ev.new_isr, ev.high_watermark) == (
+        "update", 1, "orders", 7, 4, (1, 2), 5100)
+
+
+def test_skipped_become_leader_without_isr_is_not_an_event() -> None:
+    line = ("[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
+            "topic id AAAAAAAAAAAAAAAAAAAAAA because this partition is already a local leader. (state.change.logger)")
+    assert parse_line(line) is None
+
+
 # -- what is not an event ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("line", [

@@ -144,3 +144,66 @@ def test_unclean_election_reports_lost_records() -> None:
     (ev,) = [e for e in h.c.events.of_kind(EventKind.UNCLEAN_ELECTION) if e.partition == 0]
     assert ev.detail["lost_records"] == 10
     assert h.c.lost_records >= 10
+
+
+def test_idle_follower_leaves_the_isr_only_after_the_lag_time() -> None:
+    """No load: a crashed or paused follower of an idle partition stays in the ISR for replica.lag.time.max.ms."""
+    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000"}
+    c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+    c.create_topic("t", 3, 3)
+    c.run_for(60_000)  # long settled: nothing is stepped any more
+    start = c.now_ms
+    c.pause(2, 14_000)  # a GC pause longer than the lag time, shorter than the session timeout
+    c.run_for(9_900)
+    assert all(2 in p.isr for p in c.topic("t").partitions if p.leader != 2)
+    c.run_for(300)
+    shrinks = [e for e in c.events.of_kind(EventKind.ISR_SHRINK) if e.ts_ms > start]
+    assert shrinks and {e.ts_ms - start for e in shrinks} == {10_100}
+    assert {tuple(e.detail["out"]) for e in shrinks} == {(2,)}
+    c.run_for(5_000)  # the pause is over: back in every ISR, never fenced
+    assert all(2 in p.isr for p in c.topic("t").partitions)
+    assert not c.events.of_kind(EventKind.BROKER_FENCED)
+
+
+def test_a_new_leader_gives_in_sync_followers_a_fresh_lag_clock() -> None:
+    """Leader 1 crashes, then follower 2: the leader elected at 1's fencing drops 2 after the lag time, not at once."""
+    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000"}
+    c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+    c.create_topic("t", 1, 3, assignment={0: [1, 2, 3]})
+    c.run_for(60_000)
+    c.crash(1)
+    c.run_for(15_000)
+    c.crash(2)  # fenced only 18 s from now
+    c.run_for(3_100)  # broker 1 fenced: broker 3 leads, broker 2 (down, not yet noticed) still in the ISR
+    p = c.partition("t", 0)
+    assert (p.leader, p.isr) == (3, [2, 3])
+    elected = c.now_ms
+    c.run_for(10_000)
+    assert c.partition("t", 0).isr == [2, 3]
+    c.run_for(200)
+    (shrink,) = [e for e in c.events.of_kind(EventKind.ISR_SHRINK) if e.detail["reason"] == "lag"]
+    assert (shrink.detail["out"], shrink.ts_ms - elected) == ([2], 10_100)
+
+
+def _faulty_half_hour(skip_quiet: bool) -> list[tuple[int, str, str | None, int | None, int | None, str]]:
+    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000",
+               "leader.imbalance.check.interval.seconds": "120"}
+    c = SimCluster(4, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
+    if not skip_quiet:
+        c.quiet_until = lambda target_ms: c.now_ms  # type: ignore[method-assign]  # step every 100 ms
+    c.create_topic("t", 8, 3, configs={"min.insync.replicas": "2"})
+    for at, fault in [(61_230, lambda: c.crash(2)), (95_000, lambda: c.pause(3, 14_000)),
+                      (300_050, lambda: c.restart(2)), (400_000, lambda: c.shutdown(4)),
+                      (700_000, lambda: c.restart(4)), (900_000, lambda: c.pause(1, 25_000))]:
+        c.run_for(at - (c.now_ms - 1_700_000_000_000))
+        fault()
+    c.run_for(1_800_000 - (c.now_ms - 1_700_000_000_000))
+    return [(e.ts_ms, e.kind.value, e.topic, e.partition, e.broker, repr(sorted(e.detail.items())))
+            for e in c.events.snapshot()]
+
+
+def test_skipping_quiet_stretches_changes_nothing() -> None:
+    """Jumping over steps in which nothing can happen gives exactly the events of stepping every 100 ms."""
+    skipped = _faulty_half_hour(skip_quiet=True)
+    assert sorted(skipped) == sorted(_faulty_half_hour(skip_quiet=False))
+    assert any(kind == "leader_change" and "auto_rebalance" in detail for _, kind, _, _, _, detail in skipped)
