@@ -59,6 +59,7 @@ CHECKPOINT_MINUTES = 60
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
 _NO_CLASS = 255
+_CLASS_CODES = {h.name: int(h) for h in Health}
 _CHUNK = 1 << 16
 
 
@@ -368,43 +369,61 @@ class ReplayData:
         return tid
 
     def _read_partitions(self, files: list[Path]) -> None:
-        f = _Frames()
+        """Frames into flat arrays sorted by time (the hot loop of a big day: kept free of calls)."""
+        ts_l: list[int] = []
+        key_l: list[int] = []
+        leader_l: list[int] = []
+        isr_l: list[int] = []
+        rep_l: list[int] = []
+        mi_l: list[int] = []
+        cls_l: list[int] = []
+        key_ids, keys, tuple_ids = self._key_ids, self._keys, self._tuple_ids
+        codes = _CLASS_CODES
         st = self.stats
         for rec in _records(files, st):
             try:
-                key = (str(rec["topic"]), _int(rec["partition"], "partition"))
-                ts = _int(rec["ts_ms"], "ts_ms")
-                leader = _int(rec["leader"], "leader")
-                isr = self._tuple(rec["isr"])
+                ts, part, leader = rec["ts_ms"], rec["partition"], rec["leader"]
+                if type(ts) is not int or type(part) is not int or type(leader) is not int:
+                    raise ValueError("not an integer")
+                t = tuple(rec["isr"])
+                isr = tuple_ids.get(t)
+                if isr is None:
+                    isr = self._tuple(t)
                 reps = rec.get("replicas")
-                rid = -1 if reps is None else self._tuple(reps)
+                rid = -1
+                if reps is not None:
+                    t = tuple(reps)
+                    found = tuple_ids.get(t)
+                    rid = found if found is not None else self._tuple(t)
                 mi = rec.get("min_isr")
-                min_isr = 0 if mi is None else _int(mi, "min_isr")
+                if mi is not None and type(mi) is not int:
+                    raise ValueError("min_isr is not an integer")
                 c = rec.get("class")
-                code = _NO_CLASS if c is None else int(_health(c))
+                code = _NO_CLASS if c is None else codes[c]
+                key = (str(rec["topic"]), part)
             except (ValueError, TypeError, KeyError, AttributeError):
                 st.garbled += 1
                 continue
-            kid = self._key_ids.get(key)
+            kid = key_ids.get(key)
             if kid is None:
-                kid = self._key_ids[key] = len(self._keys)
-                self._keys.append(key)
-            f.ts.append(ts)
-            f.key.append(kid)
-            f.leader.append(leader)
-            f.isr.append(isr)
-            f.replicas.append(rid)
-            f.min_isr.append(min_isr)
-            f.cls.append(code)
-        order = sorted(range(len(f.ts)), key=f.ts.__getitem__)  # stable: ties keep file order
-        s = self._f
-        s.ts = array("q", (f.ts[i] for i in order))
-        s.key = array("i", (f.key[i] for i in order))
-        s.leader = array("i", (f.leader[i] for i in order))
-        s.isr = array("i", (f.isr[i] for i in order))
-        s.replicas = array("i", (f.replicas[i] for i in order))
-        s.min_isr = array("i", (f.min_isr[i] for i in order))
-        s.cls = bytearray(f.cls[i] for i in order)
+                kid = key_ids[key] = len(keys)
+                keys.append(key)
+            ts_l.append(ts)
+            key_l.append(kid)
+            leader_l.append(leader)
+            isr_l.append(isr)
+            rep_l.append(rid)
+            mi_l.append(mi or 0)
+            cls_l.append(code)
+        order = sorted(range(len(ts_l)), key=ts_l.__getitem__)  # stable: ties keep file order
+        f = self._f
+        f.ts = array("q", [ts_l[i] for i in order])
+        f.key = array("i", [key_l[i] for i in order])
+        f.leader = array("i", [leader_l[i] for i in order])
+        f.isr = array("i", [isr_l[i] for i in order])
+        f.replicas = array("i", [rep_l[i] for i in order])
+        f.min_isr = array("i", [mi_l[i] for i in order])
+        f.cls = bytearray([cls_l[i] for i in order])
 
     def _read_brokers(self, files: list[Path]) -> None:
         events: list[tuple[int, int, bool]] = []
@@ -425,36 +444,34 @@ class ReplayData:
         n_keys = len(self._keys)
         last = array("i", [-1]) * n_keys
         prev = array("i", [-1]) * len(f.ts)
-        seen: list[dict[int, None]] = [{} for _ in range(n_keys)]
-        tuples = self._tuples
         for i, k in enumerate(f.key):
             prev[i] = last[k]
             last[k] = i
-            members = seen[k]
-            if f.leader[i] >= 0:
-                members[f.leader[i]] = None
-            for b in tuples[f.isr[i]]:
-                members[b] = None
         f.prev = prev
         self._last = last
-        self._union = [tuple(m) for m in seen]
-        self._named = frozenset({b for m in seen for b in m}
+        tuples = self._tuples
+        # replicas unknown (broker logs only): the union of the leaders and ISRs seen, first leader first
+        seen: dict[int, dict[int, None]] = {}
+        for i in [i for i, r in enumerate(f.replicas) if r < 0]:
+            members = seen.setdefault(f.key[i], {})
+            if f.leader[i] >= 0:
+                members[f.leader[i]] = None
+            members.update(dict.fromkeys(tuples[f.isr[i]]))
+        self._union = [tuple(seen.get(k, ())) for k in range(n_keys)]
+        self._named = frozenset({b for m in seen.values() for b in m}
                                 | {b for rid in set(f.replicas) if rid >= 0 for b in tuples[rid]})
         for kid, (topic, _) in enumerate(self._keys):
             self._topic_keys.setdefault(topic, []).append(kid)
         for kids in self._topic_keys.values():
             kids.sort(key=lambda k: self._keys[k][1])
-        recorded: set[str] = set()
+        recorded = {self._keys[k][0] for k, mi in zip(f.key, f.min_isr, strict=True) if mi}
         at_min: dict[str, Counter[int]] = {}
-        for i, k in enumerate(f.key):
-            topic = self._keys[k][0]
-            if f.min_isr[i]:
-                recorded.add(topic)
-            elif f.cls[i] == Health.AT_MIN_ISR:
+        for i in [i for i, mi in enumerate(f.min_isr) if not mi]:
+            topic = self._keys[f.key[i]][0]
+            if topic not in recorded and f.cls[i] == Health.AT_MIN_ISR:
                 at_min.setdefault(topic, Counter())[len(tuples[f.isr[i]])] += 1
         for topic, counts in at_min.items():
-            if topic not in recorded:
-                self._inferred_min_isr[topic] = (counts.most_common(1)[0][0], INFERRED)
+            self._inferred_min_isr[topic] = (counts.most_common(1)[0][0], INFERRED)
         self._cur = array("i", [-1]) * n_keys
         self._pframe = array("i", [-1]) * n_keys
         self._pinfo = [None] * n_keys
