@@ -57,7 +57,7 @@ INCIDENT_COLUMNS = [
 ]
 PARTITION_COLUMNS = [
     Column("status", "status", 18, min_width=3),
-    Column("partition", "partition", 20, min_width=10),
+    Column("partition", "partition", 26, min_width=10),
     Column("since", "since (UTC)", 12),
     Column("leader", "leader", 18, min_width=6),
     Column("replicas", "replicas ✗=out", 14, min_width=9),
