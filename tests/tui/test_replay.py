@@ -16,14 +16,8 @@ from kafkatui.history.replay_data import ReplayData
 from kafkatui.model.health import Health
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.screens.overview import OverviewScreen
-from kafkatui.tui.screens.replay import (
-    ReplayBrokerScreen,
-    ReplayDirPrompt,
-    ReplayHelpScreen,
-    ReplayPartitionScreen,
-    ReplayScreen,
-    ReplayTopicScreen,
-)
+from kafkatui.tui.screens.replay import ReplayDirPrompt, ReplayHelpScreen, ReplayScreen
+from kafkatui.tui.screens.replayed import ReplayBrokerScreen, ReplayPartitionScreen, ReplayTopicScreen
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import VirtualTable
