@@ -26,7 +26,8 @@ def _top_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="kafkatui",
         description="Terminal dashboard for Apache Kafka replication health. "
-        "Open it on a cluster with --bootstrap or --profile, or on a simulated incident with --demo.",
+        "Open it on a cluster with --bootstrap or --profile, on a simulated incident with --demo, "
+        "or on a recorded day with --replay OUT.",
         epilog="subcommands:\n" + "\n".join(f"  {k:<8} {v}" for k, v in SUBCOMMANDS.items())
         + "\n\nrun `kafkatui SUBCOMMAND --help` for their options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return main_sim(args[1:])
     parser = _top_parser()
     ns = parser.parse_args(args)
-    if ns.demo is None and ns.bootstrap is None and ns.profile is None:
+    if ns.demo is None and ns.bootstrap is None and ns.profile is None and ns.replay is None:
         parser.print_help()
         return 0
     from kafkatui.tui.run import run_tui

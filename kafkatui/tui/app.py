@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.app import App
@@ -19,6 +19,9 @@ from textual.worker import get_current_worker
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.tui.feed import Feed, ViewState
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
+
+if TYPE_CHECKING:
+    from kafkatui.history.replay_data import ReplayData
 
 MIN_WIDTH, MIN_HEIGHT = 60, 16
 
@@ -133,7 +136,12 @@ class ScreensProvider(Provider):
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
             ("Help: keys", app.action_help, "?"),
+            ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
         ]
+        if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
+            live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
+                    app.action_refresh, app.action_pause)
+            commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
                 commands.append((f"Theme: {name}", lambda n=name: setattr(app, "theme", n), ""))
@@ -162,7 +170,7 @@ class KafkaTuiApp(App[None]):
 
     def __init__(
         self,
-        feed: Feed,
+        feed: Feed | None,
         *,
         refresh_seconds: float = 5.0,
         theme: str | None = None,
@@ -170,10 +178,12 @@ class KafkaTuiApp(App[None]):
         read_only: bool = True,
         clock: Any = time.time,
         auto_refresh: bool = True,
+        replay: ReplayData | None = None,
         settings: ConnectionSettings | None = None,
     ) -> None:
         super().__init__()
-        self.feed = feed
+        self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
+        self.replay = replay
         self.refresh_seconds = max(0.5, refresh_seconds)
         self.source_label = source_label
         self.read_only = read_only
@@ -210,6 +220,12 @@ class KafkaTuiApp(App[None]):
             self.theme = DEFAULT_THEME
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=10)
+        if self.replay is not None:
+            from kafkatui.tui.screens.replay import ReplayScreen
+
+            self.push_screen(ReplayScreen(self.replay))
+        if self.feed is None:
+            return
         self.push_screen(OverviewScreen())
         self.request_refresh()
         if self.auto_refresh_enabled:
@@ -231,7 +247,7 @@ class KafkaTuiApp(App[None]):
 
     def request_refresh(self) -> None:
         """Start a refresh in a worker thread unless one is running: the UI never waits on the network."""
-        if self._refreshing:
+        if self._refreshing or self.feed is None:
             return
         self._refreshing = True
         self._last_attempt = self.clock()
@@ -240,6 +256,7 @@ class KafkaTuiApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
     def _refresh_worker(self) -> None:
         worker = get_current_worker()
+        assert self.feed is not None
         try:
             state = self.feed.refresh()
         except Exception as exc:  # a bug must not kill the dashboard: show it, keep the data
@@ -283,6 +300,16 @@ class KafkaTuiApp(App[None]):
         return super().pop_screen()
 
     # actions -----------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
+        return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
+                                                       "alter_defaults")
+
+    def action_replay(self) -> None:
+        from kafkatui.tui.screens.replay import ask_replay_dir
+
+        ask_replay_dir(self)
+
     def action_refresh(self) -> None:
         self.request_refresh()
         self.notify("refreshing…", timeout=1)

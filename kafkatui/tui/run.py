@@ -26,6 +26,8 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-record", action="store_true",
                    help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)")
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
+    p.add_argument("--replay", type=Path, default=None, metavar="OUT",
+                   help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection)")
     p.add_argument("--write", action="store_true",
                    help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
                         "confirmed and audited (or writes: true in the profile); default: read-only")
@@ -70,10 +72,34 @@ def log_to_file() -> Path | None:
     return path
 
 
+def run_replay(ns: argparse.Namespace) -> int:
+    """Open the Replay screen on an OUT directory, without any cluster; returns the exit code."""
+    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.tui.app import KafkaTuiApp
+
+    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    if ns.demo is not None or ns.bootstrap is not None or ns.profile is not None:
+        err.print("kafkatui: error: --replay reads a recorded day; it does not go with --demo, --bootstrap or "
+                  "--profile", markup=False)
+        return UsageError.exit_code
+    try:
+        with err.status(f"reading {ns.replay}…"):
+            data = ReplayData.load(ns.replay)
+    except KafkaTuiError as exc:
+        err.print(f"kafkatui: error: {exc}", markup=False)
+        return exc.exit_code
+    app = KafkaTuiApp(None, theme=ns.theme, source_label=f"replay {ns.replay}", replay=data, auto_refresh=False)
+    log_to_file()
+    app.run()
+    return 0
+
+
 def run_tui(ns: argparse.Namespace) -> int:
     """Open the dashboard; returns the exit code."""
     from kafkatui.tui.app import KafkaTuiApp
 
+    if getattr(ns, "replay", None) is not None:
+        return run_replay(ns)
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     with ExitStack() as stack:
         try:

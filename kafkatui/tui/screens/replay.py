@@ -1,0 +1,401 @@
+"""The Replay screen: a recorded day scrubbed minute by minute, with the tables as they were then.
+
+`kafkatui --replay OUT` opens it without any cluster connection; in the live dashboard the command
+palette's "Replay a day…" asks for OUT. The header says REPLAY, the day and the minute (UTC) on every
+replay screen. Tables show the state at the END of the selected minute; the timeline strip shows the
+worst state at any moment of each minute (see `kafkatui.history.replay_data`).
+
+Drill-down reuses the live topic, partition and broker screens, fed the replayed minute instead of
+the feed (`kafkatui.tui.screens.replayed`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static
+
+from kafkatui.history.replay_data import MINUTES, ReplayData, ReplayDataError
+from kafkatui.model.health import Health
+from kafkatui.tui.feed import ViewState
+from kafkatui.tui.screens.help import LEGEND, HelpScreen
+from kafkatui.tui.screens.overview import BROKER_COLUMNS, broker_cell, broker_sort, status_cell
+from kafkatui.tui.screens.replayed import (
+    Replayed,
+    ReplayMoment,
+    clock,
+    duration,
+    hhmm,
+    replay_markup,
+)
+from kafkatui.tui.screens.topic import ids, leader_text, replicas_text
+from kafkatui.tui.widgets.summary import SummaryBar
+from kafkatui.tui.widgets.timeline import TimelineStrip
+from kafkatui.tui.widgets.vtable import Column, VirtualTable
+
+if TYPE_CHECKING:
+    from kafkatui.model.health import PartitionHealth
+
+PartitionKey = tuple[str, int]
+
+INCIDENT_COLUMNS = [
+    Column("id", "#", 3, "right"),
+    Column("start", "start (UTC)", 12),
+    Column("duration", "duration", 9, "right"),
+    Column("first", "first out", 10, min_width=6),
+    Column("parts", "parts", 5, "right"),
+    Column("peak", "peak <min/offl", 14, "right", min_width=6),
+    Column("topics", "topics", 40, min_width=8),
+]
+PARTITION_COLUMNS = [
+    Column("status", "status", 18, min_width=3),
+    Column("partition", "partition", 26, min_width=10),
+    Column("since", "since (UTC)", 12),
+    Column("leader", "leader", 18, min_width=6),
+    Column("replicas", "replicas ✗=out", 14, min_width=9),
+    Column("isr", "ISR", 10, min_width=5),
+    Column("minisr", "minISR", 6, "right"),
+]
+
+REPLAY_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("replay", [
+        ("← / →", "one minute back / forward (the tables show the end of the minute)"),
+        ("PgUp / PgDn", "one hour back / forward"),
+        ("Home / End", "00:00 / 23:59"),
+        ("Enter", "incidents: jump to the incident's start; partitions: open it (its changes that day); "
+                  "brokers: open it"),
+        ("click", "a timeline cell selects its first minute"),
+        ("Tab / Shift+Tab", "move the focus: incidents, partitions, brokers"),
+        ("/", "filter the focused table: text or /regex/"),
+        ("s / S", "sort by the next column / reverse"),
+        ("Esc", "back (in the live dashboard: back to it)"),
+        ("?", "this help"),
+        ("q", "quit"),
+    ]),
+    ("timeline", [
+        ("▁ ▂ ▄ ▅ ▇ █", "worst state in the cell: healthy, non-preferred, under-replicated, at minISR, under minISR, "
+                         "offline"),
+        ("░", "the recorder could not read the cluster: state unknown"),
+        ("second line", "under-minISR partitions (highest in the cell); ▲ marks the selected minute"),
+    ]),
+]
+
+
+def day_shrinks(data: ReplayData, limit: int = 6) -> str:
+    """' · ISR shrinks that day: broker 3 ×12 (flapping 0.5), ...', most shrinks first (from summary.json)."""
+    rows = []
+    for b in data.summary.brokers:
+        try:
+            rows.append((int(b["broker"]), int(b.get("shrinks") or 0), float(b.get("flapping_score") or 0)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    rows = sorted((r for r in rows if r[1]), key=lambda r: (-r[1], r[0]))
+    if not rows:
+        return ""
+    shown = ", ".join(f"broker {b} ×{n}" + (f" (flapping {f:g})" if f else "") for b, n, f in rows[:limit])
+    return " · ISR shrinks that day: " + shown + (f" +{len(rows) - limit} more" if len(rows) > limit else "")
+
+
+class ReplayScreen(Replayed):
+    """A day: timeline strip, incidents, and the partitions and brokers as they were at the selected minute."""
+
+    BINDINGS = [
+        Binding("left", "minute(-1)", "-1 min", priority=True, key_display="←"),
+        Binding("right", "minute(1)", "+1 min", priority=True, key_display="→"),
+        Binding("pageup", "minute(-60)", "-1 h", priority=True, key_display="PgUp"),
+        Binding("pagedown", "minute(60)", "+1 h", priority=True, key_display="PgDn"),
+        Binding("home", "go(0)", "00:00", priority=True, show=False),
+        Binding("end", "go(1439)", "23:59", priority=True, show=False),
+        Binding("question_mark", "replay_help", "help"),
+    ]
+
+    DEFAULT_CSS = """
+    ReplayScreen #timeline { height: 4; }
+    ReplayScreen #incidents { height: auto; max-height: 7; min-height: 2; }
+    ReplayScreen #partitions { height: 1fr; min-height: 4; }
+    ReplayScreen #brokers { height: auto; max-height: 25%; min-height: 2; }
+    ReplayScreen .caption { height: 1; padding: 0 1; color: $text-muted; background: $panel; }
+    """
+
+    def __init__(self, data: ReplayData, minute: int | None = None) -> None:
+        super().__init__()
+        self.data = data
+        first = data.summary.incidents[0].start_ms if data.summary.incidents else None
+        self.minute = minute if minute is not None else (data.minute_of(first) if first is not None else 0)
+        self.moment = ReplayMoment.at(data, self.minute)
+        self._incidents = {i.id: i for i in data.summary.incidents}
+        self._rows: dict[PartitionKey, PartitionHealth] = {}
+
+    def body(self) -> ComposeResult:
+        yield TimelineStrip(self.data.summary.timeline, id="timeline")
+        yield Static(id="incidents-caption", classes="caption")
+        yield VirtualTable[int](INCIDENT_COLUMNS, id="incidents")
+        yield Static(id="partitions-caption", classes="caption")
+        yield VirtualTable[PartitionKey](PARTITION_COLUMNS, id="partitions")
+        yield Static(id="brokers-caption", classes="caption")
+        yield VirtualTable[int](BROKER_COLUMNS, id="brokers")
+
+    def on_mount(self) -> None:  # DashScreen.on_mount runs next (Textual calls each class's handler)
+        n = len(self._incidents)
+        st = self.data.stats
+        damaged = f" · {st.torn} torn, {st.garbled} garbled frame lines skipped" if st.torn or st.garbled else ""
+        self.query_one("#incidents-caption", Static).update(
+            f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
+            + damaged)
+        incidents: VirtualTable[int] = self.query_one("#incidents", VirtualTable)
+        incidents.load(list(self._incidents), self._incident_cell, self._incident_sort)
+        incidents.styles.height = min(n, 6) + 1
+        self.query_one(TimelineStrip).select(self.minute)
+        (incidents if n else self.query_one("#partitions", VirtualTable)).focus()
+
+    # moving -----------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the filter box keeps its arrows, Home and End
+        if action in ("minute", "go") and isinstance(self.focused, Input):
+            return False
+        return super().check_action(action, parameters)
+
+    def action_minute(self, delta: int) -> None:
+        self.go_to(self.minute + delta)
+
+    def action_go(self, minute: int) -> None:
+        self.go_to(minute)
+
+    def go_to(self, minute: int) -> None:
+        """Select a minute: the strip and the header's time follow at once; the tables when the state is built.
+
+        The state is built in a worker thread (about 0.3 s at 50,000 partitions), so keys are never
+        held up; a build for a minute the user has already left is skipped.
+        """
+        self.minute = max(0, min(MINUTES - 1, minute))
+        self.query_one(TimelineStrip).select(self.minute)
+        if self.moment.minute != self.minute:
+            self.query_one(SummaryBar).update(replay_markup(self.data, self.minute, None, self.app.size.width))
+            self._build(self.minute)
+        else:
+            self._arrived(self.moment)
+
+    @work(thread=True, group="replay-minute", exit_on_error=False)
+    def _build(self, minute: int) -> None:
+        if minute != self.minute:
+            return  # the user has moved on: a later build follows
+        moment = ReplayMoment.at(self.data, minute)
+        if minute == self.minute:
+            self.app.call_from_thread(self._arrived, moment)
+
+    def _arrived(self, moment: ReplayMoment) -> None:
+        if moment.minute != self.minute:
+            return
+        self.moment = moment
+        self.tick()
+        self.show_moment()
+
+    # showing --------------------------------------------------------------------------------------------
+    def update_state(self, state: ViewState) -> None:
+        self.tick()
+        if self._shown is not self.moment:
+            self.show_moment()
+
+    def show_moment(self) -> None:
+        m = self._shown = self.moment
+        report = m.report
+        buckets: list[list[PartitionKey]] = [[] for _ in Health]  # worst first without sorting 50,000 rows
+        for name in sorted(m.snapshot.topics):
+            codes = report.class_codes(name)
+            for i, p in enumerate(m.snapshot.topics[name].partitions):
+                buckets[codes[i]].append((name, p.partition))
+        keys = [k for bucket in buckets for k in bucket]
+        self._rows = {}
+        parts: VirtualTable[PartitionKey] = self.query_one("#partitions", VirtualTable)
+        parts.load(keys, self._partition_cell, self._partition_sort, lambda k: f"{k[0]}-{k[1]} {self._ph(k).health.label}")
+        bad = len(keys) - len(buckets[Health.HEALTHY]) - len(buckets[Health.NON_PREFERRED_LEADER])
+        self.query_one("#partitions-caption", Static).update(
+            f"partitions at {hhmm(m.minute)}: {len(keys)}, {bad} below fully in sync · worst first · Enter opens one")
+        bh = report.brokers
+        brokers: VirtualTable[int] = self.query_one("#brokers", VirtualTable)
+        brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), str)
+        brokers.styles.height = len(bh) + 1
+        self.query_one("#brokers-caption", Static).update(
+            f"brokers at {hhmm(m.minute)} · Enter opens one" + day_shrinks(self.data))
+
+    def _ph(self, key: PartitionKey) -> PartitionHealth:
+        ph = self._rows.get(key)
+        if ph is None:
+            ph = self._rows[key] = self.moment.report.partition(*key)
+        return ph
+
+    def _partition_cell(self, key: PartitionKey, col: str) -> str | Text:
+        ph = self._ph(key)
+        if col == "status":
+            return status_cell(ph.health)
+        if col == "partition":
+            return f"{key[0]}-{key[1]}"
+        if col == "leader":
+            return leader_text(ph)
+        if col == "replicas":
+            return replicas_text(ph)
+        if col == "isr":
+            return ids(ph.isr)
+        if col == "minisr":
+            return str(ph.min_isr)
+        if col == "since":
+            since = self.since(key)
+            return "?" if since is None else clock(since)
+        return ""
+
+    def _partition_sort(self, key: PartitionKey, col: str) -> object:
+        ph = self._ph(key)
+        values: dict[str, object] = {"status": (ph.health, key), "partition": key, "leader": ph.leader,
+                                     "replicas": (-len(ph.out_of_sync), ph.replicas), "isr": (len(ph.isr), ph.isr),
+                                     "minisr": ph.min_isr, "since": self.since(key) or 0}
+        return values.get(col, key)
+
+    def since(self, key: PartitionKey) -> int | None:
+        """When the partition entered the class it is in at the selected minute's end (its frames' classes)."""
+        end = self.data.end_ms(self.minute)
+        changes = [c for c in self.data.history(*key) if c.ts_ms < end]
+        if not changes:
+            return None
+        i = len(changes) - 1
+        while i > 0 and changes[i - 1].health == changes[i].health:
+            i -= 1
+        return changes[i].ts_ms
+
+    def _incident_cell(self, key: int, col: str) -> str | Text:
+        i = self._incidents[key]
+        if col == "id":
+            return str(i.id)
+        if col == "start":
+            return clock(i.start_ms)
+        if col == "duration":
+            return duration(i.duration_s)
+        if col == "first":
+            return "-" if i.first_broker_out is None else f"broker {i.first_broker_out}"
+        if col == "parts":
+            return str(i.partitions)
+        if col == "peak":
+            return Text(f"{i.peak_under_min_isr}/{i.peak_offline}", style="red" if i.peak_offline else "")
+        if col == "topics":
+            return ", ".join(i.topics)
+        return ""
+
+    def _incident_sort(self, key: int, col: str) -> object:
+        i = self._incidents[key]
+        values: dict[str, object] = {"start": i.start_ms, "duration": i.duration_s, "first": i.first_broker_out or -1,
+                                     "parts": i.partitions, "peak": (i.peak_offline, i.peak_under_min_isr),
+                                     "topics": i.topics}
+        return values.get(col, key)
+
+    # events -----------------------------------------------------------------------------------------------
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
+        event.stop()
+        if event.table.id == "incidents":
+            self.go_to(self.data.minute_of(self._incidents[int(event.key)].start_ms))
+        elif event.table.id == "partitions":
+            self._sync()
+            topic, partition = event.key
+            self.open_partition(topic, partition)
+        elif event.table.id == "brokers":
+            self._sync()
+            self.open_broker(int(event.key))
+
+    def _sync(self) -> None:
+        """Drill-down opens the selected minute even when its build has not arrived yet."""
+        if self.moment.minute != self.minute:
+            self._arrived(ReplayMoment.at(self.data, self.minute))
+
+    def on_timeline_strip_clicked(self, event: TimelineStrip.Clicked) -> None:
+        self.go_to(event.minute)
+
+    def action_replay_help(self) -> None:
+        self.app.push_screen(ReplayHelpScreen())
+
+
+class ReplayHelpScreen(HelpScreen):
+    """The replay's keys and symbols."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static(Text("Replay keys", style="bold").append(
+                "  — a recorded day, minute by minute; nothing here talks to a cluster.", style=""), id="help-intro")
+            with VerticalScroll(id="help-keys"):
+                yield Static(keys_table(REPLAY_KEYS))
+            yield Static(LEGEND, id="help-legend", markup=False)
+        yield Footer()
+
+
+def keys_table(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
+    table = Table(expand=True, box=None, show_edge=False, pad_edge=False, show_header=False)
+    table.add_column("key", no_wrap=True, style="bold", min_width=15)
+    table.add_column("what", ratio=1)
+    for where, keys in sections:
+        table.add_row(Text(where, style="bold underline"), "")
+        for key, what in keys:
+            table.add_row(key, what)
+        table.add_row("", "")
+    return table
+
+
+class ReplayDirPrompt(ModalScreen[str | None]):
+    """Asks for a replay job's OUT directory."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    DEFAULT_CSS = """
+    ReplayDirPrompt { align: center middle; }
+    ReplayDirPrompt #replay-box { width: 80%; max-width: 100; height: auto; border: round $primary;
+                                  background: $surface; padding: 0 1; }
+    ReplayDirPrompt #replay-hint { height: auto; color: $text-muted; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="replay-box"):
+            yield Static("The OUT directory of `kafkatui replay --day DAY --out OUT` (Enter opens it, Esc cancels):",
+                         id="replay-hint", markup=False)
+            yield Input(placeholder="e.g. ./replay-2026-11-20", id="replay-dir")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#replay-box").border_title = "Replay a day"
+        self.query_one("#replay-dir", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def ask_replay_dir(app: App[Any]) -> None:
+    """The palette's "Replay a day…": ask for OUT, read it in a worker thread, open the Replay screen."""
+
+    def chosen(directory: str | None) -> None:
+        if directory:
+            open_replay(app, Path(directory).expanduser())
+
+    app.push_screen(ReplayDirPrompt(), callback=chosen)
+
+
+def open_replay(app: App[Any], directory: Path) -> None:
+    """Read OUT without blocking the UI; errors are shown as one line."""
+    app.notify(f"reading {directory}…", timeout=2)
+
+    def load() -> None:
+        try:
+            data = ReplayData.load(directory)
+        except ReplayDataError as exc:
+            app.call_from_thread(app.notify, str(exc), severity="error", timeout=8)
+            return
+        app.call_from_thread(app.push_screen, ReplayScreen(data))
+
+    app.run_worker(load, thread=True, group="replay", exit_on_error=False)
+
