@@ -66,6 +66,7 @@ class DashScreen(Screen[None]):
         yield from ()
 
     def on_mount(self) -> None:
+        # Textual calls every class's on_mount in the MRO (subclasses first): subclasses must not call super()
         self._check_size()
         self.update_state(self.dash.state)
 

@@ -107,7 +107,6 @@ class BrokerScreen(DashScreen):
             yield FindingList(id="findings")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one("#missing", VirtualTable).focus()
 
     def show(self, state: ViewState) -> None:

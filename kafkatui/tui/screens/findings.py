@@ -78,7 +78,6 @@ class FindingsScreen(DashScreen):
             yield FindingView(id="finding-view")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one("#findings-table", VirtualTable).focus()
 
     @property

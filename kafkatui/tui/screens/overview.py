@@ -132,7 +132,6 @@ class OverviewScreen(DashScreen):
         yield RichLog(id="events", max_lines=500, markup=False, wrap=False, highlight=False)
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one("#topics", VirtualTable).focus()
         self.query_one("#events", RichLog).border_title = "events"
         self._log_line(Text("waiting for the first snapshot…", style="dim"))

@@ -265,7 +265,6 @@ class PartitionScreen(DashScreen):
             yield FindingList(id="findings")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one("#detail").focus()
 
     @property

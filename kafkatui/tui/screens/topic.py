@@ -162,7 +162,6 @@ class TopicScreen(DashScreen):
         yield VirtualTable[int](PARTITION_COLUMNS, id="partitions")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one("#partitions", VirtualTable).focus()
 
     def on_unmount(self) -> None:

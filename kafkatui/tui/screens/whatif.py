@@ -126,7 +126,6 @@ class WhatIfScreen(DashScreen):
                 yield VirtualTable[str](IMPACT_COLUMNS, id="impact")
 
     def on_mount(self) -> None:
-        super().on_mount()
         self.query_one(BrokerToggles).focus()
 
     def show(self, state: ViewState) -> None:
