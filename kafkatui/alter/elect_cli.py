@@ -101,10 +101,11 @@ def render_preferred(plan: PreferredPlan, out: TextIO) -> None:
         for s in plan.skipped:
             out.write(f"  {s.topic}-{s.partition} leader {s.leader}, preferred {s.preferred}: {s.reason}\n")
     out.write("leaders per broker:\n")
-    _counts_table({"now": plan.before, "after": plan.after}, out)
+    counts_table({"now": plan.before, "after": plan.after}, out)
 
 
-def _counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
+def counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
+    """Leaders per broker, one column per mapping (the preview, the results)."""
     brokers = sorted({b for c in columns.values() for b in c})
     rows = [("broker", *columns)] + [(str(b), *(str(c.get(b, 0)) for c in columns.values())) for b in brokers]
     _table(rows, out, "  ")
@@ -180,7 +181,7 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
     after = outcome.after
     assert after is not None
     out.write("leaders per broker (re-described):\n")
-    _counts_table({"before": plan.before, "expected": plan.after, "now": leader_counts(after)}, out)
+    counts_table({"before": plan.before, "expected": plan.after, "now": leader_counts(after)}, out)
     out.write(f"{len(plan.moves) - len(failed)} of {len(plan.moves)} elections done and verified\n")
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} elections failed: " + "; ".join(failed))
