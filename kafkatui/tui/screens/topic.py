@@ -143,7 +143,7 @@ class TopicScreen(DashScreen):
 
     releases_state = True  # see on_unmount and kafkatui.tui.app.GcPacer
 
-    BINDINGS = [Binding("a", "alter", "alter"), Binding("e", "elect", "elect leaders"), Binding("R", "reassign", "RF")]
+    BINDINGS = [Binding("a", "alter", "alter"), Binding("e", "elect", "elect"), Binding("R", "reassign", "RF")]
 
     DEFAULT_CSS = """
     TopicScreen #topic-header { height: auto; padding: 0 1; }
