@@ -112,6 +112,11 @@ class ReassignScreen(GuidedScreen):
                 yield RadioButton(str(n), value=n == self.rf)
         yield ProgressBar(id="progress", show_eta=False)
 
+    def on_mount(self) -> None:
+        super().on_mount()
+        # the highlight starts on the chosen RF, not on the first button
+        self.query_one("#rf", RadioSet)._selected = self.choices.index(self.rf)
+
     def on_unmount(self) -> None:
         if self.reassigner is not None:
             self.reassigner.close()
