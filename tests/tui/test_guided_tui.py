@@ -347,3 +347,26 @@ def test_snapshot_reassignment_plan(snap_compare: Any) -> None:
         app.push_screen(ReassignScreen("clicks", app.state.snapshot))
 
     assert snap_compare(guided_app(), terminal_size=SIZE, press=["x"], run_before=snapshot_of(push))
+
+
+def test_palette_offers_the_election_for_all_topics_and_read_only_exports_it(audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("colon")
+        await pilot.pause()
+        await pilot.press(*"preferred leader", "enter")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReadOnlyScreen), 5)
+        assert "kafka-leader-election.sh" in screen_text(app)
+        await pilot.press("e")  # Export
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, ElectPreviewScreen) and preview.topics is None
+        assert preview.heading == "preferred leader election: all topics"
+        assert "2 partition(s) move to their preferred replica" in screen_text(app)
+        await pilot.press("x")
+        await pilot.pause()
+        words = shlex.split(preview.query_one("#export", TextArea).text.strip())
+        assert sorted((p["topic"], p["partition"]) for p in json.loads(words[1])["partitions"]) == [
+            ("orders", 0), ("orders", 3)]
+
+    run(guided_app(write=False), scenario)
+    assert not audit_log.exists()
