@@ -144,7 +144,7 @@ class ElectPreviewScreen(GuidedScreen):
             return
         assert self.plan is not None
         self.outcome = done
-        self.status(results_text(self.plan, done, done.after))
+        self.status(results_text(self.plan, done, done.after), reveal=True)
         failed = done.failed
         if failed:
             self.notify(f"{len(failed)} of {len(self.plan.moves)} elections failed", severity="error", timeout=8)

@@ -101,12 +101,17 @@ class GuidedScreen(ModalScreen[None]):
         """Widgets above the body (choices); none by default."""
         yield from ()
 
+    def under_status(self) -> ComposeResult:
+        """Widgets under the status line (progress); none by default."""
+        yield from ()
+
     def compose(self) -> ComposeResult:
         with Vertical(id="guided-box"):
             with VerticalScroll(id="guided-scroll"):
                 yield from self.controls()
                 yield Static(id="guided-body")
                 yield Static(id="guided-status")
+                yield from self.under_status()
                 yield LoadingIndicator(id="spinner")
                 yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="export")
             with Horizontal(id="guided-buttons"):
@@ -144,8 +149,12 @@ class GuidedScreen(ModalScreen[None]):
         """The preview from `snapshot`, and whether there is anything to apply."""
         raise NotImplementedError
 
-    def status(self, text: Text) -> None:
-        self.query_one("#guided-status", Static).update(text)
+    def status(self, text: Text, reveal: bool = False) -> None:
+        """Show `text` under the preview; `reveal` scrolls to it (results below a long preview)."""
+        widget = self.query_one("#guided-status", Static)
+        widget.update(text)
+        if reveal:
+            self.call_after_refresh(widget.scroll_visible)
 
     @property
     def busy(self) -> bool:

@@ -110,6 +110,8 @@ class ReassignScreen(GuidedScreen):
         with RadioSet(id="rf"):
             for n in self.choices:
                 yield RadioButton(str(n), value=n == self.rf)
+
+    def under_status(self) -> ComposeResult:
         yield ProgressBar(id="progress", show_eta=False)
 
     def on_mount(self) -> None:
@@ -202,7 +204,7 @@ class ReassignScreen(GuidedScreen):
         lines.append(f"started {len(done.started)} of {len(done.started) + len(done.refused)} partition moves "
                      f"(audit id {done.command_id})")
         self.started_text = lines
-        self.status(lines)
+        self.status(lines, reveal=True)
         if done.refused:
             self.notify(f"{len(done.refused)} partition move(s) refused: {done.refused[0][1]}", severity="error",
                         timeout=8)
@@ -301,6 +303,6 @@ class ReassignScreen(GuidedScreen):
         if done.throttle_line:
             t.append(done.throttle_line + "\n")
         t.append("reassignment cancelled; audit records written", style="bold")
-        self.status(t)
+        self.status(t, reveal=True)
         self.notify(f"reassignment of {self.topic} cancelled", timeout=5)
         self.dash.request_refresh()

@@ -119,5 +119,5 @@ class UncleanScreen(GuidedScreen):
             self.notify(f"the unclean election of {plan.name} failed: {error}", severity="error", timeout=8)
         t.append("\naudit record written" if done.audit_error is None else f"\n✖ {done.audit_error}",
                  style="dim" if done.audit_error is None else "bold red")
-        self.status(t)
+        self.status(t, reveal=True)
         self.dash.request_refresh()
