@@ -119,6 +119,13 @@ class ReassignScreen(GuidedScreen):
         # the highlight starts on the chosen RF, not on the first button
         self.query_one("#rf", RadioSet)._selected = self.choices.index(self.rf)
 
+    def action_close(self) -> None:
+        running = bool(self.moves) and not self.cancelled and not (self.progress and self.progress.done)
+        super().action_close()
+        if running and not self.busy:
+            self.notify(f"the reassignment of {self.topic} goes on in the cluster; `kafkatui reassign --topic "
+                        f"{self.topic} --cancel --write` stops it", timeout=8)
+
     def on_unmount(self) -> None:
         if self.reassigner is not None:
             self.reassigner.close()
