@@ -39,8 +39,10 @@ class ConfirmScreen(ModalScreen[bool]):
         self.button = button
         if plan is not None:
             self.expected, self.what = expected_confirmation(plan)
-        else:
-            self.expected, self.what = expected, what
+        elif expected.strip():
+            self.expected, self.what = expected.strip(), what
+        else:  # an empty answer would confirm at once
+            raise ValueError("ConfirmScreen needs a plan or a non-empty expected answer")
 
     def _plan_message(self, plan: ChangePlan) -> Text:
         n = len(plan.changes)
