@@ -8,13 +8,17 @@ Errors are kept as the broker sends them (``PREFERRED_LEADER_NOT_AVAILABLE: ...`
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from kafkatui.alter import audit
 from kafkatui.alter.apply import _quiet_logger
+from kafkatui.alter.elect import PreferredPlan, UncleanPlan
 from kafkatui.kafka.errors import UsageError, one_line, scrub
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -22,6 +26,8 @@ from kafkatui.model.snapshot import ClusterSnapshot
 Key = tuple[str, int]
 VERIFY_SECONDS = 5.0
 """How long re-describing may wait for the new leaders to show."""
+NOT_NEEDED = "ELECTION_NOT_NEEDED"
+"""The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
 
 
 class LeaderElector:
@@ -91,3 +97,77 @@ def leader_of(snap: ClusterSnapshot, key: Key) -> int:
         if p.partition == key[1]:
             return p.leader
     return -1
+
+
+@dataclass(frozen=True, slots=True)
+class ElectionOutcome:
+    """What an election did: per partition the error (None: elected and verified) and the leader re-described."""
+
+    errors: dict[Key, str | None]
+    leaders: dict[Key, int]
+    after: ClusterSnapshot | None  # the last snapshot re-described (None: nothing was re-described)
+    audit_error: str | None = None  # why the audit log could not be written (None: it was)
+
+    @property
+    def failed(self) -> list[Key]:
+        return [k for k, e in self.errors.items() if e is not None]
+
+
+def _append(records: list[dict[str, Any]]) -> str | None:
+    try:
+        audit.append(records)
+    except UsageError as exc:  # the election happened: say so, and that the trail is missing
+        return str(exc)
+    return None
+
+
+def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id: str | None,
+                  read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
+    """ElectLeaders PREFERRED for the plan's moves, verified by re-describing, one audit record per partition.
+
+    A partition its preferred replica already leads when the request arrives (ELECTION_NOT_NEEDED)
+    counts as done once verified, as kafka-leader-election.sh counts it.
+    """
+    elector = LeaderElector(settings)
+    try:
+        results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
+    finally:
+        elector.close()
+    for key, error in results.items():
+        if error is not None and error.startswith(NOT_NEEDED):
+            results[key] = None  # moved meanwhile: verified below like the others
+    expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
+    after, leaders = wait_for_leaders(expected, read)
+    command_id = str(uuid.uuid4())
+    records, errors, now_leaders = [], {}, {}
+    for m in plan.moves:
+        key = (m.topic, m.partition)
+        error = results[key]
+        now = leaders.get(key, -1) if error is None else leader_of(after, key)
+        if error is None and now != m.preferred:
+            error = f"not verified: re-described leader {now}, expected {m.preferred}"
+        errors[key], now_leaders[key] = error, now
+        records.append(audit.partition_record("elect-preferred", cluster_id, command_id, m.topic, m.partition,
+                                              {"leader": m.leader}, {"leader": now}, error))
+    return ElectionOutcome(errors, now_leaders, after, _append(records))
+
+
+def run_unclean(settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str | None,
+                read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
+    """ElectLeaders UNCLEAN for the plan's partition, verified (any leader), audited with the candidate and lag."""
+    key = (plan.topic, plan.partition)
+    elector = LeaderElector(settings)
+    try:
+        error = elector.elect(True, [key])[key]
+    finally:
+        elector.close()
+    after, leaders = wait_for_leaders({key: None}, read) if error is None else (None, {})
+    now = leaders.get(key, -1)
+    if error is None and now < 0:
+        error = "not verified: the partition still has no leader"
+    lag = {str(c.broker): {"offset_lag": c.offset_lag, "size": c.size} for c in plan.candidates}
+    record = audit.partition_record(
+        "elect-unclean", cluster_id, str(uuid.uuid4()), plan.topic, plan.partition,
+        {"leader": -1, "isr": list(plan.last_isr)}, {"leader": now}, error,
+        extra={"candidate": plan.likely.broker, "lag": lag})
+    return ElectionOutcome({key: error}, {key: now}, after, _append([record]))

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from kafkatui.alter import audit
 from kafkatui.alter.elect import (
     PreferredPlan,
     UncleanPlan,
@@ -32,7 +30,7 @@ from kafkatui.alter.elect import (
     select_topics,
     unclean_plan,
 )
-from kafkatui.alter.elect_apply import LeaderElector, leader_of, wait_for_leaders
+from kafkatui.alter.elect_apply import run_preferred, run_unclean
 from kafkatui.alter.errors import NotConfirmedError, PartialFailureError
 from kafkatui.alter.guard import require_writes, typed_confirmation
 from kafkatui.argparsing import Parser
@@ -43,12 +41,10 @@ from kafkatui.options import add_connection_arguments, connection_from
 
 EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
           "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline)")
-NOT_NEEDED = "ELECTION_NOT_NEEDED"
-"""The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
 LOSE_DATA = "LOSE DATA"
+"""What the second confirmation of an unclean election asks the user to type."""
 BY_HAND_MAX = 10
 """Up to this many partitions the preview shows the kafka-leader-election.sh line itself."""
-"""What the second confirmation of an unclean election asks the user to type."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -105,10 +101,11 @@ def render_preferred(plan: PreferredPlan, out: TextIO) -> None:
         for s in plan.skipped:
             out.write(f"  {s.topic}-{s.partition} leader {s.leader}, preferred {s.preferred}: {s.reason}\n")
     out.write("leaders per broker:\n")
-    _counts_table({"now": plan.before, "after": plan.after}, out)
+    counts_table({"now": plan.before, "after": plan.after}, out)
 
 
-def _counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
+def counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
+    """Leaders per broker, one column per mapping (the preview, the results)."""
     brokers = sorted({b for c in columns.values() for b in c})
     rows = [("broker", *columns)] + [(str(b), *(str(c.get(b, 0)) for c in columns.values())) for b in brokers]
     _table(rows, out, "  ")
@@ -167,36 +164,24 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
                 typed_confirmation("the partition name", plan.moves[0].name, stdin, err)
             else:
                 typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
-        elector = LeaderElector(conn.settings)
-        try:
-            results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
-        finally:
-            elector.close()
-        for key, error in results.items():
-            if error is not None and error.startswith(NOT_NEEDED):
-                results[key] = None  # moved meanwhile: verified below like the others
-        expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
-        after, leaders = wait_for_leaders(expected, source.snapshot)
+        outcome = run_preferred(conn.settings, plan, snapshot.cluster_id, source.snapshot)
     finally:
         source.close()
-    command_id = str(uuid.uuid4())
-    records, failed = [], []
+    failed = []
     for m in plan.moves:
         key = (m.topic, m.partition)
-        error = results[key]
-        now = leaders.get(key, -1) if error is None else leader_of(after, key)
-        if error is None and now != m.preferred:
-            error = f"not verified: re-described leader {now}, expected {m.preferred}"
-        records.append(audit.partition_record("elect-preferred", snapshot.cluster_id, command_id, m.topic, m.partition,
-                                              {"leader": m.leader}, {"leader": now}, error))
+        error = outcome.errors[key]
         if error is None:
-            out.write(f"ok      {m.name} leader {m.leader} -> {now}\n")
+            out.write(f"ok      {m.name} leader {m.leader} -> {outcome.leaders[key]}\n")
         else:
             failed.append(f"{m.name}: {error}")
             out.write(f"FAILED  {m.name}: {error}\n")
-    audit.append(records)
+    if outcome.audit_error is not None:
+        raise UsageError(outcome.audit_error)
+    after = outcome.after
+    assert after is not None
     out.write("leaders per broker (re-described):\n")
-    _counts_table({"before": plan.before, "expected": plan.after, "now": leader_counts(after)}, out)
+    counts_table({"before": plan.before, "expected": plan.after, "now": leader_counts(after)}, out)
     out.write(f"{len(plan.moves) - len(failed)} of {len(plan.moves)} elections done and verified\n")
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} elections failed: " + "; ".join(failed))
@@ -230,22 +215,12 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
             return 0
         if not ns.yes:
             confirm_unclean(plan, stdin, err)
-        elector = LeaderElector(conn.settings)
-        try:
-            error = elector.elect(True, [(topic, partition)])[(topic, partition)]
-        finally:
-            elector.close()
-        _, leaders = wait_for_leaders({(topic, partition): None}, source.snapshot) if error is None else (None, {})
+        outcome = run_unclean(conn.settings, plan, snapshot.cluster_id, source.snapshot)
     finally:
         source.close()
-    now = leaders.get((topic, partition), -1)
-    if error is None and now < 0:
-        error = "not verified: the partition still has no leader"
-    lag = {str(c.broker): {"offset_lag": c.offset_lag, "size": c.size} for c in plan.candidates}
-    audit.append([audit.partition_record(
-        "elect-unclean", snapshot.cluster_id, str(uuid.uuid4()), topic, partition,
-        {"leader": -1, "isr": list(plan.last_isr)}, {"leader": now}, error,
-        extra={"candidate": plan.likely.broker, "lag": lag})])
+    error, now = outcome.errors[(topic, partition)], outcome.leaders[(topic, partition)]
+    if outcome.audit_error is not None:
+        raise UsageError(outcome.audit_error)
     if error is not None:
         out.write(f"FAILED  {plan.name}: {error}\n")
         raise PartialFailureError(f"the unclean election of {plan.name} failed: {error}")

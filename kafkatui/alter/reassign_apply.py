@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from kafkatui.alter import audit
 from kafkatui.alter.reassign import PartitionMove, Progress, progress
 from kafkatui.kafka.errors import KafkaTuiError, one_line, scrub
 from kafkatui.kafka.settings import ConnectionSettings
@@ -93,3 +94,16 @@ def wait(moves: Sequence[PartitionMove], read: Callable[[], ClusterSnapshot], re
         if state.done or time.monotonic() >= deadline:
             return state
         time.sleep(poll)
+
+
+def start_audited(reassigner: Reassigner, moves: Sequence[PartitionMove], cluster_id: str | None, command_id: str,
+                  extra: Mapping[str, object] | None = None) -> dict[Key, str | None]:
+    """Start the moves and append one ``reassign`` audit record per partition, whatever its result."""
+    results = reassigner.start(moves)
+    audit.append([
+        audit.partition_record("reassign", cluster_id, command_id, m.topic, m.partition,
+                               {"replicas": list(m.old)}, {"replicas": list(m.new)},
+                               results[(m.topic, m.partition)], extra=extra)
+        for m in moves
+    ])
+    return results

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import uuid
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from kafkatui.alter import audit, throttle_apply
@@ -14,6 +15,7 @@ from kafkatui.alter.reassign_apply import Reassigner
 from kafkatui.alter.throttle import BROKER_KEYS, TOPIC_KEYS, throttled
 from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
+from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
 
@@ -36,10 +38,39 @@ def cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSn
         return 0
     if not ns.yes:
         typed_confirmation("the topic name", ns.topic, stdin, err, "to cancel")
+    done = cancel_running(conn.settings, ns.topic, running, snapshot, source.snapshot, reassigner)
+    failed = []
+    for (t, p), (error, now) in sorted(done.items()):
+        if error is None:
+            out.write(f"ok      {t}-{p} cancelled: replicas {ids_text(now)}\n")
+        else:
+            failed.append(f"{t}-{p}: {error}")
+            out.write(f"FAILED  {t}-{p}: {error}\n")
+    if done.throttle_line:
+        out.write(done.throttle_line + "\n")
+    if failed:
+        raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
+    return 0
+
+
+class Cancelled(dict[tuple[str, int], tuple[str | None, list[int]]]):
+    """Per partition: the error (None: cancelled) and its replicas re-described; `throttle_line` says what
+    happened to the topic's throttle ("" when it had none)."""
+
+    throttle_line: str = ""
+
+
+def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tuple[str, int], Mapping[str, list[int]]],
+                   snapshot: ClusterSnapshot, read: Callable[[], ClusterSnapshot], reassigner: Reassigner) -> Cancelled:
+    """Cancel the `running` reassignments of `topic`, re-describe, audit (``reassign-cancel``), remove its throttle.
+
+    Raises PartialFailureError when the throttle cannot be removed (the cancellations are done and audited).
+    """
     results = reassigner.cancel(running)
-    after = source.snapshot()
+    after = read()
     command_id = str(uuid.uuid4())
-    records, failed = [], []
+    records = []
+    done = Cancelled()
     for (t, p), r in sorted(running.items()):
         info = after.topics.get(t)
         now = next((list(x.replicas) for x in info.partitions if x.partition == p), []) if info else []
@@ -47,18 +78,12 @@ def cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSn
         records.append(audit.partition_record("reassign-cancel", snapshot.cluster_id, command_id, t, p,
                                               {"replicas": r["replicas"], "adding": r["adding_replicas"],
                                                "removing": r["removing_replicas"]}, {"replicas": now}, error))
-        if error is None:
-            out.write(f"ok      {t}-{p} cancelled: replicas {ids_text(now)}\n")
-        else:
-            failed.append(f"{t}-{p}: {error}")
-            out.write(f"FAILED  {t}-{p}: {error}\n")
+        done[(t, p)] = (error, now)
     audit.append(records)
-    if throttled(snapshot, ns.topic):
+    if throttled(snapshot, topic):
         brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
-        out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, command_id) + "\n")
-    if failed:
-        raise PartialFailureError(f"{len(failed)} of {len(running)} cancellations failed: " + "; ".join(failed))
-    return 0
+        done.throttle_line = throttle_apply.remove(settings, [topic], brokers, snapshot.cluster_id, command_id)
+    return done
 
 
 def clear_throttle(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot,

@@ -44,7 +44,7 @@ from kafkatui.alter.reassign import (
     reassignment_json,
     rf_risks,
 )
-from kafkatui.alter.reassign_apply import Reassigner, wait
+from kafkatui.alter.reassign_apply import Reassigner, start_audited, wait
 from kafkatui.alter.reassign_cancel import cancel, clear_throttle
 from kafkatui.alter.throttle import parse_rate, throttle_plan
 from kafkatui.argparsing import Parser
@@ -228,13 +228,7 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id)
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
-    results = reassigner.start(plan.moves)
-    audit.append([
-        audit.partition_record("reassign", snapshot.cluster_id, command_id, m.topic, m.partition,
-                               {"replicas": list(m.old)}, {"replicas": list(m.new)},
-                               results[(m.topic, m.partition)], extra=extra)
-        for m in plan.moves
-    ])
+    results = start_audited(reassigner, plan.moves, snapshot.cluster_id, command_id, extra)
     started = [m for m in plan.moves if results[(m.topic, m.partition)] is None]
     failed = [f"{m.name}: {results[(m.topic, m.partition)]}" for m in plan.moves if m not in started]
     for line in failed:

@@ -433,6 +433,7 @@ class _Builder:
                + (" ..." if len(none_alive) > EXAMPLES else ""),
                "has_live_replica": has_live, "no_live_replica": bool(none_alive),
                "unclean_multi": has_live and el["multi_partition"], "unclean_target": el["election_target"],
+               "unclean_partition": (with_live or parts)[0].partition,
                "election_file_cmd": el["election_file_cmd"]}
         ev = [f"{len(parts)} of {th.partitions} partitions have no leader (minISR {th.min_isr}, RF {th.rf})",
               *self.examples(parts),

@@ -133,6 +133,7 @@ class ScreensProvider(Provider):
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
             ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
             ("Revert the last config change", app.action_revert_last, "u"),
+            ("Preferred leader election (all topics)", app.action_elect_all, ""),
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
             ("Help: keys", app.action_help, "?"),
@@ -345,6 +346,11 @@ class KafkaTuiApp(App[None]):
         from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter
 
         start_alter(self, [BROKER_DEFAULT])
+
+    def action_elect_all(self) -> None:
+        from kafkatui.tui.write_actions import start_preferred
+
+        start_preferred(self, None)
 
     def open_topic(self, topic: str) -> None:
         from kafkatui.tui.screens.topic import TopicScreen

@@ -1,7 +1,9 @@
-"""Where the TUI's write actions start: `a` (alter: the durability wizard) and `u` (revert the last change).
+"""Where the TUI's write actions start: `a` (alter: the durability wizard), `u` (revert the last change),
+and the guided actions: `e` (preferred leader election), `E` (unclean election), `R` (replication factor).
 
 With writes off, each opens the read-only modal first; its Export choice goes on to the same wizard
-and preview, with Apply disabled. Both paths end in `AlterPreviewScreen`.
+and preview, with Apply disabled. Config changes end in `AlterPreviewScreen`, guided actions in their
+own `GuidedScreen`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from kafkatui.alter import audit
 from kafkatui.alter.errors import NothingToRevertError
 from kafkatui.alter.plan import ChangePlan
 from kafkatui.kafka.errors import KafkaTuiError
+from kafkatui.model.snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
     from kafkatui.tui.app import KafkaTuiApp
@@ -21,18 +24,18 @@ Target = tuple[str, str]
 BROKER_DEFAULT: Target = ("broker-default", "")
 
 
-def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], None]) -> None:
+def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], object], export: str | None = None) -> None:
     """Run `then` when writes are on; otherwise explain read-only mode and run it only for Export."""
     if not app.read_only and app.settings is not None:
         then()
         return
-    from kafkatui.tui.screens.readonly import ReadOnlyScreen
+    from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
 
     def chosen(export: bool | None) -> None:
         if export:
             then()
 
-    app.push_screen(ReadOnlyScreen(action), chosen)
+    app.push_screen(ReadOnlyScreen(action, export or CONFIG_EXPORT), chosen)
 
 
 def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str) -> None:
@@ -79,3 +82,51 @@ def start_revert(app: KafkaTuiApp) -> None:
         app.notify(str(exc), severity="error", timeout=8)
         return
     _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, "revert the last change"))
+
+
+def _snapshot_or_say(app: KafkaTuiApp) -> ClusterSnapshot | None:
+    snapshot = app.state.snapshot
+    if snapshot is None:
+        app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
+    return snapshot
+
+
+def start_preferred(app: KafkaTuiApp, topics: Sequence[str] | None) -> None:
+    """The preferred leader election preview for `topics` (None: every topic)."""
+    if _snapshot_or_say(app) is None:
+        return
+    from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
+
+    screen = ElectPreviewScreen(topics)
+    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)
+
+
+def start_unclean(app: KafkaTuiApp, topic: str, partition: int) -> None:
+    """The unclean election of an OFFLINE partition; a notification (nothing opened) for any other."""
+    snapshot = _snapshot_or_say(app)
+    if snapshot is None:
+        return
+    from kafkatui.alter.elect import unclean_plan
+    from kafkatui.tui.screens.unclean import UncleanScreen
+
+    try:
+        unclean_plan(snapshot, topic, partition)
+    except KafkaTuiError as exc:
+        app.notify(f"no unclean election: {exc}", severity="warning", timeout=6)
+        return
+    screen = UncleanScreen(topic, partition)
+    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)
+
+
+def start_reassign(app: KafkaTuiApp, topic: str) -> None:
+    """Choose a new replication factor for `topic`: plan, export, and (writes on) the reassignment."""
+    snapshot = _snapshot_or_say(app)
+    if snapshot is None:
+        return
+    if topic not in snapshot.topics:
+        app.notify(f"topic {topic} is not in the latest snapshot", severity="warning", timeout=3)
+        return
+    from kafkatui.tui.screens.reassign import ReassignScreen
+
+    screen = ReassignScreen(topic, snapshot)
+    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)

@@ -133,6 +133,8 @@ def test_offline_finding_with_unclean_off() -> None:
     assert '{"topic":"ledger","partition":0}' in file_cmd and '{"topic":"ledger","partition":1}' in file_cmd
     assert (f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN "
             "--path-to-json-file elect-unclean-ledger.json") in f.commands
+    assert any(f"`kafkatui elect --bootstrap {B} --unclean --topic ledger --partition 0 --write`" in s
+               for s in f.steps)
 
 
 def test_offline_single_partition_and_no_live_replica() -> None:
@@ -188,6 +190,7 @@ def test_non_preferred_leader_finding() -> None:
     assert "broker 3 leads 2 partition(s) preferred by broker 2" in f.evidence
     assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --path-to-json-file elect-preferred-events.json" in f.commands
     assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --all-topic-partitions" in f.commands
+    assert any(f"`kafkatui elect --bootstrap {B} --preferred --topic events --write`" in s for s in f.steps)
     one = by_id(run(snap(topic("t", [(2, R, R), (1, R, R)]))), "non-preferred-leader")
     assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --topic t --partition 0" in one.commands
     assert not any(c.startswith("printf") for c in one.commands)
@@ -279,6 +282,8 @@ def test_rf_one_finding() -> None:
     moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
     assert [m["replicas"][0] for m in moves] == [1, 2]  # preferred leaders kept
     assert all(sorted(m["replicas"]) == [1, 2, 3] for m in moves)
+    assert any(f"`kafkatui reassign --bootstrap {B} --topic dev.scratch --replication-factor 3 --write`" in s
+               for s in f.steps)
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2" in f.commands
     alone = by_id(run(snap(healthy("dev.x", 2, rf=1, brokers=1), brokers=(1,))), "rf-one")
     assert alone.commands == () and any("1 live broker(s): add brokers" in s for s in alone.steps)

@@ -1,4 +1,8 @@
-"""The typed confirmation before a change is applied: Apply stays disabled until the answer matches."""
+"""The typed confirmation before a change is applied: Apply stays disabled until the answer matches.
+
+Config changes pass their `ChangePlan` (what to type is `expected_confirmation`'s); guided actions
+(elections, reassignments) pass `expected`, `what` and the `message` to show instead.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from kafkatui.alter.plan import ChangePlan, label
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Asks for what `expected_confirmation` names (as ``kafkatui alter`` does); True: apply."""
+    """Asks for what `expected_confirmation` names (as ``kafkatui alter`` does), or for `expected`; True: apply."""
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
@@ -26,20 +30,33 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, plan: ChangePlan, heading: str = "apply") -> None:
+    def __init__(self, plan: ChangePlan | None, heading: str = "apply", *, expected: str = "", what: str = "",
+                 message: str | Text = "", button: str = "Apply") -> None:
         super().__init__()
         self.plan = plan
         self.heading = heading
-        self.expected, self.what = expected_confirmation(plan)
+        self.message = message
+        self.button = button
+        if plan is not None:
+            self.expected, self.what = expected_confirmation(plan)
+        elif expected.strip():
+            self.expected, self.what = expected.strip(), what
+        else:  # an empty answer would confirm at once
+            raise ValueError("ConfirmScreen needs a plan or a non-empty expected answer")
 
-    def compose(self) -> ComposeResult:
-        n = len(self.plan.changes)
-        resources = self.plan.resources()
+    def _plan_message(self, plan: ChangePlan) -> Text:
+        n = len(plan.changes)
+        resources = plan.resources()
         names = ", ".join(label(kind, name) for kind, name in list(resources)[:4])
         more = f" and {len(resources) - 4} more" if len(resources) > 4 else ""
-        text = Text()
-        text.append(f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with "
+        return Text(f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with "
                     "IncrementalAlterConfigs.\n")
+
+    def compose(self) -> ComposeResult:
+        text = self._plan_message(self.plan) if self.plan is not None else Text()
+        if self.plan is None:
+            text.append_text(self.message if isinstance(self.message, Text) else Text(self.message))
+            text.append("\n")
         text.append("Type ")
         text.append(self.what, style="bold")
         text.append(" to confirm: ")
@@ -48,7 +65,7 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Static(text, id="confirm-text")
             yield Input(placeholder=f"type {self.what}", id="confirm-input")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Apply", id="confirm-apply", variant="error", disabled=True)
+                yield Button(self.button, id="confirm-apply", variant="error", disabled=True)
                 yield Button("Cancel", id="confirm-cancel")
 
     def on_mount(self) -> None:
@@ -69,7 +86,7 @@ class ConfirmScreen(ModalScreen[bool]):
             self.dismiss(True)
         else:
             self.app.bell()
-            self.notify(f"type {self.what} ({self.expected}) to apply, or Esc to cancel", severity="warning",
+            self.notify(f"type {self.what} ({self.expected}) to confirm, or Esc to cancel", severity="warning",
                         timeout=3)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

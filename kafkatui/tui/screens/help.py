@@ -15,7 +15,7 @@ from kafkatui.tui.screens.base import check_size
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     # (where, [(key, what)])
     ("everywhere", [
-        (":", "command palette: screens, refresh, pause, themes"),
+        (":", "command palette: screens, refresh, pause, themes, preferred leader election (all topics)"),
         ("?", "this help (? or Esc closes it)"),
         ("r", "refresh now"),
         ("p", "pause / resume the automatic refresh"),
@@ -41,10 +41,16 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("topic", [
         ("Enter", "open the partition under the cursor"),
         ("a", "alter this topic: durability wizard (goal and N, or explicit values), then the preview"),
+        ("e", "preferred leader election for the partitions not led by their preferred replica: preview, "
+              "leaders per broker before / after, typed confirmation (needs --write; export always)"),
+        ("R", "change the replication factor: rack-aware plan, kafka-reassign-partitions.sh export, typed "
+              "confirmation, then progress until the new replicas are in the ISR (needs --write)"),
     ]),
     ("partition", [
         ("c", "copy every command on the screen to the clipboard (OSC 52, works over SSH in many terminals)"),
         ("drag, ctrl+c", "select text in a command box with the mouse (or Tab into it, shift+arrows) and copy it"),
+        ("E", "unclean election (KIP-460) of an OFFLINE partition: data-loss warning naming the candidate and how "
+              "far behind it is, then two typed confirmations (the partition, then LOSE DATA); needs --write"),
     ]),
     ("broker", [
         ("Enter", "open a partition whose ISR the broker is missing from"),
@@ -61,6 +67,13 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("Apply…", "validate-only request, typed confirmation, apply, re-describe to verify, audit (needs --write)"),
         ("x / y", "export: the kafka-configs.sh command line / Strimzi YAML (always allowed, also read-only)"),
         ("c", "copy the export to the clipboard"),
+    ]),
+    ("election / RF change", [
+        ("Elect… / Reassign…", "typed confirmation, then the action in the background: per-partition results, "
+                               "audit records; leader counts and progress follow each refresh"),
+        ("x / y", "export: the kafka-leader-election.sh command or kafka-reassign-partitions.sh JSON / copy it"),
+        ("r", "refresh now (the preview, the leader counts and the progress follow)"),
+        ("c", "RF change: cancel the reassignment in progress (typed confirmation; partitions go back)"),
     ]),
     ("findings", [
         ("Enter", "open the finding's first partition, else its topic, else its broker"),
@@ -113,7 +126,7 @@ class HelpScreen(ModalScreen[None]):
             intro = Text("kafkatui keys", style="bold")
             if getattr(self.app, "read_only", True):
                 intro.append("  — read-only mode: this dashboard never changes the cluster; every fix is a "
-                             "command shown for you to run (start with --write to apply changes with a and u).")
+                             "command shown for you to run (start with --write to apply changes with a, u, e, E and R).")
             else:
                 intro.append("  — writes are ON for this session: a and u apply config changes after a preview, "
                              "a validate-only request and a typed confirmation; each is audited.", style="bold")

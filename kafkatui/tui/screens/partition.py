@@ -243,7 +243,7 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
 class PartitionScreen(DashScreen):
     """One partition: its state, and every finding that concerns it with the exact commands."""
 
-    BINDINGS = [Binding("c", "copy_commands", "copy commands")]
+    BINDINGS = [Binding("c", "copy_commands", "copy commands"), Binding("E", "unclean", "unclean elect")]
 
     DEFAULT_CSS = """
     PartitionScreen #detail { height: 1fr; padding: 0 1; }
@@ -306,3 +306,8 @@ class PartitionScreen(DashScreen):
 
     def action_copy_commands(self) -> None:
         copy_commands(self, self.commands)
+
+    def action_unclean(self) -> None:
+        from kafkatui.tui.write_actions import start_unclean
+
+        start_unclean(self.dash, self.topic, self.partition)

@@ -9,12 +9,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+CONFIG_EXPORT = "the exact kafka-configs.sh command line and the Strimzi YAML"
 READ_ONLY_TEXT = (
     "kafkatui is read-only: nothing was changed.\n\n"
     "To change this cluster, quit (q) and start kafkatui again with --write "
     "(or set writes: true in the connection profile).\n\n"
-    "Export is always allowed: it shows the exact kafka-configs.sh command line and the "
-    "Strimzi YAML for you to apply yourself."
+    "Export is always allowed: it shows {export} for you to apply yourself."
 )
 
 
@@ -30,13 +30,14 @@ class ReadOnlyScreen(ModalScreen[bool]):
     ReadOnlyScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, action: str) -> None:
+    def __init__(self, action: str, export: str = CONFIG_EXPORT) -> None:
         super().__init__()
         self.action = action
+        self.export = export
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ro-box"):
-            yield Static(Text(READ_ONLY_TEXT), id="ro-text")
+            yield Static(Text(READ_ONLY_TEXT.format(export=self.export)), id="ro-text")
             with Horizontal(id="ro-buttons"):
                 yield Button("Export…", id="ro-export", variant="primary")
                 yield Button("Close", id="ro-close")

@@ -143,7 +143,7 @@ class TopicScreen(DashScreen):
 
     releases_state = True  # see on_unmount and kafkatui.tui.app.GcPacer
 
-    BINDINGS = [Binding("a", "alter", "alter")]
+    BINDINGS = [Binding("a", "alter", "alter"), Binding("e", "elect", "elect"), Binding("R", "reassign", "RF")]
 
     DEFAULT_CSS = """
     TopicScreen #topic-header { height: auto; padding: 0 1; }
@@ -259,3 +259,13 @@ class TopicScreen(DashScreen):
         from kafkatui.tui.write_actions import start_alter
 
         start_alter(self.dash, [("topic", self.topic)])
+
+    def action_elect(self) -> None:
+        from kafkatui.tui.write_actions import start_preferred
+
+        start_preferred(self.dash, [self.topic])
+
+    def action_reassign(self) -> None:
+        from kafkatui.tui.write_actions import start_reassign
+
+        start_reassign(self.dash, self.topic)

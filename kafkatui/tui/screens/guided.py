@@ -1,0 +1,238 @@
+"""What the guided-action screens (elections, RF change) share: the preview box, export, Apply, busy state.
+
+A subclass fills the body from the live snapshot (`render`), names its export (`export_text`) and
+does the work behind Apply (`apply`). The body follows each refresh until Apply; every network step
+runs in a worker thread while a spinner turns; Esc and q wait while a change is in flight.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, LoadingIndicator, Static, TextArea
+
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.tui.feed import ViewState
+
+if TYPE_CHECKING:
+    from kafkatui.kafka.settings import ConnectionSettings
+    from kafkatui.tui.app import KafkaTuiApp
+
+
+def tool_lines(text: str, warn_prefix: str = "! ") -> Text:
+    """Plain lines of a headless command's output, the first bold and warnings in the warning colour."""
+    t = Text()
+    for n, line in enumerate(text.splitlines()):
+        warn = line.lstrip().startswith(warn_prefix)
+        t.append(line + "\n", style="bold" if n == 0 else ("yellow" if warn else ""))
+    t.rstrip()
+    return t
+
+
+class GuidedScreen(ModalScreen[None]):
+    """Preview -> (writes on) Apply -> typed confirmation -> worker -> results. Export always works."""
+
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("x", "export", "export"),
+        Binding("y", "copy_export", "copy export"),
+        Binding("r", "refresh", "refresh"),
+        Binding("q", "quit", "quit", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    GuidedScreen { align: center middle; }
+    GuidedScreen #guided-box { width: 96%; max-width: 140; height: 94%; border: round $primary;
+                               background: $surface; padding: 0 1; }
+    GuidedScreen #guided-scroll { height: 1fr; }
+    GuidedScreen #guided-body { height: auto; }
+    GuidedScreen #guided-status { height: auto; margin-top: 1; }
+    GuidedScreen #spinner { height: 1; display: none; }
+    GuidedScreen.busy #spinner { display: block; }
+    GuidedScreen #export { height: 12; display: none; margin-top: 1; }
+    GuidedScreen #export.visible { display: block; }
+    GuidedScreen #guided-buttons { height: auto; align: right middle; }
+    GuidedScreen Button { margin-left: 1; }
+    """
+
+    heading = "guided action"
+    export_title = "export"
+    export_what = "the equivalent Kafka tool command"  # what the read-only modal says Export shows
+    apply_label = "Apply…"
+    subtitle = "Esc closes · x export · y copies the export"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = False  # Apply was confirmed: the body no longer follows the live data
+        self.shown: ClusterSnapshot | None = None
+        self.exported = False
+
+    @property
+    def dash(self) -> KafkaTuiApp:
+        from kafkatui.tui.app import KafkaTuiApp
+
+        assert isinstance(self.app, KafkaTuiApp)
+        return self.app
+
+    @property
+    def writes(self) -> bool:
+        return not self.dash.read_only and self.dash.settings is not None
+
+    @property
+    def settings(self) -> ConnectionSettings:
+        settings = self.dash.settings
+        assert settings is not None
+        return settings
+
+    def bootstrap(self) -> str:
+        """The bootstrap list the exported commands name."""
+        if self.dash.settings is not None:
+            return self.dash.settings.bootstrap_servers
+        snap = self.dash.state.snapshot
+        return snap.bootstrap if snap is not None and snap.bootstrap else "B"
+
+    # layout ------------------------------------------------------------------
+    def controls(self) -> ComposeResult:
+        """Widgets above the body (choices); none by default."""
+        yield from ()
+
+    def under_status(self) -> ComposeResult:
+        """Widgets under the status line (progress); none by default."""
+        yield from ()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="guided-box"):
+            with VerticalScroll(id="guided-scroll"):
+                yield from self.controls()
+                yield Static(id="guided-body")
+                yield Static(id="guided-status")
+                yield from self.under_status()
+                yield LoadingIndicator(id="spinner")
+                yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="export")
+            with Horizontal(id="guided-buttons"):
+                yield Button(self.apply_label, id="apply", variant="error", disabled=True)
+                yield Button(self.export_title, id="export-button")
+                yield Button("Close", id="close")
+
+    def on_mount(self) -> None:
+        box = self.query_one("#guided-box")
+        box.border_title = self.heading
+        box.border_subtitle = self.subtitle
+        snapshot = self.dash.state.snapshot
+        if snapshot is not None:
+            self.show(snapshot)
+        if self.writes:
+            self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
+            self.query_one("#apply", Button).focus()
+        else:
+            self.status(Text("read-only: Apply needs kafkatui started with --write (or writes: true in the "
+                             "profile); Export is always allowed.", style="yellow"))
+            self.query_one("#export-button", Button).focus()
+
+    def update_state(self, state: ViewState) -> None:
+        """Called by the app after every refresh: the preview follows the live data until Apply."""
+        if not self.started and state.snapshot is not None:
+            self.show(state.snapshot)
+
+    def show(self, snapshot: ClusterSnapshot) -> None:
+        self.shown = snapshot
+        body, ready = self.render_body(snapshot)
+        self.query_one("#guided-body", Static).update(body)
+        self.query_one("#apply", Button).disabled = not (ready and self.writes) or self.started or self.busy
+
+    def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
+        """The preview from `snapshot`, and whether there is anything to apply."""
+        raise NotImplementedError
+
+    def status(self, text: Text, reveal: bool = False) -> None:
+        """Show `text` under the preview; `reveal` scrolls to it (results below a long preview)."""
+        widget = self.query_one("#guided-status", Static)
+        widget.update(text)
+        if reveal:
+            self.call_after_refresh(widget.scroll_visible)
+
+    @property
+    def busy(self) -> bool:
+        return self.has_class("busy")
+
+    def set_busy(self, busy: bool) -> None:
+        self.set_class(busy, "busy")
+        if busy or self.started:
+            self.query_one("#apply", Button).disabled = True
+
+    # buttons -----------------------------------------------------------------
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "apply":
+            self.action_apply()
+        elif event.button.id == "export-button":
+            self.action_export()
+        elif event.button.id == "close":
+            self.action_close()
+
+    def action_refresh(self) -> None:
+        """r refreshes here too (a modal screen hides the app's keys): the preview or progress follows."""
+        self.dash.action_refresh()
+
+    async def action_quit(self) -> None:
+        """q waits while a change is in flight, so none is left done but not audited."""
+        if self.busy:
+            self.notify("the request is being sent: wait for its result before quitting", severity="warning",
+                        timeout=3)
+            return
+        self.app.exit()
+
+    def action_close(self) -> None:
+        if self.busy:
+            self.notify("the request is being sent: wait for its result", severity="warning", timeout=2)
+            return
+        self.dismiss(None)
+
+    # export ------------------------------------------------------------------
+    def export_text(self) -> str:
+        raise NotImplementedError
+
+    def action_export(self) -> None:
+        if self.shown is None:
+            self.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
+            return
+        text = self.export_text()
+        if not text:
+            self.notify("nothing to export: the plan is empty", timeout=3)
+            return
+        area = self.query_one("#export", TextArea)
+        area.load_text(text)
+        area.border_title = self.export_title
+        area.add_class("visible")
+        self.exported = True
+        area.scroll_visible()
+
+    def action_copy_export(self) -> None:
+        if not self.exported:
+            self.notify("nothing exported yet: x shows the export", timeout=3)
+            return
+        self.app.copy_to_clipboard(self.query_one("#export", TextArea).text)
+        self.notify("copied the export to the clipboard (OSC 52)", timeout=2)
+
+    # apply -------------------------------------------------------------------
+    def action_apply(self) -> None:
+        if not self.writes:
+            from kafkatui.tui.screens.readonly import ReadOnlyScreen
+
+            self.app.push_screen(ReadOnlyScreen(self.heading, self.export_what))
+            return
+        if self.busy or self.started or self.query_one("#apply", Button).disabled:
+            return
+        self.apply()
+
+    def apply(self) -> None:
+        """Ask for the confirmation(s), then run the action in a worker."""
+        raise NotImplementedError
+
+    def not_confirmed(self) -> None:
+        self.status(Text("not confirmed: nothing changed", style="yellow"))

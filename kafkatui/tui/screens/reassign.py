@@ -1,0 +1,315 @@
+"""Change a topic's replication factor from the dashboard: choose the RF, see the rack-aware plan, export,
+confirm, start, then follow the new replicas into the ISR at every refresh, with `c` to cancel.
+
+The plan is `plan_replication_factor` with `rf_risks`, rendered as ``kafkatui reassign`` prints it;
+the export is the kafka-reassign-partitions.sh JSON and command lines. Starting, polling and cancelling
+are `kafkatui.tui.guided_jobs` steps in workers: the screen never waits on the network.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Label, ProgressBar, RadioButton, RadioSet
+
+from kafkatui.alter.errors import PartialFailureError
+from kafkatui.alter.reassign import (
+    PartitionMove,
+    Progress,
+    ReassignPlan,
+    plan_replication_factor,
+    reassign_commands,
+    reassignment_json,
+    rf_risks,
+)
+from kafkatui.alter.reassign_apply import Reassigner
+from kafkatui.alter.reassign_cancel import Cancelled
+from kafkatui.alter.reassign_cli import render_plan
+from kafkatui.kafka.errors import KafkaTuiError, one_line
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.tui import guided_jobs
+from kafkatui.tui.feed import ViewState
+from kafkatui.tui.screens.confirm import ConfirmScreen
+from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
+
+MAX_RF_CHOICES = 7
+
+
+def rf_choices(snapshot: ClusterSnapshot) -> list[int]:
+    """1 up to the number of live brokers (at most MAX_RF_CHOICES)."""
+    return list(range(1, max(1, min(len(snapshot.broker_ids), MAX_RF_CHOICES)) + 1))
+
+
+def default_rf(current: int, choices: Sequence[int]) -> int:
+    """Below 3: 3 (or as many brokers as there are); else the current RF."""
+    return min(max(current, 3), choices[-1])
+
+
+def export_document(plan: ReassignPlan, bootstrap: str) -> str:
+    """The reassignment JSON, the command lines and the rollback JSON, as ``kafkatui reassign --export``."""
+    lines = ["# reassign.json", reassignment_json(plan.moves), "# then:"]
+    lines += reassign_commands(bootstrap)
+    lines += ["# rollback.json (the current assignment):", reassignment_json(plan.moves, rollback=True)]
+    return "\n".join(lines) + "\n"
+
+
+def progress_text(state: Progress) -> Text:
+    """New replicas in the ISR and partitions finished, then what is still copying (or done)."""
+    t = Text()
+    if state.adding:
+        t.append(f"{state.in_isr} of {state.adding} new replicas in the ISR", style="bold")
+        t.append(f" · {state.finished} of {state.partitions} partitions finished")
+    else:
+        t.append(f"{state.finished} of {state.partitions} partitions finished", style="bold")
+    if state.done:
+        t.append("\n✓ done: every partition has its new replicas, all in sync", style="bold green")
+    else:
+        pending = ", ".join(state.pending[:5]) + (" …" if len(state.pending) > 5 else "")
+        t.append(f"\nstill copying: {pending} (updated at every refresh; c cancels)", style="dim")
+    return t
+
+
+class ReassignScreen(GuidedScreen):
+    """The replication factor of `topic`: plan, export, apply, progress, cancel."""
+
+    BINDINGS = [Binding("c", "cancel_reassignment", "cancel reassignment")]
+
+    DEFAULT_CSS = """
+    ReassignScreen #rf { layout: horizontal; height: auto; width: 100%; }
+    ReassignScreen #rf RadioButton { width: auto; margin-right: 2; }
+    ReassignScreen #progress { display: none; margin-top: 1; }
+    ReassignScreen.following #progress { display: block; }
+    """
+
+    export_title = "kafka-reassign-partitions.sh"
+    export_what = "the kafka-reassign-partitions.sh JSON and command lines"
+    apply_label = "Reassign…"
+    subtitle = "Esc closes · ←→ Enter picks the RF · x export · y copies it · c cancels a running reassignment"
+
+    def __init__(self, topic: str, snapshot: ClusterSnapshot) -> None:
+        super().__init__()
+        self.topic = topic
+        self.heading = f"change replication factor: {topic}"
+        info = snapshot.topics.get(topic)
+        self.current = min((len(p.replicas) for p in info.partitions), default=1) if info else 1
+        self.choices = rf_choices(snapshot)
+        self.rf = default_rf(self.current, self.choices)
+        self.plan: ReassignPlan | None = None
+        self.moves: tuple[PartitionMove, ...] = ()  # the moves started
+        self.progress: Progress | None = None
+        self.reassigner: Reassigner | None = None
+        self.cancelled = False
+
+    def controls(self) -> ComposeResult:
+        yield Label(f"new replication factor (now {self.current}):")
+        with RadioSet(id="rf"):
+            for n in self.choices:
+                yield RadioButton(str(n), value=n == self.rf)
+
+    def under_status(self) -> ComposeResult:
+        yield ProgressBar(id="progress", show_eta=False)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        # the highlight starts on the chosen RF, not on the first button
+        self.query_one("#rf", RadioSet)._selected = self.choices.index(self.rf)
+
+    def action_close(self) -> None:
+        running = bool(self.moves) and not self.cancelled and not (self.progress and self.progress.done)
+        super().action_close()
+        if running and not self.busy:
+            self.notify(f"the reassignment of {self.topic} goes on in the cluster; `kafkatui reassign --topic "
+                        f"{self.topic} --cancel --write` stops it", timeout=8)
+
+    def on_unmount(self) -> None:
+        if self.reassigner is not None:
+            self.reassigner.close()
+            self.reassigner = None
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        self.rf = self.choices[event.radio_set.pressed_index]
+        if self.shown is not None and not self.started:
+            self.show(self.shown)
+
+    def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
+        try:
+            self.plan = plan = plan_replication_factor(snapshot, self.topic, self.rf)
+        except KafkaTuiError as exc:
+            self.plan = None
+            return Text(f"✖ {exc}", style="bold red"), False
+        if not plan.moves:
+            return Text(f"nothing to do: every partition of {self.topic} has {self.rf} replica(s)", style="green"), False
+        olds = sorted({len(m.old) for m in plan.moves})
+        buf = io.StringIO()
+        render_plan(plan, snapshot, buf, f"reassignment of {self.topic}: replication factor "
+                                         f"{'/'.join(map(str, olds))} -> {self.rf} ({len(plan.moves)} partition(s))")
+        for risk in rf_risks(snapshot, self.topic, self.rf):
+            buf.write(f"  ! {risk}\n")
+        return tool_lines(buf.getvalue()), True
+
+    def export_text(self) -> str:
+        return export_document(self.plan, self.bootstrap()) if self.plan is not None and self.plan.moves else ""
+
+    # apply -------------------------------------------------------------------
+    def apply(self) -> None:
+        plan = self.plan
+        if plan is None or not plan.moves:
+            return
+        n = len(plan.moves)
+        message = (f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
+                   "(AlterPartitionReassignments); the new replicas copy the data from the leaders.")
+        self.app.push_screen(ConfirmScreen(None, self.heading, expected=self.topic, what="the topic name",
+                                           message=message, button="Reassign"), lambda ok: self._confirmed(plan, ok))
+
+    def _confirmed(self, plan: ReassignPlan, ok: bool | None) -> None:
+        if not ok:
+            self.not_confirmed()
+            return
+        self.started = True
+        self.query_one("#rf", RadioSet).disabled = True
+        self.set_busy(True)
+        self.status(Text("starting the reassignment (AlterPartitionReassignments)…"))
+        self._start(plan, self.shown.cluster_id if self.shown is not None else None)
+
+    def _reassigner(self) -> Reassigner:
+        if self.reassigner is None:
+            self.reassigner = Reassigner(self.settings)
+        return self.reassigner
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    def _start(self, plan: ReassignPlan, cluster_id: str | None) -> None:
+        try:
+            done: guided_jobs.Started | str = guided_jobs.start_reassignment(self._reassigner(), plan.moves,
+                                                                              cluster_id)
+        except KafkaTuiError as exc:
+            done = one_line(str(exc))
+        except Exception as exc:  # a bug must not kill the dashboard
+            done = one_line(f"internal error: {exc!r}")
+        self.app.call_from_thread(self._started, done)
+
+    def _started(self, done: guided_jobs.Started | str) -> None:
+        self.set_busy(False)
+        if isinstance(done, str):
+            self.started = False
+            self.query_one("#rf", RadioSet).disabled = False
+            self.status(Text(f"✖ {done}", style="bold red"))
+            self.notify(done, severity="error", timeout=8)
+            if self.shown is not None:
+                self.show(self.shown)
+            return
+        self.moves = done.started
+        lines = Text()
+        for move, error in done.refused:
+            lines.append("FAILED  ", style="bold red")
+            lines.append(f"{move.name}: {error}\n")
+        lines.append(f"started {len(done.started)} of {len(done.started) + len(done.refused)} partition moves "
+                     f"(audit id {done.command_id})")
+        self.started_text = lines
+        self.status(lines, reveal=True)
+        if done.refused:
+            self.notify(f"{len(done.refused)} partition move(s) refused: {done.refused[0][1]}", severity="error",
+                        timeout=8)
+        if self.moves:
+            self.add_class("following")
+            self.query_one("#progress", ProgressBar).update(total=sum(len(m.adding) for m in self.moves)
+                                                            or len(self.moves), progress=0)
+            self.dash.request_refresh()
+
+    started_text: Text = Text()
+
+    # progress ----------------------------------------------------------------
+    def update_state(self, state: ViewState) -> None:
+        super().update_state(state)
+        following = self.moves and not self.cancelled and not (self.progress and self.progress.done)
+        if following and state.snapshot is not None and not self.busy:
+            self._poll(self.moves, state.snapshot)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
+    def _poll(self, moves: Sequence[PartitionMove], snapshot: ClusterSnapshot) -> None:
+        try:
+            state: Progress | str = guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot)
+        except KafkaTuiError as exc:
+            state = one_line(str(exc))
+        except Exception as exc:  # a bug must not kill the dashboard
+            state = one_line(f"internal error: {exc!r}")
+        self.app.call_from_thread(self._polled, state)
+
+    def _polled(self, state: Progress | str) -> None:
+        if self.cancelled:
+            return
+        text = self.started_text.copy()
+        text.append("\n")
+        if isinstance(state, str):
+            text.append(f"✖ progress unknown: {state} (tried again at the next refresh)", style="yellow")
+            self.status(text)
+            return
+        was_done = self.progress is not None and self.progress.done
+        self.progress = state
+        bar = self.query_one("#progress", ProgressBar)
+        bar.update(progress=state.in_isr if state.adding else state.finished)
+        text.append_text(progress_text(state))
+        self.status(text)
+        if state.done and not was_done:
+            self.notify(f"reassignment of {self.topic} done: replication factor {self.rf}", timeout=5)
+
+    # cancel ------------------------------------------------------------------
+    def action_cancel_reassignment(self) -> None:
+        if not self.moves or self.cancelled or (self.progress is not None and self.progress.done):
+            self.notify("no reassignment of this topic is running from this screen", timeout=3)
+            return
+        if self.busy:
+            return
+        message = (f"Cancel the reassignment of {self.topic}: each partition goes back to its replicas before it "
+                   "started (data copied to the new replicas is dropped).")
+        self.app.push_screen(ConfirmScreen(None, f"cancel reassignment: {self.topic}", expected=self.topic,
+                                           what="the topic name", message=message, button="Cancel reassignment"),
+                             self._cancel_confirmed)
+
+    def _cancel_confirmed(self, ok: bool | None) -> None:
+        if not ok or self.shown is None:
+            self.notify("not confirmed: the reassignment goes on", timeout=3)
+            return
+        self.set_busy(True)
+        self._cancel(self.shown)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    def _cancel(self, snapshot: ClusterSnapshot) -> None:
+        try:
+            done: Cancelled | str = guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic,
+                                                                    snapshot)
+        except PartialFailureError as exc:  # cancelled, but the throttle stayed
+            done = one_line(str(exc))
+        except KafkaTuiError as exc:
+            done = one_line(str(exc))
+        except Exception as exc:  # a bug must not kill the dashboard
+            done = one_line(f"internal error: {exc!r}")
+        self.app.call_from_thread(self._cancelled, done)
+
+    def _cancelled(self, done: Cancelled | str) -> None:
+        self.set_busy(False)
+        if isinstance(done, str):
+            self.status(Text(f"✖ {done}", style="bold red"))
+            self.notify(done, severity="error", timeout=8)
+            return
+        self.cancelled = True
+        self.remove_class("following")
+        t = Text()
+        for (topic, p), (error, now) in sorted(done.items()):
+            if error is None:
+                t.append("ok      ", style="bold green")
+                t.append(f"{topic}-{p} cancelled: replicas {','.join(map(str, now))}\n")
+            else:
+                t.append("FAILED  ", style="bold red")
+                t.append(f"{topic}-{p}: {error}\n")
+        if done.throttle_line:
+            t.append(done.throttle_line + "\n")
+        t.append("reassignment cancelled; audit records written", style="bold")
+        self.status(t, reveal=True)
+        self.notify(f"reassignment of {self.topic} cancelled", timeout=5)
+        self.dash.request_refresh()

@@ -1,0 +1,372 @@
+"""Guided actions from the dashboard against the simulator: preferred and unclean elections, the RF change
+with its progress and cancel, read-only refusal; SVG snapshots of the previews and confirmations."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, TextArea
+
+from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
+from kafkatui.sim.runner import SimRunner
+from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.feed import Feed
+from kafkatui.tui.screens.confirm import ConfirmScreen
+from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
+from kafkatui.tui.screens.partition import PartitionScreen
+from kafkatui.tui.screens.readonly import ReadOnlyScreen
+from kafkatui.tui.screens.reassign import ReassignScreen
+from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.screens.unclean import UncleanScreen
+from tests.alter.support import records, sim_leaders
+from tests.model.builders import healthy, snap, topic
+from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
+from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
+
+NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
+RECORDS_PER_PARTITION = 30_000
+RATE = 20_000.0  # records a follower copies per simulated second
+
+
+@pytest.fixture(autouse=True)
+def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
+    return path
+
+
+@pytest.fixture
+def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
+    """Broker 1 crashed and came back with auto leader rebalance off: it leads nothing."""
+    sim = sim_factory(3, static_configs=NO_REBALANCE)
+    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
+    sim.restore(1)
+    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
+    assert 1 not in sim_leaders(sim).values()
+    return sim
+
+
+@pytest.fixture
+def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
+    """payments-0 on brokers 1 and 2, unclean off: 2 falls 500 records behind, 1 dies, 2 comes back."""
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
+    sim.call(lambda c: c.create_topic("orders", 1, 3))
+    sim.crash(2)
+    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
+    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
+    sim.restore(2)
+    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
+    return sim
+
+
+@pytest.fixture
+def racked(sim_factory: Callable[..., SimRunner]) -> SimRunner:
+    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
+    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
+    sim.call(lambda c: c.create_topic("orders", 3, 1))
+    for i in range(3):
+        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
+                                         RECORDS_PER_PARTITION, 1, 1000))
+    return sim
+
+
+def replicas_isr(sim: SimRunner, name: str = "orders") -> list[tuple[list[int], list[int]]]:
+    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(name).partitions])
+
+
+def status(app: KafkaTuiApp) -> str:
+    return text_of(app.screen.query_one("#guided-status"))  # type: ignore[arg-type]
+
+
+async def open_topic(pilot: Pilot[Any], app: KafkaTuiApp, name: str) -> None:
+    app.open_topic(name)
+    await pilot.pause()
+    assert isinstance(app.screen, TopicScreen)
+
+
+async def confirm(pilot: Pilot[Any], app: KafkaTuiApp, answer: str) -> ConfirmScreen:
+    """Wait for a confirmation, type `answer`, press Enter; returns the confirmation screen."""
+    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    screen.query_one("#confirm-input", Input).focus()
+    await pilot.press(*answer, "enter")
+    await pilot.pause()
+    return screen
+
+
+# ----------------------------------------------------------------------------------- read-only
+def test_read_only_every_guided_action_opens_the_refusal_and_export_still_works(skewed: SimRunner,
+                                                                                audit_log: Path) -> None:
+    before = sim_leaders(skewed)
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        for key in ("e", "R"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, ReadOnlyScreen), key
+            assert "--write" in screen_text(app)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TopicScreen)
+        await pilot.press("e")
+        await pilot.pause()
+        assert "kafka-leader-election.sh" in screen_text(app)
+        await pilot.press("e")  # Export: the preview, Elect disabled
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, ElectPreviewScreen)
+        assert preview.query_one("#apply", Button).disabled
+        await pilot.press("x")
+        await pilot.pause()
+        words = shlex.split(preview.query_one("#export", TextArea).text.strip())
+        assert words[0] == "echo" and words[words.index("--election-type") + 1] == "PREFERRED"
+        moving = sorted(p for (t, p), leader in before.items()
+                        if leader != skewed.call(lambda c, p=p: c.partition("orders", p).replicas[0]))
+        assert sorted(x["partition"] for x in json.loads(words[1])["partitions"]) == moving
+        preview.action_apply()  # even asked directly, Apply only explains
+        await pilot.pause()
+        assert isinstance(app.screen, ReadOnlyScreen)
+
+    run(sim_app(skewed, write=False), scenario)
+    assert sim_leaders(skewed) == before
+    assert not audit_log.exists()
+
+
+# ---------------------------------------------------------------------------------- preferred
+def test_preferred_election_moves_leaders_back_and_shows_the_counts(skewed: SimRunner, audit_log: Path) -> None:
+    preferred = skewed.call(lambda c: {(p.topic, p.index): p.replicas[0] for p in c.partitions()})
+    moving = {k for k, v in sim_leaders(skewed).items() if v != preferred[k]}
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        await pilot.press("e")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, ElectPreviewScreen)
+        assert f"{len(moving)} partition(s) move to their preferred replica" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, str(len(moving)))
+        assert await wait_until(pilot, lambda: preview.outcome is not None)
+        assert isinstance(app.screen, ElectPreviewScreen)
+        assert f"{len(moving)} of {len(moving)} elections done and verified; audit records written" in status(app)
+        await pilot.press("r")  # the next snapshot
+        await pilot.pause(0.5)
+        assert await wait_until(pilot, lambda: not app._refreshing)
+        await pilot.pause()
+        now = Counter(sim_leaders(skewed).values())
+        table = status(app)[status(app).index("leaders per broker"):].splitlines()
+        assert table[1].split() == ["broker", "before", "expected", "now"]
+        shown = {int(cols[0]): (int(cols[2]), int(cols[3])) for cols in (line.split() for line in table[2:5])}
+        assert shown == {b: (now[b], now[b]) for b in (1, 2, 3)} and shown[1][1] > 0
+
+    run(sim_app(skewed), scenario)
+    assert sim_leaders(skewed) == preferred
+    recs = records(audit_log)
+    assert {(r["resource"]["topic"], r["resource"]["partition"]) for r in recs} == moving
+    assert all(r["action"] == "elect-preferred" and r["result"] == "ok" for r in recs)
+
+
+# ------------------------------------------------------------------------------------ unclean
+def test_unclean_election_needs_both_confirmations_then_elects_the_candidate(offline: SimRunner,
+                                                                              audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.open_partition("orders", 0)  # not offline: refused with a notification
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+        assert isinstance(app.screen, PartitionScreen)
+        assert any("orders-0 is not offline" in str(n.message) for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+
+        app.open_partition("payments", 0)
+        await pilot.pause()
+        await pilot.press("E")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, UncleanScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, UncleanScreen)
+        text = screen_text(app)
+        assert "DATA LOSS" in text and "candidate: broker 2 (replicas [1, 2], last ISR [1])" in text
+        assert "it is at least 500 offsets behind, as broker 2 reports it" in text
+        # the second confirmation wrong: Enter does nothing, Esc gives up, nothing changed
+        await pilot.click("#apply")
+        await confirm(pilot, app, "payments-0")
+        second = await confirm(pilot, app, "lose data")
+        assert app.screen is second and second.query_one("#confirm-apply", Button).disabled
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and "not confirmed: nothing changed" in status(app)
+        assert offline.call(lambda c: c.partition("payments", 0).leader) == -1
+        # both right
+        await pilot.click("#apply")
+        await confirm(pilot, app, "payments-0")
+        await confirm(pilot, app, "LOSE DATA")
+        assert await wait_until(pilot, lambda: screen.outcome is not None)
+        assert "payments-0 leader -1 -> 2 (unclean); new leader: broker 2" in status(app)
+
+    run(sim_app(offline), scenario)
+    assert offline.call(lambda c: c.partition("payments", 0).leader) == 2
+    assert offline.call(lambda c: c.lost_records) == 500
+    (rec,) = records(audit_log)
+    assert rec["action"] == "elect-unclean" and rec["candidate"] == 2 and rec["after"] == {"leader": 2}
+
+
+# ------------------------------------------------------------------------------- reassignment
+async def refresh_until(pilot: Pilot[Any], app: KafkaTuiApp, predicate: Callable[[], bool],
+                        timeout: float = 30.0) -> bool:
+    """Press r (refresh) until `predicate` holds: the progress follows each refresh."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await pilot.press("r")
+        await pilot.pause(0.3)
+    return predicate()
+
+
+def test_rf_1_to_3_shows_the_plan_and_progress_until_done(racked: SimRunner, audit_log: Path) -> None:
+    before = replicas_isr(racked)
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, ReassignScreen) and screen.rf == 3
+        assert "reassignment of orders: replication factor 1 -> 3 (3 partition(s))" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: bool(screen.moves))
+        assert "started 3 of 3 partition moves" in status(app)
+        assert await refresh_until(pilot, app, lambda: screen.progress is not None and screen.progress.done), (
+            status(app), screen.progress, replicas_isr(racked))
+        assert "6 of 6 new replicas in the ISR · 3 of 3 partitions finished" in status(app)
+        assert "done: every partition has its new replicas, all in sync" in status(app)
+
+    run(sim_app(racked), scenario)
+    racks = racked.call(lambda c: {b.id: b.rack for b in c.brokers.values()})
+    for (old, _), (replicas, isr) in zip(before, replicas_isr(racked), strict=True):
+        assert replicas[0] == old[0] and len(replicas) == 3 and sorted(isr) == sorted(replicas)
+        assert len({racks[r] for r in replicas}) == 3
+    recs = records(audit_log)
+    assert len(recs) == 3 and all(r["action"] == "reassign" and r["result"] == "ok" for r in recs)
+
+
+def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) -> None:
+    before = replicas_isr(racked)
+    racked.call(lambda c: setattr(c, "replication_rate", 500.0))  # a minute of copying: still going when cancelled
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, ReassignScreen)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: screen.progress is not None)
+        assert not screen.progress.done  # type: ignore[union-attr]
+        await pilot.press("c")
+        await confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: screen.cancelled)
+        assert "reassignment cancelled; audit records written" in status(app)
+
+    run(sim_app(racked), scenario)
+    assert replicas_isr(racked) == before
+    assert [r["action"] for r in records(audit_log)] == ["reassign"] * 3 + ["reassign-cancel"] * 3
+
+
+# ------------------------------------------------------------------------------------ snapshots
+def guided_snapshot() -> ClusterSnapshot:
+    """Leaders off their preferred replicas (one cannot move back), an offline partition with a lagging
+    live replica, and an RF 1 topic, on 3 brokers in 3 racks."""
+    from dataclasses import replace
+
+    s = snap(
+        topic("orders", [(2, [1, 2, 3], [1, 2, 3]), (3, [1, 2, 3], [2, 3]), (2, [2, 3, 1], [2, 3, 1]),
+                         (3, [1, 3, 2], [3, 1, 2]), (3, [3, 1, 2], [3, 1, 2])], min_insync_replicas="2"),
+        topic("payments", [(-1, [4, 3, 2], [4]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="2"),
+        topic("clicks", [(1, [1], [1]), (2, [2], [2]), (3, [3], [3])]),
+        healthy("logs", 2),
+        brokers=(1, 2, 3), racks={1: "a", 2: "b", 3: "c"},
+        log_dirs={("payments", 0, 3): ReplicaLog(7_600_000, 1234), ("payments", 0, 2): ReplicaLog(5_000_000, 2500)},
+    )
+    return replace(s, taken_at=FIXED - 3)
+
+
+def guided_app(write: bool = True) -> KafkaTuiApp:
+    from kafkatui.kafka.settings import ConnectionSettings
+
+    feed = Feed(FakeSource(guided_snapshot()), bootstrap="kafka:9092", clock=lambda: FIXED)
+    return KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED, source_label="test", read_only=not write,
+                       settings=ConnectionSettings(bootstrap=("kafka:9092",)))
+
+
+def test_snapshot_election_preview(snap_compare: Any) -> None:
+    assert snap_compare(guided_app(), terminal_size=SIZE, press=["x"],
+                        run_before=snapshot_of(pushing(ElectPreviewScreen(["orders"]))))
+
+
+def test_snapshot_unclean_warning(snap_compare: Any) -> None:
+    assert snap_compare(guided_app(), terminal_size=SIZE,
+                        run_before=snapshot_of(pushing(UncleanScreen("payments", 0))))
+
+
+def test_snapshot_unclean_second_confirmation(snap_compare: Any) -> None:
+    async def second(pilot: Pilot[Any]) -> None:
+        await snapshot_of(pushing(UncleanScreen("payments", 0)))(pilot)
+        await pilot.click("#apply")
+        await pilot.pause()
+        await pilot.press(*"payments-0", "enter")
+        await pilot.pause()
+        await pilot.press(*"LOSE")
+        await pilot.pause()
+
+    assert snap_compare(guided_app(), terminal_size=SIZE, run_before=second)
+
+
+def test_snapshot_reassignment_plan(snap_compare: Any) -> None:
+    def push(app: KafkaTuiApp) -> None:
+        assert app.state.snapshot is not None
+        app.push_screen(ReassignScreen("clicks", app.state.snapshot))
+
+    assert snap_compare(guided_app(), terminal_size=SIZE, press=["x"], run_before=snapshot_of(push))
+
+
+def test_palette_offers_the_election_for_all_topics_and_read_only_exports_it(audit_log: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("colon")
+        await pilot.pause()
+        await pilot.press(*"preferred leader", "enter")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReadOnlyScreen), 5)
+        assert "kafka-leader-election.sh" in screen_text(app)
+        await pilot.press("e")  # Export
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, ElectPreviewScreen) and preview.topics is None
+        assert preview.heading == "preferred leader election: all topics"
+        assert "2 partition(s) move to their preferred replica" in screen_text(app)
+        await pilot.press("x")
+        await pilot.pause()
+        words = shlex.split(preview.query_one("#export", TextArea).text.strip())
+        assert sorted((p["topic"], p["partition"]) for p in json.loads(words[1])["partitions"]) == [
+            ("orders", 0), ("orders", 3)]
+
+    run(guided_app(write=False), scenario)
+    assert not audit_log.exists()
