@@ -141,7 +141,7 @@ class ScreensProvider(Provider):
         ]
         if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
             live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
-                    app.action_refresh, app.action_pause)
+                    app.action_elect_all, app.action_refresh, app.action_pause)
             commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
@@ -304,7 +304,7 @@ class KafkaTuiApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
         return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
-                                                       "alter_defaults")
+                                                       "alter_defaults", "elect_all")
 
     def action_replay(self) -> None:
         from kafkatui.tui.screens.replay import ask_replay_dir

@@ -144,13 +144,16 @@ def test_drill_down_to_partition_topic_and_broker_as_they_were(out: Path) -> Non
         assert "02:13:44.120  ▼ under minISR" in history and "5m26.38s" in history
         assert "◀ at 02:13" in history.splitlines()[3]  # the state in force at the minute's end is marked
         assert {f.id for f in detail.findings} >= {"under-min-isr"}
+        await press(pilot, "E")  # no unclean election from a replayed minute
+        assert app.screen is detail
         assert "REPLAY" in header(app) and "at 02:13 UTC" in header(app)
         await press(pilot, "t")
         topic = app.screen
         assert isinstance(topic, ReplayTopicScreen) and topic.topic == "orders"
         assert "under minISR" in text_of(topic.query_one("#topic-header", Static))
-        await press(pilot, "a")  # the live screen's config change: not from a replayed minute
-        assert app.screen is topic
+        for key in ("a", "e", "R"):  # the live screen's config change, election, RF change: not from the past
+            await press(pilot, key)
+            assert app.screen is topic
         await press(pilot, "down", "enter")
         assert isinstance(app.screen, ReplayPartitionScreen) and app.screen.partition == 1
         await press(pilot, "escape", "escape", "escape")

@@ -124,7 +124,8 @@ class Replayed(DashScreen):
 
     moment: ReplayMoment
     _shown: ReplayMoment | None = None
-    LIVE_ONLY = frozenset({"alter", "alter_defaults"})  # the live screens' config changes: not from the past
+    # the live screens' writes (config changes, elections, reassignments): not from the past
+    LIVE_ONLY = frozenset({"alter", "alter_defaults", "elect", "unclean", "reassign", "elect_all", "revert_last"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return action not in self.LIVE_ONLY
