@@ -158,7 +158,12 @@ def test_preferred_election_moves_leaders_back_and_shows_the_counts(skewed: SimR
         preview = app.screen
         assert isinstance(preview, ElectPreviewScreen)
         assert f"{len(moving)} partition(s) move to their preferred replica" in screen_text(app)
-        await pilot.click("#apply")
+        await pilot.press("r")  # the preview follows a refresh, and keeps the keyboard on Elect
+        await pilot.pause(0.5)
+        assert await wait_until(pilot, lambda: not app._refreshing)
+        await pilot.pause()
+        assert app.focused is preview.query_one("#apply"), app.focused  # a keyboard user starts on Elect
+        await pilot.press("enter")
         await confirm(pilot, app, str(len(moving)))
         assert await wait_until(pilot, lambda: preview.outcome is not None)
         assert isinstance(app.screen, ElectPreviewScreen)

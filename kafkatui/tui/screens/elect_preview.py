@@ -112,7 +112,7 @@ class ElectPreviewScreen(GuidedScreen):
             return
         n = len(plan.moves)
         expected, what = (plan.moves[0].name, "the partition name") if n == 1 else (str(n), "the number of partitions")
-        message = (f"{n} partition{'s' if n != 1 else ''} get their preferred replica as leader "
+        message = (f"{n} partition{'s get their' if n != 1 else ' gets its'} preferred replica as leader "
                    "(ElectLeaders PREFERRED); clients follow the new leaders.")
         self.app.push_screen(ConfirmScreen(None, self.heading, expected=expected, what=what, message=message,
                                            button="Elect"), self._confirmed)

@@ -69,6 +69,7 @@ class GuidedScreen(ModalScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.started = False  # Apply was confirmed: the body no longer follows the live data
+        self._apply_offered = False  # Apply has the keyboard (or the user moved it on): don't take it again
         self.shown: ClusterSnapshot | None = None
         self.exported = False
 
@@ -128,7 +129,10 @@ class GuidedScreen(ModalScreen[None]):
             self.show(snapshot)
         if self.writes:
             self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
-            self.query_one("#apply", Button).focus()
+            apply = self.query_one("#apply", Button)
+            if not apply.disabled:
+                self._apply_offered = True
+                apply.focus()
         else:
             self.status(Text("read-only: Apply needs kafkatui started with --write (or writes: true in the "
                              "profile); Export is always allowed.", style="yellow"))
@@ -143,7 +147,15 @@ class GuidedScreen(ModalScreen[None]):
         self.shown = snapshot
         body, ready = self.render_body(snapshot)
         self.query_one("#guided-body", Static).update(body)
-        self.query_one("#apply", Button).disabled = not (ready and self.writes) or self.started or self.busy
+        apply = self.query_one("#apply", Button)
+        was_disabled, had_focus = apply.disabled, apply.has_focus
+        apply.disabled = not (ready and self.writes) or self.started or self.busy
+        if apply.disabled and had_focus:
+            self._apply_offered = False  # the cluster took the keyboard away (nothing to do for a moment)
+        elif was_disabled and not apply.disabled and not self._apply_offered:
+            # Apply can be pressed (again): the keyboard goes there, as when the preview opened
+            self._apply_offered = True
+            apply.focus()
 
     def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
         """The preview from `snapshot`, and whether there is anything to apply."""
