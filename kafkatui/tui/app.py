@@ -170,6 +170,8 @@ class KafkaTuiApp(App[None]):
         super().__init__()
         self.feed = feed
         self.refresh_seconds = max(0.5, refresh_seconds)
+        # retries back off while the cluster is gone, but a cluster that returns shows within two refreshes
+        feed.max_backoff = min(feed.max_backoff, 2 * self.refresh_seconds)
         self.source_label = source_label
         self.read_only = read_only
         self.clock = clock
@@ -216,7 +218,7 @@ class KafkaTuiApp(App[None]):
         if st.error is not None and st.snapshot is not None:
             # failing: back off (the age keeps growing on screen meanwhile)
             since = self.clock() - self._last_attempt
-            if since < st.retry_in:
+            if since < st.retry_in - self.refresh_seconds / 2:  # ticks come every refresh_seconds, give or take
                 self.refresh_header()
                 return
         self.request_refresh()

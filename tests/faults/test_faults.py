@@ -197,17 +197,27 @@ def sim_state(sim: SimRunner) -> object:
                                frozenset(b.id for b in c.brokers.values() if not b.fenced)))
 
 
-@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
-def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+def cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     sim = sim_factory(3)
     sim.call(lambda c: c.create_topic("orders", 6, 3, configs={"min.insync.replicas": "2"}))
     sim.call(lambda c: c.create_topic("audit", 3, 3))
+    return sim
+
+
+def dashboard(sim: SimRunner, brokers: tuple[int, ...], history: Path) -> tuple[KafkaTuiApp, TimedSource, Feed]:
+    """The dashboard as `kafkatui --bootstrap` builds it (recording history), on a timed source."""
     ports = dict(zip((1, 2, 3), sim.bootstrap.split(","), strict=True))
-    bootstrap = tuple(ports[b] for b in fault.bootstrap)
+    bootstrap = tuple(ports[b] for b in brokers)
     inner = KafkaClusterSource(ConnectionSettings(bootstrap=bootstrap, timeout=TIMEOUT), log_dirs="out-of-sync")
     source = TimedSource(inner)
-    feed = Feed(source, bootstrap=",".join(bootstrap), recorder=Recorder(tmp_path))
-    app = KafkaTuiApp(feed, refresh_seconds=REFRESH, source_label="faults")
+    feed = Feed(source, bootstrap=",".join(bootstrap), recorder=Recorder(history))
+    return KafkaTuiApp(feed, refresh_seconds=REFRESH, source_label="faults"), source, feed
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
+def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    sim = cluster(sim_factory)
+    app, source, feed = dashboard(sim, fault.bootstrap, tmp_path)
     truth = Truth.attach(sim)
     latencies: list[float] = []
     screen_latencies: list[float] = []
@@ -303,3 +313,35 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
         assert counts["gaps"] >= 1 and counts["failures"] >= 1
     else:
         assert counts["gaps"] == 0 and counts["failures"] == 0
+
+
+def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
+        sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    """Retries back off while the cluster is gone, but never so far that its return goes unseen for long."""
+    sim = cluster(sim_factory)
+    app, source, feed = dashboard(sim, (1, 2, 3), tmp_path)
+    marks: dict[str, float] = {}
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)):
+            assert await until(lambda: app.state.report is not None and not app.state.stale, 20)
+            for b in (1, 2, 3):
+                sim.crash(b)
+            assert await until(lambda: app.state.failures >= 6, 40), f"only {app.state.failures} attempts"
+            assert "STALE" in summary_text(app)
+            for b in (1, 2, 3):
+                sim.restore(b)
+            marks["recovered"] = time.time()
+            marks["view"] = await until(lambda: not app.state.stale and "STALE" not in summary_text(app), 40) or 0
+            assert marks["view"]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        source.wait_idle()
+        feed.close()
+    assert app._exception is None
+    assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK, (
+        f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster")
+    counts = check_recording(tmp_path, source.polls)
+    assert counts["gaps"] == 1 and counts["failures"] >= 6
