@@ -66,7 +66,11 @@ class Fault:
 
 
 def _all(action: str) -> Callable[[SimRunner], None]:
-    return lambda sim: [getattr(sim, action)(b) for b in (1, 2, 3)] and None
+    def run(sim: SimRunner) -> None:
+        for b in (1, 2, 3):
+            getattr(sim, action)(b)
+
+    return run
 
 
 class Churn:
@@ -345,3 +349,46 @@ def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
         f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster")
     counts = check_recording(tmp_path, source.polls)
     assert counts["gaps"] == 1 and counts["failures"] >= 6
+
+
+def test_bootstrap_broker_stays_down_while_the_others_blink(
+        sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    """--bootstrap names broker 3 only. It crashes for good; then 1 and 2 crash and return. New clients
+    bootstrap from the brokers the cluster named, so refreshes stay whole and the view comes back."""
+    sim = cluster(sim_factory)
+    app, source, feed = dashboard(sim, (3,), tmp_path)
+    truth = Truth.attach(sim)
+    marks: dict[str, float] = {}
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)):
+            assert await until(lambda: app.state.report is not None and not app.state.stale, 20)
+            sim.crash(3)
+            assert sim.wait_for(lambda c: c.brokers[3].fenced, 10)
+            fenced = time.time()
+            assert await until(lambda: app.state.snapshot is not None and app.state.snapshot.taken_at > fenced, 10)
+            shown = app.state.snapshot
+            assert shown is not None and not shown.partial, shown and shown.problems  # log dirs read too
+            assert "(down: 3)" in summary_text(app)
+            for b in (1, 2):
+                sim.crash(b)
+            assert await until(lambda: "STALE" in summary_text(app), REFRESH + 2 * ATTEMPT_MAX)
+            for b in (1, 2):
+                sim.restore(b)
+            assert sim.wait_for(lambda c: not c.brokers[1].fenced and not c.brokers[2].fenced
+                                and all(p.leader in (1, 2) for p in c.partitions()), 20)
+            marks["recovered"] = max([time.time(), *(t for t, _ in truth.events)])
+            marks["view"] = await until(lambda: not app.state.stale and "STALE" not in summary_text(app), 20) or 0
+            assert marks["view"], f"never recovered: {summary_text(app)!r}"
+            assert "(down: 3)" in summary_text(app)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        source.wait_idle()
+        feed.close()
+    assert app._exception is None
+    assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK
+    check_snapshots_against_truth(source.polls, truth)
+    counts = check_recording(tmp_path, source.polls)
+    assert counts["gaps"] == 1
