@@ -111,4 +111,12 @@ class Feed:
         return counts
 
     def close(self) -> None:
-        self.source.close()
+        """Close the source; an outage still unrecorded is written to the history as a gap."""
+        try:
+            self.source.close()
+        finally:
+            if self.recorder is not None:
+                try:
+                    self.recorder.close(self.clock())
+                except RecorderError as exc:
+                    self.record_error = str(exc)

@@ -281,7 +281,7 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
     try:
         asyncio.run(scenario())
     finally:
-        source.wait_idle()
+        source.wait_idle(feed)
         feed.close()
     assert app._exception is None and app.return_code in (None, 0)
     assert not errors, f"refreshes failed while the cluster was readable: {errors}"
@@ -342,7 +342,7 @@ def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
     try:
         asyncio.run(scenario())
     finally:
-        source.wait_idle()
+        source.wait_idle(feed)
         feed.close()
     assert app._exception is None
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK, (
@@ -385,10 +385,33 @@ def test_bootstrap_broker_stays_down_while_the_others_blink(
     try:
         asyncio.run(scenario())
     finally:
-        source.wait_idle()
+        source.wait_idle(feed)
         feed.close()
     assert app._exception is None
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK
     check_snapshots_against_truth(source.polls, truth)
     counts = check_recording(tmp_path, source.polls)
     assert counts["gaps"] == 1
+
+
+def test_quitting_during_an_outage_records_the_gap(sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    """The user quits while every broker is down: the history still says the cluster could not be read."""
+    sim = cluster(sim_factory)
+    app, source, feed = dashboard(sim, (1, 2, 3), tmp_path)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert await until(lambda: app.state.report is not None and not app.state.stale, 20)
+            for b in (1, 2, 3):
+                sim.crash(b)
+            assert await until(lambda: app.state.failures >= 2, REFRESH + 3 * ATTEMPT_MAX)
+            await pilot.press("q")
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        source.wait_idle(feed)
+        feed.close()
+    assert app._exception is None and app.return_code in (None, 0)
+    counts = check_recording(tmp_path, source.polls)
+    assert counts["gaps"] == 1 and counts["failures"] >= 2
