@@ -46,17 +46,24 @@ Key = tuple[str, int]
 class Poll:
     """One refresh attempt: its wall-clock window, and the snapshot or the error."""
 
-    start: float
+    start: float  # for a snapshot: its taken_at, which stamps its records
     end: float
-    snapshot: ClusterSnapshot | None
+    snapshot: ClusterSnapshot | None  # None when failed, or not kept (see `digest`)
     error: str | None
+    digest: int | None = None  # `state_digest` of the snapshot (kept when the snapshot is not)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
 
 
 class TimedSource:
     """A ClusterSource wrapper that notes every attempt's window and outcome (thread-safe)."""
 
-    def __init__(self, inner: ClusterSource) -> None:
+    def __init__(self, inner: ClusterSource, keep: bool = True) -> None:
+        """`keep=False` keeps only a digest of each snapshot (a soak takes thousands of large ones)."""
         self.inner = inner
+        self.keep = keep
         self.polls: list[Poll] = []
         self.started: list[float] = []  # start of every attempt, also the one in flight
         self._busy = threading.Lock()
@@ -70,7 +77,11 @@ class TimedSource:
             except KafkaTuiError as exc:
                 self.polls.append(Poll(start, time.time(), None, str(exc)))
                 raise
-            self.polls.append(Poll(snap.taken_at, time.time(), snap, None))
+            end = time.time()
+            if self.keep:
+                self.polls.append(Poll(snap.taken_at, end, snap, None))
+            else:
+                self.polls.append(Poll(snap.taken_at, end, None, None, state_digest(*snapshot_state(snap))))
             return snap
 
     def in_flight_since(self) -> float | None:
@@ -170,6 +181,10 @@ def snapshot_state(snap: ClusterSnapshot) -> tuple[dict[Key, PartitionState], fr
     return parts, frozenset(b.id for b in snap.brokers)
 
 
+def state_digest(parts: dict[Key, PartitionState], brokers: frozenset[int]) -> int:
+    return hash((frozenset(parts.items()), brokers))
+
+
 def check_snapshots_against_truth(polls: list[Poll], truth: Truth) -> int:
     """Every snapshot shows what the cluster was at some instant of its window; returns the number checked."""
     parts, brokers = truth.timeline()
@@ -215,11 +230,11 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
     last_ok: float | None = None
     counts = {"refreshes": 0, "failures": 0, "gaps": 0, "partition_records": 0}
     for poll in polls:
-        if poll.snapshot is None:
+        if not poll.ok:
             failures += 1
             counts["failures"] += 1
             continue
-        ts = round(poll.snapshot.taken_at, 3)
+        ts = round(poll.start, 3)
         batch: list[dict[str, Any]] = []
         while i < len(records) and records[i]["ts"] == ts:
             batch.append(records[i])
@@ -244,11 +259,14 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
                 counts["partition_records"] += 1
             elif r["type"] == "broker":
                 (brokers.add if r["op"] == "up" else brokers.discard)(r["broker"])
-        want_parts, want_brokers = snapshot_state(poll.snapshot)
-        assert parts == want_parts, f"the recording differs from the refresh at {ts}"
-        assert frozenset(brokers) == want_brokers
+        if poll.snapshot is not None:
+            want_parts, want_brokers = snapshot_state(poll.snapshot)
+            assert parts == want_parts, f"the recording differs from the refresh at {ts}"
+            assert frozenset(brokers) == want_brokers
+        else:
+            assert state_digest(parts, frozenset(brokers)) == poll.digest, f"the recording differs from the refresh at {ts}"
         failures = 0
-        last_ok = poll.snapshot.taken_at
+        last_ok = poll.start
         counts["refreshes"] += 1
     if failures:  # the dashboard stopped during an outage: closing wrote the gap
         assert i < len(records) and records[i]["type"] == "gap", "an outage at the end is not in the recording"
