@@ -31,6 +31,7 @@ from kafkatui.history.recorder import Recorder
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import PROBE_SECONDS, KafkaClusterSource
 from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.events import EventKind
 from kafkatui.sim.runner import SimRunner
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
@@ -63,6 +64,7 @@ class Fault:
     bootstrap: tuple[int, ...] = (1, 2, 3)  # brokers named in --bootstrap
     down: int | None = None  # the broker the view should show as down during the fault
     partial: str | None = None  # a problem line the view should show (PARTIAL) during the fault
+    hold: float = HOLD
 
 
 def _all(action: str) -> Callable[[SimRunner], None]:
@@ -123,7 +125,7 @@ FAULTS = [
     Fault("slow-just-over-timeout", lambda s: s.delay_responses(2, TIMEOUT * 1.2), lambda s: s.restore(2),
           partial="broker 2"),
     Fault("network-cut-isolates-one-broker", lambda s: s.isolate(3), lambda s: s.restore(3), down=3),
-    Fault("leadership-churns-every-second", _churn_start, _churn_stop),
+    Fault("leadership-churns-every-second", _churn_start, _churn_stop, hold=4.0),
 ]
 
 
@@ -255,7 +257,7 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
                 assert marks["shown"], f"no problem naming {want}: {app.state.snapshot and app.state.snapshot.problems}"
                 assert "PARTIAL" in summary_text(app)
             # keys while the fault holds and refreshes run (or hang) in the worker
-            hold_until = time.monotonic() + HOLD
+            hold_until = time.monotonic() + fault.hold
             while time.monotonic() < hold_until:
                 keys, opened = await key_latencies(pilot, app)
                 latencies.extend(keys)
@@ -307,6 +309,8 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
     # nothing lost
     truth.check_complete(sim)
     assert check_snapshots_against_truth(polls, truth) >= 3
+    if fault.name.startswith("leadership"):
+        assert truth.changes([EventKind.LEADER_CHANGE]) >= 3 * 9  # three rounds or more, each moving all 9
     counts = check_recording(tmp_path, polls)
     print(f"\n{fault.name}: keys max {max(latencies) * 1000:.0f} ms, screens max {max(screen_latencies) * 1000:.0f} ms, "
           f"recovered {marks['view'] - marks['recovered']:.2f} s after the cluster, "
