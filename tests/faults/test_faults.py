@@ -120,6 +120,7 @@ FAULTS = [
     Fault("controller-crashes", lambda s: s.crash(1), lambda s: s.restore(1), down=1),
     Fault("all-brokers-crash-and-return", _all("crash"), _all("restore"), outage=True),
     Fault("one-broker-hangs", lambda s: s.hang(2), lambda s: s.restore(2), down=2),
+    Fault("controller-hangs", lambda s: s.hang(1), lambda s: s.restore(1), down=1),
     Fault("all-brokers-hang", _all("hang"), _all("restore"), outage=True),
     Fault("slow-just-under-timeout", lambda s: s.delay_responses(2, TIMEOUT * 0.6), lambda s: s.restore(2)),
     Fault("slow-just-over-timeout", lambda s: s.delay_responses(2, TIMEOUT * 1.2), lambda s: s.restore(2),
