@@ -38,8 +38,21 @@ def _top_parser() -> argparse.ArgumentParser:
     return p
 
 
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT, as shells report it)."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the console script; returns the process exit code."""
+    """Entry point of the console script; returns the process exit code. Ctrl-C (often pressed while a
+    cluster hangs) ends any command with one line and exit 130, never a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("kafkatui: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # kafka-python logs every refused connection at ERROR; kafkatui reports problems itself, once

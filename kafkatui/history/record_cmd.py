@@ -107,6 +107,10 @@ def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
             stop.wait(max(0.0, ns.interval - (time.monotonic() - started)))
     finally:
         source.close()
+        try:
+            recorder.close()  # stopped during an outage: the gap is written now
+        except RecorderError as exc:
+            err(f"error: {exc}")
     return 0
 
 

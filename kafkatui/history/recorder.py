@@ -4,7 +4,8 @@
 `kafkatui.history.schema`), plus a full ``snapshot`` record at its first write and at the first
 write of every UTC hour, so any minute can be rebuilt from the nearest snapshot record forward.
 `Recorder.record_failure(ts, reason)` notes that the cluster could not be read; the next
-successful `record` writes a ``gap`` record (and a fresh snapshot record) before anything else.
+successful `record` writes a ``gap`` record (and a fresh snapshot record) before anything else, and
+`Recorder.close()` writes it when recording stops before the cluster came back.
 
 Each `record` call is one gzip member appended and flushed (``fsync=True`` also syncs it to disk),
 so a crash loses at most the batch being written, and readers keep that batch's complete lines.
@@ -146,6 +147,24 @@ class Recorder:
                 self._snapshot_hour = str(hour)
             self.records_written += len(records)
             return len(records)
+
+    def close(self, ts: float | None = None) -> int:
+        """Stop recording: failures not yet followed by a snapshot are written as a gap ending at `ts`
+        (now by default), so a recording stopped during an outage still says so. Returns the records
+        written (0 or 1); raises RecorderError. Recording may go on afterwards."""
+        with self._lock:
+            if not self._failures:
+                return 0
+            assert self._gap_start is not None
+            ts = ts if ts is not None else time.time()
+            cluster = self._prev.cluster_id if self._prev is not None else None
+            self._append(schema.hour_path(self.directory, ts),
+                         [schema.gap_record(ts, cluster, self._gap_start, self._gap_reason, self._failures)])
+            self.records_written += 1
+            self._gap_start = None
+            self._failures = 0
+            self._prev = None  # what happens next is unknown: the next record starts with a snapshot
+            return 1
 
     def poll(self, source: ClusterSource) -> ClusterSnapshot | None:
         """Take one snapshot from `source` and record it; an unreachable cluster is recorded as a failure."""

@@ -32,7 +32,8 @@ Every record is a JSON object with::
 
 ``gap`` -- ``from``, ``to`` (epoch seconds), ``reason`` (the last error, one line), ``failures``
 (count): the cluster could not be read between ``from`` (the last good snapshot) and ``to``; the
-state in between is unknown, not unchanged.
+state in between is unknown, not unchanged. A gap is also the last record of a recording stopped while
+the cluster could not be read (``to`` is when it stopped); whatever follows starts with a snapshot record.
 
 No config values are written (only the effective min ISR, a number), so no secret can leak.
 """

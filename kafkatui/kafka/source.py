@@ -412,6 +412,11 @@ def _exc_kafka_error(exc: BaseException) -> KafkaError | None:
     return None
 
 
+def _address(host: str, port: int) -> str:
+    """host:port as a bootstrap server (an IPv6 address in brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _names(items: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
@@ -482,6 +487,7 @@ class KafkaClusterSource:
         self._kadmin: Any = None
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
+        self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
         self._admin = self._new_admin()
 
     # ------------------------------------------------------------------ lifecycle
@@ -522,11 +528,20 @@ class KafkaClusterSource:
     def _scrub(self, text: str) -> str:
         return scrub(text, self._secrets)
 
+    def _bootstrap(self) -> list[str]:
+        """The configured bootstrap servers, then the brokers the last metadata named.
+
+        A new client (after a failure, or a retry) bootstraps from these: when the configured bootstrap
+        broker is down, the others still let the dashboard read the cluster, as its old client did.
+        """
+        return [*self.settings.bootstrap, *(a for a in self._learnt if a not in self.settings.bootstrap)]
+
     def _new_admin(self) -> AdminClient:
         conf: dict[str, Any] = {
             "socket.connection.setup.timeout.ms": str(max(1000, int(self.settings.timeout * 1000))),
         }
         conf.update(self.settings.to_confluent())
+        conf["bootstrap.servers"] = ",".join(self._bootstrap())
         conf["error_cb"] = self._events.error_cb
         conf["logger"] = self._events.logger(self._forward_log)
         try:
@@ -562,6 +577,7 @@ class KafkaClusterSource:
             if self._kadmin is not None:
                 return self._kadmin
         kwargs = self.settings.to_kafka_python()
+        kwargs["bootstrap_servers"] = self._bootstrap()
         remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
         kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
@@ -589,6 +605,7 @@ class KafkaClusterSource:
             except KafkaTuiError:
                 self._reset_clients()
                 raise
+            self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
             try:
                 snap = self._details(admin, md, cluster, deadline)
             except KafkaException as exc:  # raised by a call itself, not through a future
@@ -698,9 +715,10 @@ class KafkaClusterSource:
 
     def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
         err = self._explain_verify_failure(err)
-        total = len(self.settings.bootstrap)
+        total = len(self._bootstrap())
+        what = "bootstrap servers" if total == len(self.settings.bootstrap) else "bootstrap servers and known brokers"
         if failing > 1 or total > 1:
-            err = type(err)(f"{err.message} ({failing} of {total} bootstrap servers failing)")
+            err = type(err)(f"{err.message} ({failing} of {total} {what} failing)")
         err.message = self._scrub(err.message)
         return err
 

@@ -178,9 +178,10 @@ class SimCluster:
     def restore(self, broker_id: int) -> None:
         """Clear every fault on a broker."""
         broker = self._broker(broker_id)
-        if broker.slow_factor != 1.0 or broker.paused(self._now):
+        if broker.slow_factor != 1.0 or broker.paused(self._now) or broker.response_delay_s:
             self._emit(EventKind.FAULT, broker=broker_id, detail={"restored": True})
         broker.slow_factor = 1.0
+        broker.response_delay_s = 0.0
         self.restart(broker_id)
         self._activate_broker(broker_id)
 
@@ -198,6 +199,12 @@ class SimCluster:
         broker.slow_factor = max(0.0, factor)
         self._emit(EventKind.FAULT, broker=broker_id, detail={"slow": factor})
         self._activate_broker(broker_id)
+
+    def delay_responses(self, broker_id: int, seconds: float) -> None:
+        """An overloaded broker: it answers every client request `seconds` late (real time, not simulated)."""
+        broker = self._broker(broker_id)
+        broker.response_delay_s = max(0.0, seconds)
+        self._emit(EventKind.FAULT, broker=broker_id, detail={"response_delay_s": broker.response_delay_s})
 
     def pause(self, broker_id: int, duration_ms: int) -> None:
         """A stop-the-world pause (long GC): the broker does nothing for `duration_ms`."""
@@ -980,6 +987,14 @@ class SimCluster:
         if targets is None:
             results = {k: v for k, v in results.items() if v[0] != E.ELECTION_NOT_NEEDED}
         return results
+
+    def move_leader(self, topic: str, index: int, leader: int) -> None:
+        """Hand leadership of a partition to another live in-sync replica (leadership churn in tests)."""
+        p = self.partition(topic, index)
+        if leader not in p.isr or not self._eligible(leader):
+            raise E.SimError(E.INVALID_REQUEST, f"broker {leader} is not a live in-sync replica of {p.name}")
+        if p.leader != leader:
+            self._set_leader(p, leader, reason="moved")
 
     def _preferred(self, p: Partition) -> tuple[int, str]:
         pref = p.preferred_leader

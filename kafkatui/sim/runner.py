@@ -142,3 +142,9 @@ class SimRunner:
 
     def isolate(self, broker_id: int) -> None:
         self.call(lambda c: c.isolate(broker_id))
+
+    def slow(self, broker_id: int, factor: float) -> None:
+        self.call(lambda c: c.slow(broker_id, factor))
+
+    def delay_responses(self, broker_id: int, seconds: float) -> None:
+        self.call(lambda c: c.delay_responses(broker_id, seconds))

@@ -154,12 +154,14 @@ class BrokerListener:
                 return
 
     async def _wait_serving(self) -> None:
-        """Hold a request while the broker is hung or paused (clients see a timeout)."""
+        """Hold a request while the broker is hung or paused (clients see a timeout), then its response delay."""
         while True:
             b = self.broker
             if b.state != BrokerState.HUNG and not b.paused(self.sim.cluster.now_ms):
-                return
+                break
             await asyncio.sleep(TICK_SECONDS)
+        if self.broker.response_delay_s > 0:
+            await asyncio.sleep(self.broker.response_delay_s)
 
 
 class SimServer:

@@ -33,6 +33,7 @@ class Broker:
     last_heartbeat_ms: int = 0
     slow_factor: float = 1.0  # replication speed multiplier (slow disk/network < 1)
     paused_until_ms: int = 0  # GC-like pause: nothing happens on this broker until then
+    response_delay_s: float = 0.0  # every answer to a client comes this many real seconds late
     log_dir: str = "/var/lib/kafka/data"
 
     def paused(self, now_ms: int) -> bool:

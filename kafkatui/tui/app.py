@@ -186,6 +186,9 @@ class KafkaTuiApp(App[None]):
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
         self.refresh_seconds = max(0.5, refresh_seconds)
+        # retries back off while the cluster is gone, but a cluster that returns shows within two refreshes
+        if feed is not None:
+            feed.max_backoff = min(feed.max_backoff, 2 * self.refresh_seconds)
         self.source_label = source_label
         self.read_only = read_only
         self.settings = settings  # the connection config changes use (None: the app cannot write)
@@ -239,7 +242,7 @@ class KafkaTuiApp(App[None]):
         if st.error is not None and st.snapshot is not None:
             # failing: back off (the age keeps growing on screen meanwhile)
             since = self.clock() - self._last_attempt
-            if since < st.retry_in:
+            if since < st.retry_in - self.refresh_seconds / 2:  # ticks come every refresh_seconds, give or take
                 self.refresh_header()
                 return
         self.request_refresh()

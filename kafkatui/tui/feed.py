@@ -52,8 +52,11 @@ class Feed:
     """Refreshes from a ClusterSource and remembers enough to report changes and flapping."""
 
     def __init__(self, source: ClusterSource, bootstrap: str = "B", clock: Callable[[], float] = time.time,
-                 recorder: Recorder | None = None) -> None:
+                 recorder: Recorder | None = None, max_backoff: float = BACKOFF[-1]) -> None:
         self.source = source
+        # the longest wait between failing attempts: the dashboard sets two refresh intervals, so a
+        # cluster that comes back is seen within two refreshes, however long it was gone
+        self.max_backoff = max_backoff
         self.bootstrap = bootstrap
         self.clock = clock
         self.recorder = recorder
@@ -71,7 +74,8 @@ class Feed:
             failures = prev.failures + 1
             self.state = ViewState(
                 prev.snapshot, prev.report, prev.findings, (), str(exc), failures,
-                BACKOFF[min(failures - 1, len(BACKOFF) - 1)], prev.generation + 1, prev.shrink_counts,
+                min(BACKOFF[min(failures - 1, len(BACKOFF) - 1)], self.max_backoff), prev.generation + 1,
+                prev.shrink_counts,
             )
             return self.state
         self._record(snapshot, None)
@@ -107,4 +111,12 @@ class Feed:
         return counts
 
     def close(self) -> None:
-        self.source.close()
+        """Close the source; an outage still unrecorded is written to the history as a gap."""
+        try:
+            self.source.close()
+        finally:
+            if self.recorder is not None:
+                try:
+                    self.recorder.close(self.clock())
+                except RecorderError as exc:
+                    self.record_error = str(exc)

@@ -154,6 +154,23 @@ def test_gap_after_failures(tmp_path: Path) -> None:
     assert records[3]["reason"] == "after-gap"
 
 
+def test_stopping_during_an_outage_writes_the_gap(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    s0 = at(base(), T0)
+    rec.record(s0)
+    assert rec.close(T0 + 5) == 0  # nothing pending
+    rec.record_failure(T0 + 10, "cannot connect to kafka:9092: connection refused")
+    rec.record_failure(T0 + 20, "cannot connect to kafka:9092: connection refused")
+    assert rec.close(T0 + 25) == 1
+    records, _ = read_day(tmp_path, DAY)
+    assert [r["type"] for r in records] == ["snapshot", "gap"]
+    assert (records[1]["from"], records[1]["to"], records[1]["failures"]) == (T0, T0 + 25, 2)
+    # recording again later starts afresh with a whole snapshot, without a second gap
+    rec.record(at(s0, T0 + 60))
+    records, _ = read_day(tmp_path, DAY)
+    assert [(r["type"], r.get("reason")) for r in records[2:]] == [("snapshot", "start")]
+
+
 def test_poll_records_an_unreachable_cluster_as_a_failure(tmp_path: Path) -> None:
     class Source:
         def __init__(self) -> None:

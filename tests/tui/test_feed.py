@@ -95,3 +95,12 @@ def test_the_dashboard_records_history_and_a_full_disk_does_not_stop_it(tmp_path
     feed = Feed(Script([a]), recorder=Recorder(blocker / "history"))
     state = feed.refresh()
     assert state.snapshot is a and feed.record_error is not None
+
+
+def test_backoff_never_exceeds_max_backoff() -> None:
+    """The dashboard caps the wait between failing attempts (at two refreshes) so a returning cluster shows soon."""
+    good = replace(snap(healthy("orders", 3)), taken_at=1000.0)
+    down = CannotConnectError("cannot connect to kafka-1:9092: connection refused")
+    feed = Feed(Script([good] + [down] * 6), max_backoff=4.0)
+    feed.refresh()
+    assert [feed.refresh().retry_in for _ in range(6)] == [1.0, 2.0, 4.0, 4.0, 4.0, 4.0]
