@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 import time
@@ -18,6 +19,7 @@ from textual.worker import get_current_worker
 
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.tui.feed import Feed, ViewState
+from kafkatui.tui.shutdown import NoWaitExecutor
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
@@ -213,6 +215,8 @@ class KafkaTuiApp(App[None]):
     def on_mount(self) -> None:
         from kafkatui.tui.screens.overview import OverviewScreen
 
+        # refreshes run on the loop's default executor: quitting must not wait for one stuck on a hung broker
+        asyncio.get_running_loop().set_default_executor(NoWaitExecutor(thread_name_prefix="kafkatui-refresh"))
         self.gc_pacer.start()
         self.set_interval(0.25, self.gc_pacer.tick)
         self._switch_interval = sys.getswitchinterval()

@@ -111,12 +111,13 @@ class Feed:
         return counts
 
     def close(self) -> None:
-        """Close the source; an outage still unrecorded is written to the history as a gap."""
+        """Write an outage still unrecorded to the history as a gap, then close the source (the
+        history first: closing connections to a hung cluster may wait)."""
         try:
-            self.source.close()
-        finally:
             if self.recorder is not None:
                 try:
                     self.recorder.close(self.clock())
                 except RecorderError as exc:
                     self.record_error = str(exc)
+        finally:
+            self.source.close()

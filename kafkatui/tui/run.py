@@ -15,6 +15,7 @@ from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.options import connection_from
 from kafkatui.tui.feed import Feed
+from kafkatui.tui.shutdown import close_within, exit_now_if_stuck
 
 
 def add_tui_arguments(p: argparse.ArgumentParser) -> None:
@@ -130,11 +131,15 @@ def run_tui(ns: argparse.Namespace) -> int:
 
             recorder = Recorder(ns.history_dir or default_history_dir())
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
-        stack.callback(feed.close)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
                           settings=settings)
         log_to_file()
         app.run()
+        # the screen is gone: close (history first) without letting a hung cluster hold the prompt
+        rest = stack.pop_all()
+        rest.callback(feed.close)  # an ExitStack runs callbacks last-in first: the feed before the demo
+        close_within(rest.close)
+    exit_now_if_stuck(0)
     return 0
 
 
