@@ -166,54 +166,63 @@ class Inputs:
 
 def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInputs
                 ) -> tuple[DataFrame | None, list[Any], list[Any], dict[str, int]]:
-    """Recording event rows, broker rows and gap rows (collected), counts."""
+    """Recording event rows (lazy), broker rows and gap rows (collected), counts.
+
+    Two passes over the JSON and no cache (caching the parsed records costs more than parsing
+    them again): one aggregation collects the counts and the few broker / snapshot / gap rows,
+    then the event rows are one select: a partition record is one row, a snapshot record every
+    partition it lists (hourly snapshots repeat what the change records said, so only the day's
+    first, the carry file's and those after a restart or a gap are expanded, or all of them when a
+    file was torn).
+    """
     counts = {"events": 0, "torn_lines": rec_in.stats.torn + rec_in.stats.garbled,
               "newer_schema_records": rec_in.stats.future_version}
     if not rec_in.paths:
         return None, [], [], counts
     raw = (spark.read.schema(REC_SCHEMA).option("mode", "PERMISSIVE")
-           .option("columnNameOfCorruptRecord", "_corrupt_record").json(rec_in.paths))
-    rec = (raw.withColumn("seq", F.monotonically_increasing_id())
-           .withColumn("ts_ms", F.round(F.col("ts") * 1000).cast("long"))
-           .withColumn("bad", F.col("v").isNull() | F.col("_corrupt_record").isNotNull())
-           .drop("_corrupt_record").persist())
+           .option("columnNameOfCorruptRecord", "_corrupt_record").json(rec_in.paths)
+           .withColumn("seq", F.monotonically_increasing_id())
+           .withColumn("ts_ms", F.round(F.col("ts") * 1000).cast("long")))
     in_day = (F.col("ts_ms") >= cfg.day_start) & (F.col("ts_ms") < cfg.day_end)
-    row = rec.agg(
-        F.sum(F.col("bad").cast("int")).alias("bad"),
-        F.sum((~F.col("bad") & (F.col("v") > 1)).cast("int")).alias("newer"),
-        F.sum((~F.col("bad") & (F.col("v") <= 1) & F.col("type").isin("partition", "broker") & in_day)
-              .cast("int")).alias("events"),
-        F.min(F.when(~F.col("bad") & (F.col("v") <= 1) & (F.col("type") == "snapshot") & in_day,
-                     F.struct("ts_ms", "seq"))).alias("first_snapshot")).first()
+    bad = F.col("v").isNull() | F.col("_corrupt_record").isNotNull()
+    valid = ~bad & (F.col("v") <= 1)
+    kind = F.col("type")
+    meta = F.struct("ts_ms", "seq", "type", "broker", "op", "from", "to", "reason",
+                    F.transform("brokers", lambda b: b[0].cast("int")).alias("ids"))
+    row = raw.agg(
+        F.sum(bad.cast("int")).alias("bad"),
+        F.sum((~bad & (F.col("v") > 1)).cast("int")).alias("newer"),
+        F.sum((valid & kind.isin("partition", "broker") & in_day).cast("int")).alias("events"),
+        F.min(F.when(valid & (kind == "snapshot") & in_day, F.struct("ts_ms", "seq"))).alias("first_snapshot"),
+        F.collect_list(F.when(valid & kind.isin("broker", "snapshot", "gap"), meta)).alias("meta")).first()
     assert row is not None
     counts["torn_lines"] += int(row["bad"] or 0)
     counts["newer_schema_records"] += int(row["newer"] or 0)
     counts["events"] = int(row["events"] or 0)
-    valid = rec.filter(~F.col("bad") & (F.col("v") <= 1))
-    brokers = (valid.filter(F.col("type").isin("broker", "snapshot"))
-               .select("ts_ms", "seq", "type", "broker", "op",
-                       F.transform("brokers", lambda b: b[0].cast("int")).alias("ids")).collect())
-    gaps = valid.filter(F.col("type") == "gap").select("from", "to", "reason").collect()
-    parts = valid.filter(F.col("type") == "partition").select(
-        F.col("ts_ms").alias("ts"), "topic", "partition", "leader", "isr", "replicas", "min_isr",
-        ((F.col("class") == "OFFLINE") & (F.col("leader") >= 0)).alias("offline"), "seq")
-    p = F.col("p")
-    snap_recs = valid.filter(F.col("type") == "snapshot")
+    metas = row["meta"] or []
+    brokers = [m for m in metas if m["type"] in ("broker", "snapshot")]
+    gaps = [m for m in metas if m["type"] == "gap"]
+    keep = F.lit(True)
     if not rec_in.repaired:
-        # hourly snapshots repeat what the change records already said; the first of the day, the
-        # carry file's, and those after a restart or a gap are kept (all of them if a file was torn)
         keep = (F.col("reason") != "hour") | ~in_day
         if row["first_snapshot"] is not None:
             keep = keep | (F.col("seq") == row["first_snapshot"]["seq"])
-        snap_recs = snap_recs.filter(keep)
-    snaps = (snap_recs.select("ts_ms", "seq", F.explode("topics").alias("topic", "t"))
-             .select("ts_ms", "seq", "topic", F.col("t.min_isr").alias("min_isr"),
-                     F.explode("t.partitions").alias("p"))
-             .select(F.col("ts_ms").alias("ts"), "topic", p[0].cast("int").alias("partition"),
-                     p[1].cast("int").alias("leader"), F.from_json(p[4], _IDS).alias("isr"),
-                     F.from_json(p[3], _IDS).alias("replicas"), "min_isr",
-                     ((p[5] == "OFFLINE") & (p[1].cast("int") >= 0)).alias("offline"), "seq"))
-    events = (parts.unionByName(snaps)
+
+    def event(topic: Column, partition: Column, leader: Column, isr: Column, replicas: Column,
+              min_isr: Column, cls: Column) -> Column:
+        return F.struct(F.col("ts_ms").alias("ts"), topic.alias("topic"), partition.cast("int").alias("partition"),
+                        leader.cast("int").alias("leader"), isr.alias("isr"), replicas.alias("replicas"),
+                        min_isr.cast("int").alias("min_isr"),
+                        ((cls == "OFFLINE") & (leader.cast("int") >= 0)).alias("offline"), F.col("seq").alias("seq"))
+
+    part = event(F.col("topic"), F.col("partition"), F.col("leader"), F.col("isr"), F.col("replicas"),
+                 F.col("min_isr"), F.col("class"))
+    snap = F.flatten(F.transform(F.map_entries("topics"), lambda e: F.transform(
+        e["value"]["partitions"], lambda p: event(e["key"], p[0], p[1], F.from_json(p[4], _IDS),
+                                                  F.from_json(p[3], _IDS), e["value"]["min_isr"], p[5]))))
+    rows = (F.when(valid & (kind == "partition"), F.array(part))
+            .when(valid & (kind == "snapshot") & keep, snap))
+    events = (raw.select(F.explode(rows).alias("e")).select("e.*")
               .withColumn("rset", F.lit(None).cast(_IDS))
               .withColumn("unknown", F.lit(False))
               .withColumn("weak", F.lit(False)))
@@ -339,14 +348,8 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
 
     Columns: topic, partition, ts, end, leader, isr, replicas, min_isr, class, unknown, removed, added.
     """
-    ev = inputs.events
+    ev = inputs.events.filter(F.col("ts") < cfg.day_end)
     key = ["topic", "partition"]
-    pick = Window.partitionBy(*key).orderBy(F.col("weak").asc(), F.col("ts").desc(), F.col("seq").desc())
-    carry = (ev.filter(F.col("ts") < cfg.day_start)
-             .withColumn("rn", F.row_number().over(pick)).filter(F.col("rn") == 1).drop("rn")
-             .withColumn("ts", F.lit(cfg.day_start).cast("long")).withColumn("seq", F.lit(-1).cast("long"))
-             .withColumn("weak", F.lit(False)))
-    day = ev.filter((F.col("ts") >= cfg.day_start) & (F.col("ts") < cfg.day_end)).unionByName(carry)
     if inputs.gaps:
         spark = ev.sparkSession
         gaps = spark.createDataFrame([(g["start_ms"],) for g in inputs.gaps], "ts long")
@@ -355,8 +358,15 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
                            F.lit(None).cast(_IDS).alias("replicas"), F.lit(None).cast(_IDS).alias("rset"),
                            F.lit(None).cast("int").alias("min_isr"), F.lit(False).alias("offline"),
                            F.lit(True).alias("unknown"), F.lit(LAST_SEQ).alias("seq"), F.lit(False).alias("weak")))
-        day = day.unionByName(unknown)
-    w = Window.partitionBy(*key).orderBy("ts", "seq")
+        ev = ev.unionByName(unknown)
+    # events before midnight move to 00:00 and sort before the day's own 00:00 events, strong
+    # (recorded, logged) ones after weak (inferred) ones, so "the last event of equal timestamps
+    # wins" leaves the state carried from the previous day, or the day's own first state
+    day = (ev.withColumn("_orig", F.col("ts"))
+           .withColumn("_day", (F.col("ts") >= cfg.day_start).cast("int"))
+           .withColumn("_strong", (~F.col("weak")).cast("int"))
+           .withColumn("ts", F.greatest(F.col("ts"), F.lit(cfg.day_start).cast("long"))))
+    w = Window.partitionBy(*key).orderBy("ts", "_day", "_strong", "_orig", "seq")
     upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     filled = day
     if inputs.mixed:  # log rows take replicas and min ISR from the latest recorded state
@@ -593,6 +603,9 @@ def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _n
     if find_java() is None and not under_spark_submit() and SparkSession.getActiveSession() is None:
         raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
                           "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
+    if not cfg.broker_logs and (cfg.history is None or not inp.hour_files(cfg.history, cfg.day)):
+        raise ReplayError(f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
+                          f"{inp.describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
     owned = SparkSession.getActiveSession() is None and not under_spark_submit()
     box: dict[str, Any] = {}
 
