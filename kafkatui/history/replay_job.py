@@ -530,7 +530,8 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop,
             prepared: Prepared | None = None) -> ReplayResult:
     """Run the replay on `spark` and write every output under ``cfg.out``."""
     t0 = time.perf_counter()
-    progress(0, "checking recordings, parsing broker logs")
+    if prepared is None:
+        progress(0, "checking recordings, parsing broker logs")
     prep = prepared or prepare(cfg)
     persisted: list[DataFrame] = []
     try:
