@@ -414,12 +414,13 @@ def timeline(intervals: DataFrame, cfg: ReplayConfig, gaps: list[dict[str, Any]]
     w = Window.partitionBy("topic", "partition").orderBy("start_ms").rowsBetween(Window.unboundedPreceding, -1)
     ms = F.floor((F.col("start_ms") - d0) / MINUTE_MS).cast("int")
     me = F.floor((F.col("end_ms") - 1 - d0) / MINUTE_MS).cast("int")
-    ranges = intervals.select("topic", "partition", "start_ms", "class", ms.alias("ms"), me.alias("me"))
+    ranges = (intervals.filter(F.col("class").isin(*COUNTED))
+              .select("topic", "partition", "start_ms", "class", ms.alias("ms"), me.alias("me")))
     for i, c in enumerate(COUNTED):
         ranges = ranges.withColumn(f"_l{i}", F.max(F.when(F.col("class") == c, F.col("me"))).over(w))
     prev_same = F.coalesce(*[F.when(F.col("class") == c, F.col(f"_l{i}")) for i, c in enumerate(COUNTED)])
     first = F.when(prev_same >= F.col("ms"), prev_same + 1).otherwise(F.col("ms"))
-    merged = (ranges.filter(F.col("class").isin(*COUNTED)).withColumn("a", first)
+    merged = (ranges.withColumn("a", first)
               .filter(F.col("a") <= F.col("me")).select("class", "a", F.col("me").alias("b")))
     bounds = (merged.select("class", F.col("a").alias("minute"), F.lit(1).alias("d"))
               .unionByName(merged.select("class", (F.col("b") + 1).alias("minute"), F.lit(-1).alias("d")))
@@ -621,20 +622,19 @@ def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _n
     starter.start()
     try:
         progress(0, "starting Spark; checking recordings, parsing broker logs")
-        prep = prepare(cfg)
-    finally:
-        starter.join()
-    spark: SparkSession | None = box.get("spark")
-    try:
+        try:
+            prep = prepare(cfg)
+        finally:
+            starter.join()
         if "error" in box:
             raise box["error"]
-        assert spark is not None
+        spark: SparkSession = box["spark"]
         if on_session is not None:
             on_session(spark)
         return run_job(spark, cfg, progress, prep)
     finally:
-        if spark is not None and owned:
-            spark.stop()
+        if owned and box.get("spark") is not None:
+            box["spark"].stop()
 
 
 # -- standalone (spark-submit) ---------------------------------------------------------------------

@@ -173,3 +173,16 @@ def test_a_day_without_input_is_a_clear_error(spark: Any, tmp_path: Path) -> Non
     assert err.value.exit_code == EXIT_NO_INPUT
     assert str(err.value) == (f"no ISR history for 2026-11-25 (UTC): looked for "
                               f"{tmp_path / 'history' / '2026-11-25' / 'HH.events.jsonl.gz'}")
+
+
+def test_recordings_and_broker_logs_together_agree(spark: Any, tmp_path: Path, recorded: ReplayResult) -> None:
+    rd.write_recordings(tmp_path / "history")
+    rd.write_logs(tmp_path / "logs")
+    cfg = ReplayConfig(day=parse_day(rd.DAY), out=tmp_path / "out", history=tmp_path / "history",
+                       broker_logs=[str(tmp_path / "logs" / "server.log.*")])
+    both = run_job(spark, cfg)
+    assert both.summary["incidents"] == recorded.summary["incidents"]
+    assert both.summary["brokers"] == recorded.summary["brokers"]
+    # log rows take the recorded assignment and min ISR: no "unknown replicas" frame for orders-0
+    o0 = [f for f in frames(both, "partitions") if f["topic"] == "orders" and f["partition"] == 0]
+    assert {tuple(f["replicas"]) for f in o0} == {(1, 2, 3)} and {f["min_isr"] for f in o0} == {2}
