@@ -31,9 +31,12 @@ def _err(msg: str) -> None:
     sys.stderr.flush()
 
 
-def _hms(ms: int | None) -> str:
+def _hms(ms: int | None, day_start: int | None = None) -> str:
+    """HH:MM:SS.fff (UTC); the end of the day is 24:00:00.000."""
     if ms is None:
         return "-"
+    if day_start is not None and ms == day_start + 86_400_000:
+        return "24:00:00.000"
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%H:%M:%S.%f")[:-3]
 
 
@@ -51,7 +54,7 @@ def incident_table(summary: dict[str, Any], limit: int = 15) -> Table:
     for inc in summary["incidents"][:limit]:
         topics = ", ".join(inc["topics"][:4]) + (" ..." if len(inc["topics"]) > 4 else "")
         first = "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])}"
-        table.add_row(str(inc["id"]), _hms(inc["start_ms"]), _hms(inc["end_ms"]), f"{inc['duration_s']:.3f}",
+        table.add_row(str(inc["id"]), _hms(inc["start_ms"]), _hms(inc["end_ms"], summary["day_start_ms"]), f"{inc['duration_s']:.3f}",
                       first, str(inc["partitions"]), str(inc["peak_under_min_isr"]), str(inc["peak_offline"]), topics)
     return table
 
@@ -62,7 +65,7 @@ def report(console: Console, result: ReplayResult) -> None:
     i = s["inputs"]
     console.print(f"replayed {s['day']} in {result.seconds:.1f} s: {i['events']:,} events, "
                   f"{i['torn_lines']} torn lines, {i['unparsed_log_lines']} unparsed log lines, "
-                  f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} gaps")
+                  f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} recorder gap(s)")
     console.print(f"outputs in {out}: summary.json, timeline/ intervals/ brokers/ incidents/ top_partitions/ "
                   f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
                   f"`kafkatui --replay {out}`")
