@@ -353,7 +353,8 @@ def read_day(directory: str | os.PathLike[str], day: str | date) -> tuple[list[d
     return list(read_events(directory, day, stats)), stats
 
 
-def _decode(line: bytes) -> dict[str, Any] | None:
+def decode_line(line: bytes) -> dict[str, Any] | None:
+    """One JSON Lines record, or None when the line is not a JSON object with an integer ``v``."""
     try:
         rec = json.loads(line)
     except ValueError:
@@ -361,6 +362,9 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     if not isinstance(rec, dict) or type(rec.get("v")) is not int:
         return None
     return rec
+
+
+_decode = decode_line
 
 
 def _member_lines(path: Path, st: ReadStats) -> Iterator[tuple[bytes, bool]]:

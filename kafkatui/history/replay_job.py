@@ -166,16 +166,16 @@ class Inputs:
 
 def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInputs
                 ) -> tuple[DataFrame | None, list[Any], list[Any], dict[str, int]]:
-    """Recording event rows (lazy), broker rows and gap rows (collected), counts.
+    """Recording event rows (lazy), broker rows and gap rows, counts.
 
-    Two passes over the JSON and no cache (caching the parsed records costs more than parsing
-    them again): one aggregation collects the counts and the few broker / snapshot / gap rows,
-    then the event rows are one select: a partition record is one row, a snapshot record every
-    partition it lists (hourly snapshots repeat what the change records said, so only the day's
-    first, the carry file's and those after a restart or a gap are expanded, or all of them when a
-    file was torn).
+    The driver's scan (`replay_inputs.prepare_recordings`) already counted the records and picked
+    out the few broker / snapshot / gap records, so Spark reads the JSON once, in the states job
+    (no cache: caching the parsed records costs more than parsing them). A partition record is
+    one row, a snapshot record every partition it lists; hourly snapshots repeat what the change
+    records said, so only the day's first, the carry file's and those after a restart or a gap are
+    expanded (all of them when a file was torn).
     """
-    counts = {"events": 0, "torn_lines": rec_in.stats.torn + rec_in.stats.garbled,
+    counts = {"events": rec_in.events, "torn_lines": rec_in.stats.torn + rec_in.stats.garbled,
               "newer_schema_records": rec_in.stats.future_version}
     if not rec_in.paths:
         return None, [], [], counts
@@ -187,26 +187,15 @@ def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInp
     bad = F.col("v").isNull() | F.col("_corrupt_record").isNotNull()
     valid = ~bad & (F.col("v") <= 1)
     kind = F.col("type")
-    meta = F.struct("ts_ms", "seq", "type", "broker", "op", "from", "to", "reason",
-                    F.transform("brokers", lambda b: b[0].cast("int")).alias("ids"))
-    row = raw.agg(
-        F.sum(bad.cast("int")).alias("bad"),
-        F.sum((~bad & (F.col("v") > 1)).cast("int")).alias("newer"),
-        F.sum((valid & kind.isin("partition", "broker") & in_day).cast("int")).alias("events"),
-        F.min(F.when(valid & (kind == "snapshot") & in_day, F.struct("ts_ms", "seq"))).alias("first_snapshot"),
-        F.collect_list(F.when(valid & kind.isin("broker", "snapshot", "gap"), meta)).alias("meta")).first()
-    assert row is not None
-    counts["torn_lines"] += int(row["bad"] or 0)
-    counts["newer_schema_records"] += int(row["newer"] or 0)
-    counts["events"] = int(row["events"] or 0)
-    metas = row["meta"] or []
-    brokers = [m for m in metas if m["type"] in ("broker", "snapshot")]
-    gaps = [m for m in metas if m["type"] == "gap"]
+    brokers = [m for m in rec_in.meta if m["type"] in ("broker", "snapshot")]
+    gaps = [m for m in rec_in.meta if m["type"] == "gap"]
+    firsts = [m["ts_ms"] for m in rec_in.meta
+              if m["type"] == "snapshot" and cfg.day_start <= m["ts_ms"] < cfg.day_end]
     keep = F.lit(True)
     if not rec_in.repaired:
         keep = (F.col("reason") != "hour") | ~in_day
-        if row["first_snapshot"] is not None:
-            keep = keep | (F.col("seq") == row["first_snapshot"]["seq"])
+        if firsts:
+            keep = keep | (F.col("ts_ms") == min(firsts))
 
     def event(topic: Column, partition: Column, leader: Column, isr: Column, replicas: Column,
               min_isr: Column, cls: Column) -> Column:
