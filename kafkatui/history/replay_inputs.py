@@ -85,10 +85,13 @@ def _meta(rec: dict[str, Any]) -> dict[str, Any]:
 def _scan_lines(data: bytes, scan: FileScan) -> None:
     """Count and pick out records of complete lines; the recorder's own compact lines are counted by
     substring (C speed), anything else is decoded one line at a time as `read_events` would."""
+    found: list[tuple[int, dict[str, Any]]] = []  # (offset, record): kept in file order
     lines = data.count(b"\n")
     fast = data.count(b"\n" + _FAST) + (1 if data.startswith(_FAST) else 0)
     if fast != lines:
+        offset = 0
         for line in data.split(b"\n"):
+            at, offset = offset, offset + len(line) + 1
             if not line.strip() or line.startswith(_FAST):
                 continue
             rec = decode_line(line)
@@ -99,7 +102,7 @@ def _scan_lines(data: bytes, scan: FileScan) -> None:
             else:
                 scan.events += rec.get("type") in ("partition", "broker")
                 if rec.get("type") in ("broker", "snapshot", "gap"):
-                    scan.meta.append(_meta(rec))
+                    found.append((at, _meta(rec)))
     scan.events += data.count(_FAST + b'partition"') + data.count(_FAST + b'broker"')
     for kind in _META_TYPES:
         needle = _FAST + kind + b'"'
@@ -109,8 +112,10 @@ def _scan_lines(data: bytes, scan: FileScan) -> None:
             if pos == 0 or data[pos - 1:pos] == b"\n":
                 rec = decode_line(data[pos:end])
                 if rec is not None:
-                    scan.meta.append(_meta(rec))
+                    found.append((pos, _meta(rec)))
             pos = data.find(needle, end)
+    found.sort(key=lambda x: x[0])
+    scan.meta.extend(m for _, m in found)
 
 
 def scan_file(path: Path) -> FileScan | None:
