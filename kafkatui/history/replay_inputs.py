@@ -153,11 +153,6 @@ def scan_file(path: Path) -> FileScan | None:
     return scan
 
 
-def gzip_intact(path: Path) -> bool:
-    """True when every gzip member of the file is complete and nothing else follows."""
-    return scan_file(path) is not None
-
-
 @dataclass(slots=True)
 class RecordingInputs:
     """What Spark reads for the recordings, and what the check found."""
