@@ -15,6 +15,7 @@ SUBCOMMANDS = {
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
     "reassign": "change a topic's replication factor through a rack-aware reassignment, with progress; --cancel",
     "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
+    "replay": "replay a day of ISR history (recordings or broker logs) through PySpark: timeline, incidents, frames",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
 }
 
@@ -73,6 +74,10 @@ def _main(argv: list[str] | None) -> int:
         from kafkatui.history.record_cmd import main_record
 
         return main_record(args[1:])
+    if args and args[0] == "replay":
+        from kafkatui.history.replay_cmd import main_replay
+
+        return main_replay(args[1:])
     if args and args[0] == "check":
         from kafkatui.check import main_check
 

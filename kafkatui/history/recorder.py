@@ -346,19 +346,24 @@ def read_events(directory: str | os.PathLike[str], day: str | date,
     if not folder.is_dir():
         return
     for path in sorted(folder.glob(f"[0-2][0-9]{schema.FILE_SUFFIX}")):
-        st.files += 1
-        for line, complete in _member_lines(path, st):
-            if not complete:
-                st.torn += 1
-                continue
-            rec = _decode(line)
-            if rec is None:
-                st.garbled += 1
-            elif rec["v"] > schema.SCHEMA_VERSION:
-                st.future_version += 1
-            else:
-                st.records += 1
-                yield rec
+        yield from read_file(path, st)
+
+
+def read_file(path: str | os.PathLike[str], stats: ReadStats) -> Iterator[dict[str, Any]]:
+    """Every record of one hour file, with `read_events`' damage handling; counts go to `stats`."""
+    stats.files += 1
+    for line, complete in _member_lines(Path(path), stats):
+        if not complete:
+            stats.torn += 1
+            continue
+        rec = _decode(line)
+        if rec is None:
+            stats.garbled += 1
+        elif rec["v"] > schema.SCHEMA_VERSION:
+            stats.future_version += 1
+        else:
+            stats.records += 1
+            yield rec
 
 
 def read_day(directory: str | os.PathLike[str], day: str | date) -> tuple[list[dict[str, Any]], ReadStats]:
@@ -367,7 +372,8 @@ def read_day(directory: str | os.PathLike[str], day: str | date) -> tuple[list[d
     return list(read_events(directory, day, stats)), stats
 
 
-def _decode(line: bytes) -> dict[str, Any] | None:
+def decode_line(line: bytes) -> dict[str, Any] | None:
+    """One JSON Lines record, or None when the line is not a JSON object with an integer ``v``."""
     try:
         rec = json.loads(line)
     except ValueError:
@@ -375,6 +381,9 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     if not isinstance(rec, dict) or type(rec.get("v")) is not int:
         return None
     return rec
+
+
+_decode = decode_line
 
 
 def _member_lines(path: Path, st: ReadStats) -> Iterator[tuple[bytes, bool]]:

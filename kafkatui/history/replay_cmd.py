@@ -1,0 +1,122 @@
+"""`kafkatui replay`: run the PySpark replay job on one day with a progress bar, then summarise it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kafkatui.argparsing import Parser
+from kafkatui.history.replay_job import (
+    EXIT_FAILED,
+    EXIT_NO_JAVA,
+    STAGES,
+    ReplayError,
+    ReplayResult,
+    add_arguments,
+    config_from,
+)
+
+DESCRIPTION = ("Replay a day of ISR history (recordings and/or broker logs) through PySpark: per-minute "
+               "timeline, intervals, incidents, brokers, top partitions, and frames for `kafkatui --replay`.")
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"kafkatui replay: error: {msg}\n")
+    sys.stderr.flush()
+
+
+def _hms(ms: int | None, day_start: int | None = None) -> str:
+    """HH:MM:SS.fff (UTC); the end of the day is 24:00:00.000."""
+    if ms is None:
+        return "-"
+    if day_start is not None and ms == day_start + 86_400_000:
+        return "24:00:00.000"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def incident_table(summary: dict[str, Any], limit: int = 15) -> Table:
+    """The day's incidents, longest first within the first `limit`."""
+    table = Table(title=f"incidents on {summary['day']} (UTC)", title_justify="left")
+    for col in ("#", "start", "end", "duration s", "first broker out", "partitions", "peak under min ISR",
+                "peak offline", "topics"):
+        table.add_column(col, justify="right" if col not in ("topics",) else "left")
+    for inc in summary["incidents"][:limit]:
+        topics = ", ".join(inc["topics"][:4]) + (" ..." if len(inc["topics"]) > 4 else "")
+        first = "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])}"
+        table.add_row(str(inc["id"]), _hms(inc["start_ms"]), _hms(inc["end_ms"], summary["day_start_ms"]), f"{inc['duration_s']:.3f}",
+                      first, str(inc["partitions"]), str(inc["peak_under_min_isr"]), str(inc["peak_offline"]), topics)
+    return table
+
+
+def report(console: Console, result: ReplayResult) -> None:
+    """Where the outputs went, what was read, and the incidents."""
+    s, out = result.summary, result.out
+    i = s["inputs"]
+    console.print(f"replayed {s['day']} in {result.seconds:.1f} s: {i['events']:,} events, "
+                  f"{i['torn_lines']} torn lines, {i['unparsed_log_lines']} unparsed log lines, "
+                  f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} recorder gap(s)")
+    console.print(f"outputs in {out}: summary.json, timeline/ intervals/ brokers/ incidents/ top_partitions/ "
+                  f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
+                  f"`kafkatui --replay {out}`")
+    if not s["incidents"]:
+        console.print("no incident: no partition was under min ISR or offline that day")
+        return
+    console.print(incident_table(s))
+    if len(s["incidents"]) > 15:
+        console.print(f"... and {len(s['incidents']) - 15} more in {out / 'summary.json'}")
+
+
+def run(ns: argparse.Namespace, console: Console | None = None) -> int:
+    """Run the replay for parsed arguments; returns the exit code."""
+    from kafkatui.history.replay_job import replay
+    from kafkatui.history.spark_session import NoJavaError
+
+    console = console or Console()
+    try:
+        cfg = config_from(ns)
+    except ReplayError as exc:
+        _err(str(exc))
+        return exc.exit_code
+    log = cfg.out / "spark.log"
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+               TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("starting", total=len(STAGES))
+
+            def progress(stage: int, detail: str) -> None:
+                name = STAGES[stage] if stage < len(STAGES) else "done"
+                bar.update(task, completed=stage, description=f"{name}: {detail}")
+
+            result = replay(cfg, ns.master, progress)
+    except ReplayError as exc:
+        _err(str(exc))
+        return exc.exit_code
+    except NoJavaError as exc:
+        _err(str(exc))
+        return EXIT_NO_JAVA
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:  # Spark / Java failures arrive as Py4J errors: one line, the log has the rest
+        _err(f"the replay job failed: {_one_line(exc)} (Spark's log: {log})")
+        return EXIT_FAILED
+    report(console, result)
+    return 0
+
+
+def main_replay(argv: list[str]) -> int:
+    p = Parser(prog="kafkatui replay", description=DESCRIPTION)
+    add_arguments(p)
+    return run(p.parse_args(argv))

@@ -1,0 +1,287 @@
+"""Driver-side input preparation for the replay job (plain Python, no Spark, no textual).
+
+Recordings: the hour files of the day, plus the previous day's last hour file (every hour file
+starts with a full ``snapshot`` record, so it gives the state at midnight). Each file's gzip
+members are checked with zlib (two threads; zlib releases the GIL); intact files are read by Spark
+as they are, a damaged file (a recorder killed mid-write) is read with the recorder's own reader,
+which keeps every complete line and counts the torn one, and its good lines are written to a
+repaired copy that Spark reads instead.
+
+Broker logs: parsed with `kafkatui.history.logparse` into event rows (see `log_rows`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from collections import defaultdict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from kafkatui.history import schema
+from kafkatui.history.logparse import IsrLogEvent
+from kafkatui.history.recorder import ReadStats, decode_line, read_file
+
+DAY_MS = 86_400_000
+_CHUNK = 1 << 20
+
+# one normalised log event row: ts_ms, topic, partition, leader, isr, rset, min_isr, seq, weak
+LogRow = tuple[int, str, int, int, list[int], list[int], int | None, int, bool]
+
+
+def parse_day(text: str) -> date:
+    """The UTC day ``YYYY-MM-DD`` (ValueError with a one-line message when malformed)."""
+    try:
+        return datetime.strptime(text, schema.DAY_FORMAT).date()
+    except ValueError:
+        raise ValueError(f"--day must be a date as YYYY-MM-DD, got {text!r}") from None
+
+
+def day_start_ms(day: date) -> int:
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()) * 1000
+
+
+def hour_files(history: Path, day: date) -> list[Path]:
+    """The hour files of one UTC day, in hour order."""
+    folder = history / schema.day_name(day)
+    if not folder.is_dir():
+        return []
+    return sorted(folder.glob(f"[0-2][0-9]{schema.FILE_SUFFIX}"))
+
+
+def carry_files(history: Path, day: date) -> list[Path]:
+    """The previous day's last hour file (its first batch holds a full snapshot), or nothing."""
+    files = hour_files(history, day - timedelta(days=1))
+    return files[-1:]
+
+
+_FAST = b'{"v":1,"type":"'
+_META_TYPES = (b"broker", b"snapshot", b"gap")
+
+
+@dataclass(slots=True)
+class FileScan:
+    """What the driver learns from an intact hour file while checking it."""
+
+    events: int = 0  # partition and broker records
+    garbled: int = 0
+    newer: int = 0
+    meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot (head only), gap records
+
+
+def _meta(rec: dict[str, Any]) -> dict[str, Any]:
+    out = {k: rec.get(k) for k in ("type", "broker", "op", "from", "to", "reason")}
+    out["ts_ms"] = round(float(rec["ts"]) * 1000)
+    out["ids"] = [b[0] for b in rec.get("brokers") or []] if rec.get("type") == "snapshot" else None
+    return out
+
+
+def _scan_lines(data: bytes, scan: FileScan) -> None:
+    """Count and pick out records of complete lines; the recorder's own compact lines are counted by
+    substring (C speed), anything else is decoded one line at a time as `read_events` would."""
+    found: list[tuple[int, dict[str, Any]]] = []  # (offset, record): kept in file order
+    lines = data.count(b"\n")
+    fast = data.count(b"\n" + _FAST) + (1 if data.startswith(_FAST) else 0)
+    if fast != lines:
+        offset = 0
+        for line in data.split(b"\n"):
+            at, offset = offset, offset + len(line) + 1
+            if not line.strip() or line.startswith(_FAST):
+                continue
+            rec = decode_line(line)
+            if rec is None:
+                scan.garbled += 1
+            elif rec["v"] > schema.SCHEMA_VERSION:
+                scan.newer += 1
+            else:
+                scan.events += rec.get("type") in ("partition", "broker")
+                if rec.get("type") in ("broker", "snapshot", "gap"):
+                    found.append((at, _meta(rec)))
+    scan.events += data.count(_FAST + b'partition"') + data.count(_FAST + b'broker"')
+    for kind in _META_TYPES:
+        needle = _FAST + kind + b'"'
+        pos = data.find(needle)
+        while pos >= 0:
+            end = data.find(b"\n", pos)
+            if pos == 0 or data[pos - 1:pos] == b"\n":
+                rec = decode_line(data[pos:end])
+                if rec is not None:
+                    found.append((pos, _meta(rec)))
+            pos = data.find(needle, end)
+    found.sort(key=lambda x: x[0])
+    scan.meta.extend(m for _, m in found)
+
+
+def scan_file(path: Path) -> FileScan | None:
+    """Decompress every gzip member (zlib releases the GIL) and scan its lines; None when damaged."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if not data:
+        return None
+    scan = FileScan()
+    view = memoryview(data)
+    pending = b""
+    pos, n = 0, len(data)
+    while pos < n:
+        d = zlib.decompressobj(wbits=31)
+        i = pos
+        try:
+            while not d.eof and i < n:
+                end = min(i + _CHUNK, n)
+                out = pending + d.decompress(view[i:end])
+                cut = out.rfind(b"\n") + 1
+                if cut:
+                    _scan_lines(out[:cut], scan)
+                pending = out[cut:]
+                i = end
+        except zlib.error:
+            return None
+        if not d.eof:
+            return None
+        pos = i - len(d.unused_data)
+    if pending.strip():
+        _scan_lines(pending + b"\n", scan)
+    return scan
+
+
+@dataclass(slots=True)
+class RecordingInputs:
+    """What Spark reads for the recordings, and what the check found."""
+
+    day_paths: list[str] = field(default_factory=list)
+    carry_paths: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+    stats: ReadStats = field(default_factory=ReadStats)
+    events: int = 0  # partition and broker records of the day
+    meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot and gap records, in file order
+
+    @property
+    def paths(self) -> list[str]:
+        return self.carry_paths + self.day_paths
+
+
+def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
+    """Check and scan every file of the day (and the carry file) on two threads; a damaged file is
+    read with the recorder's reader and its good lines go to a repaired copy in `work`."""
+    out = RecordingInputs()
+    groups = [(carry_files(history, day), out.carry_paths, False), (hour_files(history, day), out.day_paths, True)]
+    todo = [(path, dest, in_day) for files, dest, in_day in groups for path in files]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        scans = list(pool.map(scan_file, (p for p, _, _ in todo)))
+    for (path, dest, in_day), scan in zip(todo, scans, strict=True):
+        if scan is not None:
+            dest.append(str(path))
+            out.stats.garbled += scan.garbled
+            out.stats.future_version += scan.newer
+            out.events += scan.events if in_day else 0
+            out.meta.extend(scan.meta)
+            continue
+        copy = work / "repaired" / path.parent.name / path.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        stats = ReadStats()
+        records = list(read_file(path, stats))
+        lines = [json.dumps(r, separators=(",", ":")) for r in records]
+        copy.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode() if lines else b"", mtime=0))
+        out.stats.torn += stats.torn
+        out.stats.garbled += stats.garbled
+        out.stats.future_version += stats.future_version
+        out.events += sum(r.get("type") in ("partition", "broker") for r in records) if in_day else 0
+        out.meta.extend(_meta(r) for r in records if r.get("type") in ("broker", "snapshot", "gap"))
+        out.repaired.append(str(path))
+        dest.append(str(copy))
+    out.stats.files = len(todo)
+    for seq, m in enumerate(out.meta):
+        m["seq"] = seq
+    return out
+
+
+# -- broker logs ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LogInputs:
+    """Event rows from broker logs and what was inferred."""
+
+    rows: list[LogRow] = field(default_factory=list)
+    brokers: set[int] = field(default_factory=set)
+    min_isr: dict[str, int | None] = field(default_factory=dict)
+    events_in_day: int = 0
+
+
+def infer_min_isr(events: Iterable[IsrLogEvent]) -> dict[str, int | None]:
+    """Per topic: one more than the largest ISR a 3.5+ broker marked ``(under-min-isr)``; None if never marked.
+
+    The marker is written when ``len(isr) < min.insync.replicas``, so the largest marked ISR size
+    plus one is the smallest min ISR consistent with the log (exact when the topic went under
+    min ISR with one replica missing, the usual case). Topics never marked stay unknown.
+    """
+    out: dict[str, int | None] = {}
+    for ev in events:
+        if ev.under_min_isr:
+            out[ev.topic] = max(out.get(ev.topic) or 0, len(ev.new_isr) + 1)
+        else:
+            out.setdefault(ev.topic, None)
+    return out
+
+
+def log_rows(events: list[IsrLogEvent], day_start: int, min_isr: int | None) -> LogInputs:
+    """Event rows from parsed broker-log events (sorted by time).
+
+    - leader: the broker that logged the ISR line (only the leader changes and logs the ISR), or
+      the broker of a leader line; an old-style leader line without ISR keeps the previous ISR.
+    - isr: the new ISR of shrink / expand / ``ISR updated to`` lines and new-style leader lines.
+    - replica set: the union of every ISR, leader and out-of-sync replica seen for the partition
+      (the assignment is not in the logs; ``replicas`` stay unknown in the outputs).
+    - min ISR: `min_isr` when given, else `infer_min_isr`.
+    - the first shrink / expand of a partition says what its ISR was before; that state is added
+      as a weak row just before the day (or before the event), so a partition whose first change
+      is at 02:13 has its earlier ISR from midnight, unless a recording knows better.
+    """
+    out = LogInputs()
+    inferred = infer_min_isr(events)
+    out.min_isr = {t: (min_isr if min_isr is not None else m) for t, m in inferred.items()}
+    rset: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for ev in events:
+        s = rset[(ev.topic, ev.partition)]
+        s.add(ev.broker)
+        s.update(ev.new_isr)
+        s.update(ev.old_isr or ())
+        s.update(b for b, _, _ in ev.out_of_sync)
+        out.brokers.update(s)
+    isr_now: dict[tuple[str, int], tuple[int, ...]] = {}
+    day_end = day_start + DAY_MS
+    for seq, ev in enumerate(events):
+        key = (ev.topic, ev.partition)
+        members = sorted(rset[key])
+        m = out.min_isr.get(ev.topic)
+        if key not in isr_now and ev.old_isr is not None:
+            ts0 = min(ev.ts_ms, day_start) - 1
+            out.rows.append((ts0, ev.topic, ev.partition, ev.broker, list(ev.old_isr), members, m, -1, True))
+        isr = ev.new_isr if (ev.kind != "leader" or ev.new_isr) else isr_now.get(key)
+        if isr is None:
+            continue
+        isr_now[key] = isr
+        if ev.ts_ms >= day_end:
+            continue
+        if ev.ts_ms >= day_start:
+            out.events_in_day += 1
+        out.rows.append((ev.ts_ms, ev.topic, ev.partition, ev.broker, list(isr), members, m, seq, False))
+    return out
+
+
+def describe_inputs(history: Path | None, day: date, log_patterns: list[str]) -> str:
+    """What was looked for, for the "no input for this day" message."""
+    parts = []
+    if history is not None:
+        parts.append(os.path.join(str(history), schema.day_name(day), f"HH{schema.FILE_SUFFIX}"))
+    parts.extend(f"broker logs {p!r}" for p in log_patterns)
+    return " and ".join(parts) if parts else "nothing (give --history and/or --broker-logs)"

@@ -1,0 +1,100 @@
+"""A quiet local SparkSession for the replay job (and its tests).
+
+Local runs: ``local[2]`` unless told otherwise, no Spark UI, no console progress bar, few shuffle
+partitions, log4j at ERROR, and the JVM's own stderr (start-up warnings, errors) sent to a log file
+instead of the terminal. Under ``spark-submit`` the session spark-submit made is used as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+DEFAULT_MASTER = "local[2]"
+SHUFFLE_PARTITIONS = 8
+
+_LOG4J2 = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.parquet.name = org.apache.parquet
+logger.parquet.level = error
+"""
+
+
+class NoJavaError(RuntimeError):
+    """No Java runtime: PySpark needs a JDK 17+."""
+
+
+def find_java() -> str | None:
+    """The java binary PySpark will start ($JAVA_HOME/bin/java, else java on PATH), or None."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = Path(home) / "bin" / "java"
+        return str(candidate) if candidate.is_file() else None
+    return shutil.which("java")
+
+
+def under_spark_submit() -> bool:
+    """True when this Python process was started by spark-submit (the JVM is already there)."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """Point file descriptor 2 at `path` while the JVM starts (it keeps that stderr for its life)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "ab") as log:
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def spark_session(master: str | None = None, log_path: Path | None = None,
+                  driver_memory: str = "3g") -> SparkSession:
+    """The active session, or a new quiet local one (raises NoJavaError without Java)."""
+    active = SparkSession.getActiveSession()
+    if active is not None or under_spark_submit():
+        spark = active or SparkSession.builder.appName("kafkatui-replay").getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark
+    if find_java() is None:
+        raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
+                          "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
+    conf_dir = Path(tempfile.mkdtemp(prefix="kafkatui-spark-"))
+    (conf_dir / "log4j2.properties").write_text(_LOG4J2)
+    log = log_path or conf_dir / "spark.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    java_opts = f"-Dlog4j2.configurationFile=file:{conf_dir / 'log4j2.properties'}"
+    builder = (SparkSession.builder.master(master or DEFAULT_MASTER).appName("kafkatui-replay")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
+               .config("spark.sql.adaptive.enabled", "true")
+               .config("spark.driver.memory", driver_memory)
+               .config("spark.driver.extraJavaOptions", java_opts)
+               .config("spark.sql.session.timeZone", "UTC")
+               # building compressed cache batches cost more than the window work they save (measured)
+               .config("spark.sql.inMemoryColumnarStorage.compressed", "false")
+               .config("spark.local.dir", str(conf_dir)))
+    with _stderr_to(log):
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

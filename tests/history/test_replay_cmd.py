@@ -1,0 +1,71 @@
+"""`kafkatui replay` as a user runs it: one end-to-end run in its own JVM, and the errors before Spark starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkatui.history.spark_session import find_java
+from tests.history import replay_days as rd
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kafkatui(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    full = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", **(env or {}))
+    return subprocess.run([sys.executable, "-m", "kafkatui.cli", "replay", *args], capture_output=True, text=True,
+                          env=full, timeout=timeout, cwd=ROOT)
+
+
+@pytest.mark.timeout(400)
+def test_replay_end_to_end_prints_outputs_and_incidents(tmp_path: Path) -> None:
+    if find_java() is None:
+        pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
+    rd.write_recordings(tmp_path / "history")
+    out = tmp_path / "out"
+    proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert f"outputs in {out}" in proc.stdout
+    assert "02:13:44.120" in proc.stdout and "326.380" in proc.stdout and "3 at 02:13:30.000" in proc.stdout
+    assert "1 at 23:57:30.000" in proc.stdout and "24:00:00.000" in proc.stdout
+    # Spark stays quiet: nothing of its logging on the terminal, it is in OUT/spark.log
+    assert "WARN" not in proc.stdout + proc.stderr and "INFO" not in proc.stdout + proc.stderr
+    assert (out / "spark.log").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert [i["duration_s"] for i in summary["incidents"]] == [326.38, 119.75]
+
+
+def test_no_java_is_one_line_naming_what_to_install(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "history")
+    proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(tmp_path / "o"),
+                    env={"JAVA_HOME": str(tmp_path / "no-jdk")})
+    assert proc.returncode == 20
+    assert proc.stderr.strip().splitlines() == [
+        "kafkatui replay: error: Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
+        "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--day", "2026-11-31", "--history", "."], "--day must be a date as YYYY-MM-DD, got '2026-11-31'"),
+    (["--day", "2026-11-20"], "give --history DIR and/or --broker-logs GLOB"),
+    (["--day", "2026-11-20", "--history", "/nonexistent/h"], "--history /nonexistent/h: no such directory"),
+    (["--day", "2026-11-20", "--history", ".", "--tz", "Mars/Olympus"], "--tz: unknown time zone 'Mars/Olympus'"),
+])
+def test_bad_arguments_exit_3_with_one_line(args: list[str], message: str) -> None:
+    proc = kafkatui(*args)
+    assert proc.returncode == 3
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_a_day_without_recordings_exits_3_naming_the_files_looked_for(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "history")
+    proc = kafkatui("--day", "2026-11-22", "--history", str(tmp_path / "history"))
+    assert proc.returncode == 3
+    assert proc.stderr.strip() == (f"kafkatui replay: error: no ISR history for 2026-11-22 (UTC): looked for "
+                                   f"{tmp_path / 'history' / '2026-11-22' / 'HH.events.jsonl.gz'}")

@@ -1,0 +1,53 @@
+"""The replay's driver-side input work, without Spark: the gzip scan and broker-log rows."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from kafkatui.history.logparse import parse_logs
+from kafkatui.history.recorder import ReadStats, read_file
+from kafkatui.history.replay_inputs import infer_min_isr, log_rows, parse_day, prepare_recordings, scan_file
+from tests.history import replay_days as rd
+
+
+def test_the_fast_scan_counts_what_the_recorder_reader_reads(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "h")
+    day = tmp_path / "h" / rd.DAY
+    odd = day / "13.events.jsonl.gz"  # lines the recorder did not write: spaced JSON, garbage, a newer schema
+    lines = [json.dumps({"v": 1, "type": "broker", "ts": rd.ts("13:00:00.000"), "broker": 2, "op": "down"}),
+             "not json", json.dumps({"v": 2, "type": "partition", "ts": rd.ts("13:00:01.000")})]
+    odd.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
+    for path in sorted(day.iterdir()):
+        scan = scan_file(path)
+        assert scan is not None
+        stats = ReadStats()
+        records = list(read_file(path, stats))
+        assert scan.events == sum(r["type"] in ("partition", "broker") for r in records)
+        assert (scan.garbled, scan.newer) == (stats.garbled, stats.future_version)
+        assert [(m["type"], m["ts_ms"]) for m in scan.meta] == [
+            (r["type"], round(r["ts"] * 1000)) for r in records if r["type"] in ("broker", "snapshot", "gap")]
+
+
+def test_a_torn_file_is_repaired_and_counted(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "h")
+    path = tmp_path / "h" / rd.DAY / "02.events.jsonl.gz"
+    data = path.read_bytes()
+    path.write_bytes(data[:-5])
+    assert scan_file(path) is None
+    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work")
+    assert got.repaired == [str(path)] and got.stats.torn == 1
+    assert got.carry_paths == [str(tmp_path / "h" / "2026-11-19" / "23.events.jsonl.gz")]
+
+
+def test_logs_become_rows_with_inferred_min_isr_and_a_midnight_state(tmp_path: Path) -> None:
+    rd.write_logs(tmp_path)
+    events, _ = parse_logs(str(tmp_path / "server.log.*"))
+    assert infer_min_isr(events) == {"orders": 2}
+    rows = log_rows(events, rd.D0_MS, None)
+    first = [r for r in rows.rows if r[1] == "orders" and r[2] == 0][0]
+    # the first "Shrinking ISR from 1,2,3" says orders-0 had ISR 1,2,3 before: a weak row before midnight
+    assert first == (rd.D0_MS - 1, "orders", 0, 1, [1, 2, 3], [1, 2, 3], 2, -1, True)
+    assert rows.events_in_day == sum(1 for e in events if e.ts_ms >= rd.D0_MS)
+    assert log_rows(events, rd.D0_MS, 3).min_isr == {"orders": 3}
