@@ -217,19 +217,35 @@ class LogInputs:
     events_in_day: int = 0
 
 
-def infer_min_isr(events: Iterable[IsrLogEvent]) -> dict[str, int | None]:
-    """Per topic: one more than the largest ISR a 3.5+ broker marked ``(under-min-isr)``; None if never marked.
+def infer_min_isr(events: Iterable[IsrLogEvent], default: int | None = None) -> dict[str, int | None]:
+    """Per topic, the min ISR the broker logs say (None: unknown).
 
-    The marker is written when ``len(isr) < min.insync.replicas``, so the largest marked ISR size
-    plus one is the smallest min ISR consistent with the log (exact when the topic went under
-    min ISR with one replica missing, the usual case). Topics never marked stay unknown.
+    3.5+ brokers mark an ISR update ``(under-min-isr)`` when ``len(isr) < min.insync.replicas`` and
+    write a double space when it is not: a marked ISR of size k means min ISR > k, an unmarked one of
+    size k means min ISR <= k. A topic ever marked gets the smallest value consistent with both (the
+    largest marked size + 1: exact when it went under with one replica missing, the usual case).
+    A topic never marked gets `default` (the cluster's ``min.insync.replicas``, from ``--min-isr``),
+    lowered to what its unmarked ISRs allow (a topic overridden to 1 logs an ISR of 1 unmarked);
+    without `default` it stays unknown.
     """
-    out: dict[str, int | None] = {}
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    topics: list[str] = []
     for ev in events:
+        if ev.topic not in low and ev.topic not in high and ev.topic not in topics:
+            topics.append(ev.topic)
         if ev.under_min_isr:
-            out[ev.topic] = max(out.get(ev.topic) or 0, len(ev.new_isr) + 1)
+            low[ev.topic] = max(low.get(ev.topic, 0), len(ev.new_isr) + 1)
+        elif ev.under_min_isr is False:
+            high[ev.topic] = min(high.get(ev.topic, 1 << 31), max(1, len(ev.new_isr)))
+    out: dict[str, int | None] = {}
+    for t in topics:
+        if t in low:
+            out[t] = low[t]
+        elif default is not None:
+            out[t] = min(default, high.get(t, default))
         else:
-            out.setdefault(ev.topic, None)
+            out[t] = None
     return out
 
 
@@ -241,14 +257,13 @@ def log_rows(events: list[IsrLogEvent], day_start: int, min_isr: int | None) -> 
     - isr: the new ISR of shrink / expand / ``ISR updated to`` lines and new-style leader lines.
     - replica set: the union of every ISR, leader and out-of-sync replica seen for the partition
       (the assignment is not in the logs; ``replicas`` stay unknown in the outputs).
-    - min ISR: `min_isr` when given, else `infer_min_isr`.
+    - min ISR: `infer_min_isr` with `min_isr` (``--min-isr``) as the cluster default.
     - the first shrink / expand of a partition says what its ISR was before; that state is added
       as a weak row just before the day (or before the event), so a partition whose first change
       is at 02:13 has its earlier ISR from midnight, unless a recording knows better.
     """
     out = LogInputs()
-    inferred = infer_min_isr(events)
-    out.min_isr = {t: (min_isr if min_isr is not None else m) for t, m in inferred.items()}
+    out.min_isr = infer_min_isr(events, min_isr)
     rset: dict[tuple[str, int], set[int]] = defaultdict(set)
     for ev in events:
         s = rset[(ev.topic, ev.partition)]

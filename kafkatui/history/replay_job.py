@@ -36,8 +36,9 @@ snapshot). Everything else is DataFrame work with window functions over (topic, 
 Health classes follow `kafkatui.history.recorder.classify` (= `kafkatui.model.health`); a
 recording's OFFLINE class is kept as is (the recorder knew which brokers were alive). From broker
 logs alone, replicas are the union of every ISR member, leader and out-of-sync replica seen for
-the partition (used only for UNDER_REPLICATED; written as null) and min ISR is ``--min-isr`` or
-inferred per topic from 3.5+ ``(under-min-isr)`` markers (`replay_inputs.infer_min_isr`).
+the partition (used only for UNDER_REPLICATED; written as null) and min ISR is inferred per topic
+from 3.5+ ``(under-min-isr)`` markers, with ``--min-isr`` as the cluster default for topics the logs
+never marked (`replay_inputs.infer_min_isr`).
 """
 
 from __future__ import annotations
@@ -645,7 +646,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="broker server.log / state-change.log files (glob; rotated and .gz too); repeatable")
     p.add_argument("--master", default=None, help="Spark master (default local[2]; ignored under spark-submit)")
     p.add_argument("--out", type=Path, default=None, help="output directory (default ./replay-DAY)")
-    p.add_argument("--min-isr", type=int, default=None, help="min.insync.replicas for partitions known only from logs")
+    p.add_argument("--min-isr", type=int, default=None, help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR")
     p.add_argument("--tz", default="UTC", help="time zone of the broker log timestamps (default UTC)")
 
 

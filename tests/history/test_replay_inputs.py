@@ -50,4 +50,22 @@ def test_logs_become_rows_with_inferred_min_isr_and_a_midnight_state(tmp_path: P
     # the first "Shrinking ISR from 1,2,3" says orders-0 had ISR 1,2,3 before: a weak row before midnight
     assert first == (rd.D0_MS - 1, "orders", 0, 1, [1, 2, 3], [1, 2, 3], 2, -1, True)
     assert rows.events_in_day == sum(1 for e in events if e.ts_ms >= rd.D0_MS)
-    assert log_rows(events, rd.D0_MS, 3).min_isr == {"orders": 3}
+    assert log_rows(events, rd.D0_MS, 3).min_isr == {"orders": 2}  # the markers are evidence: they beat the default
+
+
+def test_min_isr_from_markers_and_the_cluster_default() -> None:
+    from kafkatui.history.logparse import IsrLogEvent
+
+    def update(topic: str, isr: tuple[int, ...], marked: bool | None) -> IsrLogEvent:
+        return IsrLogEvent(0, isr[0], topic, 0, "update", None, isr, under_min_isr=marked)
+
+    events = [
+        update("orders", (1,), True),  # under min ISR with one in sync: min ISR > 1
+        update("orders", (1, 2), False),
+        update("clickstream", (1,), False),  # one in sync and NOT under: min ISR <= 1 (overridden to 1)
+        update("audit-log", (1, 2), False),  # never marked: the cluster default, capped at 2
+        update("old", (1, 2), None),  # a pre-3.5 line says nothing either way
+    ]
+    assert infer_min_isr(events) == {"orders": 2, "clickstream": None, "audit-log": None, "old": None}
+    assert infer_min_isr(events, 2) == {"orders": 2, "clickstream": 1, "audit-log": 2, "old": 2}
+    assert infer_min_isr(events, 3) == {"orders": 2, "clickstream": 1, "audit-log": 2, "old": 3}
