@@ -45,17 +45,29 @@ def _one_line(exc: BaseException) -> str:
     return text[0][:300] if text else type(exc).__name__
 
 
-def incident_table(summary: dict[str, Any], limit: int = 15) -> Table:
-    """The day's incidents, longest first within the first `limit`."""
+def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -> Table:
+    """The day's incidents, in time order, the first `limit` (numbers never cut: topics take what is left)."""
     table = Table(title=f"incidents on {summary['day']} (UTC)", title_justify="left")
-    for col in ("#", "start", "end", "duration s", "first broker out", "partitions", "peak under min ISR",
-                "peak offline", "topics"):
-        table.add_column(col, justify="right" if col not in ("topics",) else "left")
+    rows = []
     for inc in summary["incidents"][:limit]:
-        topics = ", ".join(inc["topics"][:4]) + (" ..." if len(inc["topics"]) > 4 else "")
-        first = "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])}"
-        table.add_row(str(inc["id"]), _hms(inc["start_ms"]), _hms(inc["end_ms"], summary["day_start_ms"]), f"{inc['duration_s']:.3f}",
-                      first, str(inc["partitions"]), str(inc["peak_under_min_isr"]), str(inc["peak_offline"]), topics)
+        first = "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])[:8]}"
+        rows.append((_hms(inc["start_ms"]), _hms(inc["end_ms"], summary["day_start_ms"]),
+                     f"{inc['duration_s']:.2f}", first, str(inc["partitions"]), str(inc["peak_under_min_isr"]),
+                     str(inc["peak_offline"]), ", ".join(inc["topics"])))
+    heads = ("start", "end", "seconds", "first out", "parts", "<min", "offl")
+    for i, col in enumerate(heads):
+        size = max([len(col)] + [len(r[i]) for r in rows])
+        table.add_column(col, justify="right", no_wrap=True, min_width=size)
+    room = width - sum(c.min_width or 0 for c in table.columns) - 3 * len(table.columns) - 4
+    if room >= 12:  # on a narrow terminal the topics are left to summary.json
+        table.add_column("topics", overflow="ellipsis", no_wrap=True, max_width=room)
+    for r in rows:
+        table.add_row(*(r if room >= 12 else r[:-1]))
+    more = len(summary["incidents"]) - limit
+    table.caption = ((f"{more} more in summary.json and incidents/; " if more > 0 else "")
+                     + "first out: the first broker to leave an ISR (up to 60 s before the start) and when; "
+                       "<min: peak partitions under min ISR; offl: peak offline")
+    table.caption_justify = "left"
     return table
 
 
@@ -72,7 +84,7 @@ def report(console: Console, result: ReplayResult) -> None:
     if not s["incidents"]:
         console.print("no incident: no partition was under min ISR or offline that day")
         return
-    console.print(incident_table(s))
+    console.print(incident_table(s, width=console.width))
     if len(s["incidents"]) > 15:
         console.print(f"... and {len(s['incidents']) - 15} more in {out / 'summary.json'}")
 
