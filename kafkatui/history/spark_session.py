@@ -7,6 +7,7 @@ instead of the terminal. Under ``spark-submit`` the session spark-submit made is
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shutil
@@ -77,6 +78,8 @@ def spark_session(master: str | None = None, log_path: Path | None = None,
         raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
                           "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
     conf_dir = Path(tempfile.mkdtemp(prefix="kafkatui-spark-"))
+    # registered before the session exists, so it runs after PySpark's own exit hook has stopped it
+    atexit.register(shutil.rmtree, conf_dir, True)
     (conf_dir / "log4j2.properties").write_text(_LOG4J2)
     log = log_path or conf_dir / "spark.log"
     log.parent.mkdir(parents=True, exist_ok=True)
