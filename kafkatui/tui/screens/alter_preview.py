@@ -25,10 +25,11 @@ from kafkatui.alter.cli import render_preview
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.plan import STATIC_KEYS, ChangePlan
 from kafkatui.alter.risk import ChangePreview, preview
-from kafkatui.kafka.errors import KafkaTuiError, one_line
+from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import alter_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -254,12 +255,7 @@ class AlterPreviewScreen(ModalScreen[None]):
     def _validate(self) -> None:
         settings = self.dash.settings
         assert settings is not None
-        try:
-            checked: alter_jobs.Validated | str = alter_jobs.validate(settings, self.plan)
-        except KafkaTuiError as exc:
-            checked = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            checked = one_line(f"internal error: {exc!r}")
+        checked: alter_jobs.Validated | str = result_or_error(lambda: alter_jobs.validate(settings, self.plan))
         self.app.call_from_thread(self._validated, checked)
 
     def _validated(self, checked: alter_jobs.Validated | str) -> None:
@@ -292,12 +288,7 @@ class AlterPreviewScreen(ModalScreen[None]):
     def _apply(self) -> None:
         settings, before = self.dash.settings, self.before
         assert settings is not None and before is not None
-        try:
-            done: alter_jobs.Applied | str = alter_jobs.apply(settings, self.plan, before)
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: alter_jobs.Applied | str = result_or_error(lambda: alter_jobs.apply(settings, self.plan, before))
         self.app.call_from_thread(self._applied, done)
 
     def _applied(self, done: alter_jobs.Applied | str) -> None:
