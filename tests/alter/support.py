@@ -1,4 +1,4 @@
-"""Helpers the elect and reassign tests share: a typed-into terminal, the audit log, the command line."""
+"""Helpers the write-command tests share: a typed-into terminal, the audit log, the command line, clusters."""
 
 from __future__ import annotations
 
@@ -57,3 +57,22 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fr
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     for f in fragments:
         assert f in err, err
+
+
+RECORDS_PER_PARTITION = 30_000
+RATE = 20_000.0  # records a follower copies per simulated second: about 1.5 s of copying per partition
+
+
+def racked_cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
+    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
+    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
+    sim.call(lambda c: c.create_topic("orders", 3, 1))
+    for i in range(3):
+        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
+                                         RECORDS_PER_PARTITION, 1, 1000))
+    return sim
+
+
+def replicas_isr(sim: SimRunner, topic: str = "orders") -> list[tuple[list[int], list[int]]]:
+    """Each partition's replicas and ISR as the simulator holds them."""
+    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(topic).partitions])

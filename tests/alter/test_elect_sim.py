@@ -18,12 +18,7 @@ from tests.alter.support import Tty, records, sim_leaders
 NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
 
 
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    monkeypatch.delenv("KAFKATUI_PROFILES", raising=False)
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 def elect(sim: SimRunner, *args: str, stdin: Tty | None = None) -> int:

@@ -25,21 +25,15 @@ from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.reassign import ReassignScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.screens.unclean import UncleanScreen
-from tests.alter.support import records, sim_leaders
+from tests.alter.support import racked_cluster, records, replicas_isr, sim_leaders
 from tests.model.builders import healthy, snap, topic
 from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
 
 NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
-RECORDS_PER_PARTITION = 30_000
-RATE = 20_000.0  # records a follower copies per simulated second
 
 
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 @pytest.fixture
@@ -73,17 +67,7 @@ def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
 
 @pytest.fixture
 def racked(sim_factory: Callable[..., SimRunner]) -> SimRunner:
-    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
-    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
-    sim.call(lambda c: c.create_topic("orders", 3, 1))
-    for i in range(3):
-        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
-                                         RECORDS_PER_PARTITION, 1, 1000))
-    return sim
-
-
-def replicas_isr(sim: SimRunner, name: str = "orders") -> list[tuple[list[int], list[int]]]:
-    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(name).partitions])
+    return racked_cluster(sim_factory)
 
 
 def status(app: KafkaTuiApp) -> str:
