@@ -71,7 +71,7 @@ def racked(sim_factory: Callable[..., SimRunner]) -> SimRunner:
 
 
 def status(app: KafkaTuiApp) -> str:
-    return text_of(app.screen.query_one("#guided-status"))  # type: ignore[arg-type]
+    return text_of(app.screen.query_one("#preview-status"))  # type: ignore[arg-type]
 
 
 async def open_topic(pilot: Pilot[Any], app: KafkaTuiApp, name: str) -> None:
