@@ -76,3 +76,20 @@ def racked_cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
 def replicas_isr(sim: SimRunner, topic: str = "orders") -> list[tuple[list[int], list[int]]]:
     """Each partition's replicas and ISR as the simulator holds them."""
     return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(topic).partitions])
+
+
+NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
+
+
+def skewed_cluster(sim_factory: Callable[..., SimRunner], *topics: tuple[str, int]) -> SimRunner:
+    """3 brokers holding `topics` (name, partitions; RF 3); broker 1 crashed and came back with auto leader
+    rebalance off, so it leads nothing."""
+    sim = sim_factory(3, static_configs=NO_REBALANCE)
+    for name, partitions in topics:
+        sim.call(lambda c, name=name, partitions=partitions: c.create_topic(name, partitions, 3))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
+    sim.restore(1)
+    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
+    assert 1 not in sim_leaders(sim).values()
+    return sim

@@ -13,10 +13,7 @@ import pytest
 
 from kafkatui.alter.elect_cli import main_elect
 from kafkatui.sim.runner import SimRunner
-from tests.alter.support import Tty, records, sim_leaders
-
-NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
-
+from tests.alter.support import Tty, records, sim_leaders, skewed_cluster
 
 pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
@@ -28,15 +25,7 @@ def elect(sim: SimRunner, *args: str, stdin: Tty | None = None) -> int:
 @pytest.fixture
 def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """Broker 1 crashed and came back with auto leader rebalance off: it leads nothing."""
-    sim = sim_factory(3, static_configs=NO_REBALANCE)
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
-    sim.call(lambda c: c.create_topic("payments", 3, 3))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
-    sim.restore(1)
-    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
-    assert 1 not in sim_leaders(sim).values()
-    return sim
+    return skewed_cluster(sim_factory, ("orders", 6), ("payments", 3))
 
 
 def test_read_only_refusal(skewed: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:

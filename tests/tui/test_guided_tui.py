@@ -25,13 +25,10 @@ from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.reassign import ReassignScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.screens.unclean import UncleanScreen
-from tests.alter.support import racked_cluster, records, replicas_isr, sim_leaders
+from tests.alter.support import racked_cluster, records, replicas_isr, sim_leaders, skewed_cluster
 from tests.model.builders import healthy, snap, topic
 from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
-
-NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
-
 
 pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
@@ -39,14 +36,7 @@ pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests
 @pytest.fixture
 def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """Broker 1 crashed and came back with auto leader rebalance off: it leads nothing."""
-    sim = sim_factory(3, static_configs=NO_REBALANCE)
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
-    sim.restore(1)
-    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
-    assert 1 not in sim_leaders(sim).values()
-    return sim
+    return skewed_cluster(sim_factory, ("orders", 6))
 
 
 @pytest.fixture
