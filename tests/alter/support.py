@@ -93,3 +93,20 @@ def skewed_cluster(sim_factory: Callable[..., SimRunner], *topics: tuple[str, in
     assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
     assert 1 not in sim_leaders(sim).values()
     return sim
+
+
+def offline_cluster(sim_factory: Callable[..., SimRunner], *others: tuple[str, int]) -> SimRunner:
+    """payments-0 on brokers 1 and 2, unclean off: 2 falls 500 records behind, 1 dies, 2 comes back out of
+    sync; `others` (name, partitions; RF 3) stand beside it."""
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
+    for name, partitions in others:
+        sim.call(lambda c, name=name, partitions=partitions: c.create_topic(name, partitions, 3))
+    sim.crash(2)
+    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
+    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
+    sim.restore(2)
+    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
+    return sim

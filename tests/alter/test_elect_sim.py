@@ -13,7 +13,7 @@ import pytest
 
 from kafkatui.alter.elect_cli import main_elect
 from kafkatui.sim.runner import SimRunner
-from tests.alter.support import Tty, records, sim_leaders, skewed_cluster
+from tests.alter.support import Tty, offline_cluster, records, sim_leaders, skewed_cluster
 
 pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
@@ -123,15 +123,7 @@ def test_bad_arguments(sim: SimRunner, capsys: pytest.CaptureFixture[str]) -> No
 @pytest.fixture
 def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """payments-0 on brokers 1 and 2, unclean off: 2 falls behind, 1 dies, 2 comes back out of sync."""
-    sim = sim_factory(3)
-    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
-    sim.crash(2)
-    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
-    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
-    sim.restore(2)
-    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
+    sim = offline_cluster(sim_factory)
     assert sim.call(lambda c: c.partition("payments", 0).leader) == -1
     return sim
 

@@ -25,7 +25,14 @@ from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.reassign import ReassignScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.screens.unclean import UncleanScreen
-from tests.alter.support import racked_cluster, records, replicas_isr, sim_leaders, skewed_cluster
+from tests.alter.support import (
+    offline_cluster,
+    racked_cluster,
+    records,
+    replicas_isr,
+    sim_leaders,
+    skewed_cluster,
+)
 from tests.model.builders import healthy, snap, topic
 from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
@@ -42,17 +49,7 @@ def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
 @pytest.fixture
 def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """payments-0 on brokers 1 and 2, unclean off: 2 falls 500 records behind, 1 dies, 2 comes back."""
-    sim = sim_factory(3)
-    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
-    sim.call(lambda c: c.create_topic("orders", 1, 3))
-    sim.crash(2)
-    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
-    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
-    sim.restore(2)
-    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
-    return sim
+    return offline_cluster(sim_factory, ("orders", 1))
 
 
 @pytest.fixture
