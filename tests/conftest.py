@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,4 +45,13 @@ def kcat_path() -> str:
     path = shutil.which("kcat")
     if path is None:
         pytest.skip(reason="kcat is not installed (Debian: apt-get install kcat; `make test` installs it when run as root)")
+    return path
+
+
+@pytest.fixture
+def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The audit log in a temporary file (KAFKATUI_AUDIT_LOG), and no user profiles file."""
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
+    monkeypatch.delenv("KAFKATUI_PROFILES", raising=False)
     return path

@@ -7,31 +7,11 @@ which also checks that no file of the user's changes.
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def kafkatui(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fragments: str) -> None:
-    err = proc.stderr.strip()
-    assert proc.returncode == code, (proc.returncode, err)
-    assert len(err.splitlines()) == 1, err
-    assert "Traceback" not in err
-    for f in fragments:
-        assert f in err, err
+from tests.alter.support import assert_one_line_error, free_port, kafkatui
 
 
 @pytest.mark.parametrize(

@@ -12,19 +12,17 @@ secrets scrubbed.
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
-from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
+from kafkatui.alter.admin import AdminUser
 from kafkatui.alter.plan import OVERRIDE_SOURCE, ChangePlan, ConfigChange
 from kafkatui.alter.risk import current_value
-from kafkatui.kafka.errors import UsageError, one_line, scrub
-from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot, ConfigValue
 
 VERIFY_SECONDS = 5.0
@@ -59,28 +57,8 @@ class Verified:
         return self.error is None
 
 
-def _quiet_logger() -> logging.Logger:
-    logger = logging.Logger("kafkatui.alter.librdkafka", logging.CRITICAL)
-    logger.propagate = False
-    logger.addHandler(logging.NullHandler())
-    return logger
-
-
-class ConfigAlterer:
+class ConfigAlterer(AdminUser):
     """Sends IncrementalAlterConfigs for a plan with the user's connection settings."""
-
-    def __init__(self, settings: ConnectionSettings) -> None:
-        self.settings = settings
-        self._secrets = settings.secrets()
-        conf: dict[str, Any] = dict(settings.to_confluent())
-        conf["logger"] = _quiet_logger()
-        try:
-            self._admin = AdminClient(conf)
-        except (KafkaException, TypeError, ValueError) as exc:
-            raise UsageError(f"invalid client settings: {scrub(str(exc), self._secrets)}") from None
-
-    def _text(self, text: str) -> str:
-        return one_line(scrub(text, self._secrets))
 
     def send(self, plan: ChangePlan, validate_only: bool) -> list[ResourceResult]:
         """One result per resource, in plan order. Never raises for a broker's refusal."""

@@ -22,12 +22,11 @@ from kafkatui.alter import audit
 from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified, verify
 from kafkatui.alter.errors import PartialFailureError, ValidationRefusedError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
-from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.alter.plan import ChangePlan, build_plan, label, targets
 from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
-from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.model.health import assess
 from kafkatui.options import add_connection_arguments, connection_from
 
@@ -119,10 +118,6 @@ def _summary(verified: Sequence[Verified], out: TextIO) -> None:
     out.write(f"{ok} of {len(verified)} changes applied and verified\n")
 
 
-def _writes_allowed(ns: argparse.Namespace, conn: ResolvedConnection) -> None:
-    require_writes(ns.write, conn)
-
-
 def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
         err: TextIO | None = None) -> int:
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
@@ -144,11 +139,7 @@ def _run(ns: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int
         return 0
     if not ns.revert_last:
         _plan(ns)  # bad values are refused before any connection
-    conn = connection_from(ns)
-    for w in conn.warnings:
-        err.write(f"kafkatui: warning: {w}\n")
-    if not ns.dry_run:
-        _writes_allowed(ns, conn)
+    conn = connect(ns, err, writes=not ns.dry_run)
     from kafkatui.kafka.source import KafkaClusterSource
 
     source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient
 
 from kafkatui.alter import audit
-from kafkatui.alter.apply import _quiet_logger
+from kafkatui.alter.admin import AdminUser
 from kafkatui.alter.elect import PreferredPlan, UncleanPlan
-from kafkatui.kafka.errors import UsageError, one_line, scrub
+from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
 
@@ -30,21 +29,8 @@ NOT_NEEDED = "ELECTION_NOT_NEEDED"
 """The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
 
 
-class LeaderElector:
+class LeaderElector(AdminUser):
     """Sends ElectLeaders with the user's connection settings."""
-
-    def __init__(self, settings: ConnectionSettings) -> None:
-        self.settings = settings
-        self._secrets = settings.secrets()
-        conf: dict[str, Any] = dict(settings.to_confluent())
-        conf["logger"] = _quiet_logger()
-        try:
-            self._admin = AdminClient(conf)
-        except (KafkaException, TypeError, ValueError) as exc:
-            raise UsageError(f"invalid client settings: {scrub(str(exc), self._secrets)}") from None
-
-    def _text(self, text: str) -> str:
-        return one_line(scrub(text, self._secrets))
 
     def elect(self, unclean: bool, partitions: Iterable[Key]) -> dict[Key, str | None]:
         """Per partition the broker's error (None: elected). Never raises for a broker's refusal."""

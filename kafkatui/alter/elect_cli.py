@@ -32,12 +32,12 @@ from kafkatui.alter.elect import (
 )
 from kafkatui.alter.elect_apply import run_preferred, run_unclean
 from kafkatui.alter.errors import NotConfirmedError, PartialFailureError
-from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
-from kafkatui.options import add_connection_arguments, connection_from
+from kafkatui.options import add_connection_arguments
 
 EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
           "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline)")
@@ -120,11 +120,7 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     try:
         _check_args(ns)
-        conn = connection_from(ns)
-        for w in conn.warnings:
-            err.write(f"kafkatui: warning: {w}\n")
-        if not (ns.dry_run or ns.export):
-            require_writes(ns.write, conn)
+        conn = connect(ns, err, writes=not (ns.dry_run or ns.export))
         if ns.unclean:
             return _unclean(ns, conn, stdin, out, err)
         return _preferred(ns, conn, stdin, out, err)

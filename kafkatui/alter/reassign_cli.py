@@ -32,7 +32,7 @@ from kafkatui.alter.errors import (
     StillRunningError,
     ValidationRefusedError,
 )
-from kafkatui.alter.guard import require_writes, typed_confirmation
+from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.alter.reassign import (
     PartitionMove,
     Progress,
@@ -52,7 +52,7 @@ from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.options import add_connection_arguments, connection_from
+from kafkatui.options import add_connection_arguments
 
 EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
           "12 writes disabled, 13 throttle refused (validate-only), 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
@@ -138,11 +138,7 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     try:
         mode = _check_args(ns)
-        conn = connection_from(ns)
-        for w in conn.warnings:
-            err.write(f"kafkatui: warning: {w}\n")
-        if not (ns.dry_run or ns.export):
-            require_writes(ns.write, conn)
+        conn = connect(ns, err, writes=not (ns.dry_run or ns.export))
         source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)
         try:
             snapshot = source.snapshot()  # first: connection failures get their own exit codes (5-9)

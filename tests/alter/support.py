@@ -1,4 +1,4 @@
-"""Helpers the elect and reassign tests share: a typed-into terminal, the audit log, the command line."""
+"""Helpers the write-command tests share: a typed-into terminal, the audit log, the command line, clusters."""
 
 from __future__ import annotations
 
@@ -57,3 +57,56 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], code: int, *fr
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     for f in fragments:
         assert f in err, err
+
+
+RECORDS_PER_PARTITION = 30_000
+RATE = 20_000.0  # records a follower copies per simulated second: about 1.5 s of copying per partition
+
+
+def racked_cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
+    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
+    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
+    sim.call(lambda c: c.create_topic("orders", 3, 1))
+    for i in range(3):
+        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
+                                         RECORDS_PER_PARTITION, 1, 1000))
+    return sim
+
+
+def replicas_isr(sim: SimRunner, topic: str = "orders") -> list[tuple[list[int], list[int]]]:
+    """Each partition's replicas and ISR as the simulator holds them."""
+    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(topic).partitions])
+
+
+NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
+
+
+def skewed_cluster(sim_factory: Callable[..., SimRunner], *topics: tuple[str, int]) -> SimRunner:
+    """3 brokers holding `topics` (name, partitions; RF 3); broker 1 crashed and came back with auto leader
+    rebalance off, so it leads nothing."""
+    sim = sim_factory(3, static_configs=NO_REBALANCE)
+    for name, partitions in topics:
+        sim.call(lambda c, name=name, partitions=partitions: c.create_topic(name, partitions, 3))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
+    sim.restore(1)
+    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
+    assert 1 not in sim_leaders(sim).values()
+    return sim
+
+
+def offline_cluster(sim_factory: Callable[..., SimRunner], *others: tuple[str, int]) -> SimRunner:
+    """payments-0 on brokers 1 and 2, unclean off: 2 falls 500 records behind, 1 dies, 2 comes back out of
+    sync; `others` (name, partitions; RF 3) stand beside it."""
+    sim = sim_factory(3)
+    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
+    for name, partitions in others:
+        sim.call(lambda c, name=name, partitions=partitions: c.create_topic(name, partitions, 3))
+    sim.crash(2)
+    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
+    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
+    sim.crash(1)
+    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
+    sim.restore(2)
+    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
+    return sim

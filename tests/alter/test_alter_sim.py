@@ -17,32 +17,12 @@ from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot, ConfigValue
 from kafkatui.sim.runner import SimRunner
+from tests.alter.support import Tty
 
 MIN_ISR = "min.insync.replicas"
 
 
-class Tty(io.StringIO):
-    """A terminal's stdin: confirmations typed by the test."""
-
-    def __init__(self, text: str, before_read: Callable[[], None] | None = None) -> None:
-        super().__init__(text)
-        self._before = before_read
-
-    def isatty(self) -> bool:
-        return True
-
-    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
-        if self._before is not None:
-            self._before()
-        return super().readline(-1 if size is None else size)
-
-
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    monkeypatch.delenv("KAFKATUI_PROFILES", raising=False)
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 @pytest.fixture

@@ -13,17 +13,9 @@ import pytest
 
 from kafkatui.alter.elect_cli import main_elect
 from kafkatui.sim.runner import SimRunner
-from tests.alter.support import Tty, records, sim_leaders
+from tests.alter.support import Tty, offline_cluster, records, sim_leaders, skewed_cluster
 
-NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
-
-
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    monkeypatch.delenv("KAFKATUI_PROFILES", raising=False)
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 def elect(sim: SimRunner, *args: str, stdin: Tty | None = None) -> int:
@@ -33,15 +25,7 @@ def elect(sim: SimRunner, *args: str, stdin: Tty | None = None) -> int:
 @pytest.fixture
 def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """Broker 1 crashed and came back with auto leader rebalance off: it leads nothing."""
-    sim = sim_factory(3, static_configs=NO_REBALANCE)
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
-    sim.call(lambda c: c.create_topic("payments", 3, 3))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
-    sim.restore(1)
-    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
-    assert 1 not in sim_leaders(sim).values()
-    return sim
+    return skewed_cluster(sim_factory, ("orders", 6), ("payments", 3))
 
 
 def test_read_only_refusal(skewed: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:
@@ -139,15 +123,7 @@ def test_bad_arguments(sim: SimRunner, capsys: pytest.CaptureFixture[str]) -> No
 @pytest.fixture
 def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """payments-0 on brokers 1 and 2, unclean off: 2 falls behind, 1 dies, 2 comes back out of sync."""
-    sim = sim_factory(3)
-    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
-    sim.crash(2)
-    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
-    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
-    sim.restore(2)
-    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
+    sim = offline_cluster(sim_factory)
     assert sim.call(lambda c: c.partition("payments", 0).leader) == -1
     return sim
 

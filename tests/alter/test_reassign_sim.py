@@ -13,37 +13,18 @@ from kafkatui.alter.reassign_cli import main_reassign
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.events import EventKind
 from kafkatui.sim.runner import SimRunner
-from tests.alter.support import Tty, records
+from tests.alter.support import RATE, RECORDS_PER_PARTITION, Tty, racked_cluster, records, replicas_isr
 
-RECORDS_PER_PARTITION = 30_000
-RATE = 20_000.0  # records a follower copies per simulated second: about 1.5 s of copying per partition
-
-
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    monkeypatch.delenv("KAFKATUI_PROFILES", raising=False)
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 @pytest.fixture
 def racked(sim_factory: Callable[..., SimRunner]) -> SimRunner:
-    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
-    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
-    sim.call(lambda c: c.create_topic("orders", 3, 1))
-    for i in range(3):
-        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
-                                         RECORDS_PER_PARTITION, 1, 1000))
-    return sim
+    return racked_cluster(sim_factory)
 
 
 def reassign(sim: SimRunner, *args: str, stdin: Tty | None = None) -> int:
     return main_reassign(["--bootstrap", sim.bootstrap, *args], stdin=stdin)
-
-
-def replicas_isr(sim: SimRunner, topic: str = "orders") -> list[tuple[list[int], list[int]]]:
-    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(topic).partitions])
 
 
 def rack_of(sim: SimRunner) -> dict[int, str | None]:

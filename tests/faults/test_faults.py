@@ -19,9 +19,10 @@ import asyncio
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual import events
@@ -226,6 +227,15 @@ def dashboard(sim: SimRunner, brokers: tuple[int, ...], history: Path) -> tuple[
     return KafkaTuiApp(feed, refresh_seconds=REFRESH, source_label="faults"), source, feed
 
 
+def run_dashboard(scenario: Callable[[], Coroutine[Any, Any, None]], source: TimedSource, feed: Feed) -> None:
+    """Run the Pilot `scenario`; then, even if it failed, let the refresh in flight land and close the feed."""
+    try:
+        asyncio.run(scenario())
+    finally:
+        source.wait_idle(feed)
+        feed.close()
+
+
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
 def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
     sim = cluster(sim_factory)
@@ -286,11 +296,7 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
             assert app.is_running and app.return_code is None
             errors.extend(s for s in [app.state.error] if s)
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        source.wait_idle(feed)
-        feed.close()
+    run_dashboard(scenario, source, feed)
     assert app._exception is None and app.return_code in (None, 0)
     assert not errors, f"refreshes failed while the cluster was readable: {errors}"
     polls = source.polls
@@ -352,11 +358,7 @@ def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
             marks["view"] = await until(lambda: not app.state.stale and "STALE" not in summary_text(app), 40) or 0
             assert marks["view"]
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        source.wait_idle(feed)
-        feed.close()
+    run_dashboard(scenario, source, feed)
     assert app._exception is None
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK, (
         f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster")
@@ -395,11 +397,7 @@ def test_bootstrap_broker_stays_down_while_the_others_blink(
             assert marks["view"], f"never recovered: {summary_text(app)!r}"
             assert "(down: 3)" in summary_text(app)
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        source.wait_idle(feed)
-        feed.close()
+    run_dashboard(scenario, source, feed)
     assert app._exception is None
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK
     check_snapshots_against_truth(source.polls, truth)
@@ -420,11 +418,7 @@ def test_quitting_during_an_outage_records_the_gap(sim_factory: Callable[..., Si
             assert await until(lambda: app.state.failures >= 2, REFRESH + 3 * ATTEMPT_MAX)
             await pilot.press("q")
 
-    try:
-        asyncio.run(scenario())
-    finally:
-        source.wait_idle(feed)
-        feed.close()
+    run_dashboard(scenario, source, feed)
     assert app._exception is None and app.return_code in (None, 0)
     counts = check_recording(tmp_path, source.polls)
     assert counts["gaps"] == 1 and counts["failures"] >= 2

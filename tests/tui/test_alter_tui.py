@@ -37,11 +37,7 @@ MIN_ISR = "min.insync.replicas"
 UNCLEAN = "unclean.leader.election.enable"
 
 
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 @pytest.fixture

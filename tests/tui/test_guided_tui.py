@@ -25,69 +25,40 @@ from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.reassign import ReassignScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.screens.unclean import UncleanScreen
-from tests.alter.support import records, sim_leaders
+from tests.alter.support import (
+    offline_cluster,
+    racked_cluster,
+    records,
+    replicas_isr,
+    sim_leaders,
+    skewed_cluster,
+)
 from tests.model.builders import healthy, snap, topic
 from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
 
-NO_REBALANCE = {"auto.leader.rebalance.enable": "false"}
-RECORDS_PER_PARTITION = 30_000
-RATE = 20_000.0  # records a follower copies per simulated second
-
-
-@pytest.fixture(autouse=True)
-def audit_log(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KAFKATUI_AUDIT_LOG", str(path))
-    return path
+pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
 
 @pytest.fixture
 def skewed(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """Broker 1 crashed and came back with auto leader rebalance off: it leads nothing."""
-    sim = sim_factory(3, static_configs=NO_REBALANCE)
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: all(p.leader not in (1, -1) for p in c.partitions()), 15)
-    sim.restore(1)
-    assert sim.wait_for(lambda c: all(len(p.isr) == 3 for p in c.partitions()), 15)
-    assert 1 not in sim_leaders(sim).values()
-    return sim
+    return skewed_cluster(sim_factory, ("orders", 6))
 
 
 @pytest.fixture
 def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     """payments-0 on brokers 1 and 2, unclean off: 2 falls 500 records behind, 1 dies, 2 comes back."""
-    sim = sim_factory(3)
-    sim.call(lambda c: c.create_topic("payments", assignment={0: [1, 2]}))
-    sim.call(lambda c: c.create_topic("orders", 1, 3))
-    sim.crash(2)
-    assert sim.wait_for(lambda c: c.partition("payments", 0).isr == [1], 15)
-    sim.call(lambda c: c.append(1, "payments", 0, None, 500, 1, 1000))
-    sim.crash(1)
-    assert sim.wait_for(lambda c: c.brokers[1].fenced and c.partition("payments", 0).leader == -1, 15)
-    sim.restore(2)
-    assert sim.wait_for(lambda c: not c.brokers[2].fenced, 15)
-    return sim
+    return offline_cluster(sim_factory, ("orders", 1))
 
 
 @pytest.fixture
 def racked(sim_factory: Callable[..., SimRunner]) -> SimRunner:
-    """6 brokers on racks a, b, c; orders (3 partitions, RF 1) holding data to copy."""
-    sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
-    sim.call(lambda c: c.create_topic("orders", 3, 1))
-    for i in range(3):
-        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
-                                         RECORDS_PER_PARTITION, 1, 1000))
-    return sim
-
-
-def replicas_isr(sim: SimRunner, name: str = "orders") -> list[tuple[list[int], list[int]]]:
-    return sim.call(lambda c: [(list(p.replicas), list(p.isr)) for p in c.topic(name).partitions])
+    return racked_cluster(sim_factory)
 
 
 def status(app: KafkaTuiApp) -> str:
-    return text_of(app.screen.query_one("#guided-status"))  # type: ignore[arg-type]
+    return text_of(app.screen.query_one("#preview-status"))  # type: ignore[arg-type]
 
 
 async def open_topic(pilot: Pilot[Any], app: KafkaTuiApp, name: str) -> None:

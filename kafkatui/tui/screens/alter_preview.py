@@ -10,29 +10,25 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, LoadingIndicator, Static, TextArea
+from textual.widgets import Button, Checkbox, Static
 
 from kafkatui.alter.apply import Verified
 from kafkatui.alter.cli import render_preview
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.plan import STATIC_KEYS, ChangePlan
 from kafkatui.alter.risk import ChangePreview, preview
-from kafkatui.kafka.errors import KafkaTuiError, one_line
+from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import alter_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
-
-if TYPE_CHECKING:
-    from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.screens.preview_modal import PreviewModal
 
 
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
@@ -76,7 +72,7 @@ def results_text(verified: Sequence[Verified], audited: bool = True) -> Text:
     return t
 
 
-class AlterPreviewScreen(ModalScreen[None]):
+class AlterPreviewScreen(PreviewModal):
     """Preview, export, and (with writes on) validate -> confirm -> apply -> verify -> audit."""
 
     BINDINGS = [
@@ -88,20 +84,13 @@ class AlterPreviewScreen(ModalScreen[None]):
     ]
 
     DEFAULT_CSS = """
-    AlterPreviewScreen { align: center middle; }
-    AlterPreviewScreen #preview-box { width: 96%; max-width: 140; height: 94%; border: round $primary;
-                                      background: $surface; padding: 0 1; }
-    AlterPreviewScreen #preview-scroll { height: 1fr; }
-    AlterPreviewScreen #preview-table { height: auto; }
-    AlterPreviewScreen #preview-status { height: auto; margin-top: 1; }
     AlterPreviewScreen #strimzi { margin-top: 1; }
-    AlterPreviewScreen #spinner { height: 1; display: none; }
-    AlterPreviewScreen.busy #spinner { display: block; }
-    AlterPreviewScreen #export { height: 12; display: none; margin-top: 1; }
-    AlterPreviewScreen #export.visible { display: block; }
-    AlterPreviewScreen #preview-buttons { height: auto; align: right middle; }
-    AlterPreviewScreen Button { margin-left: 1; }
     """
+
+    subtitle = "Esc closes · x command line · y Strimzi YAML · c copies the export"
+    export_button = "#export-commands"
+    in_flight = "the change is being sent"
+    copy_hint = "x for the command line, y for the Strimzi YAML"
 
     def __init__(self, plan: ChangePlan, heading: str = "alter") -> None:
         super().__init__()
@@ -113,68 +102,40 @@ class AlterPreviewScreen(ModalScreen[None]):
         self.strimzi = False  # the user says the topics are managed by Strimzi
         self._shown: ClusterSnapshot | None = None
 
-    @property
-    def dash(self) -> KafkaTuiApp:
-        from kafkatui.tui.app import KafkaTuiApp
+    def under_body(self) -> ComposeResult:
+        if self.plan.topics:
+            yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
 
-        assert isinstance(self.app, KafkaTuiApp)
-        return self.app
+    def buttons(self) -> ComposeResult:
+        yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
+        yield Button("kafka-configs command", id="export-commands")
+        yield Button("Strimzi YAML", id="export-yaml")
+        yield Button("Close", id="close")
 
-    @property
-    def writes(self) -> bool:
-        return not self.dash.read_only and self.dash.settings is not None
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="preview-box"):
-            with VerticalScroll(id="preview-scroll"):
-                yield Static(id="preview-table")
-                if self.plan.topics:
-                    yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)",
-                                   id="strimzi")
-                yield Static(id="preview-status")
-                yield LoadingIndicator(id="spinner")
-                yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="export")
-            with Horizontal(id="preview-buttons"):
-                yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
-                yield Button("kafka-configs command", id="export-commands")
-                yield Button("Strimzi YAML", id="export-yaml")
-                yield Button("Close", id="close")
-
-    def on_mount(self) -> None:
-        box = self.query_one("#preview-box")
+    def box_title(self) -> str:
         n = len(self.plan.changes)
-        box.border_title = f"preview: {self.heading} ({n} change{'s' if n != 1 else ''})"
-        box.border_subtitle = "Esc closes · x command line · y Strimzi YAML · c copies the export"
-        snapshot = self.dash.state.snapshot
-        if snapshot is not None:
-            self.show_preview(snapshot)
-        if self.writes:
-            self._status(Text("Apply sends a validate-only request first; nothing changes before you confirm.",
-                              style="dim"))
-            self.query_one("#apply", Button).focus()
-        else:
-            self._status(Text("read-only: Apply needs kafkatui started with --write (or writes: true in the "
-                              "profile); Export is always allowed.", style="yellow"))
-            self.query_one("#export-commands", Button).focus()
+        return f"preview: {self.heading} ({n} change{'s' if n != 1 else ''})"
+
+    def offer_apply(self) -> None:
+        self.status(Text("Apply sends a validate-only request first; nothing changes before you confirm.",
+                         style="dim"))
+        self.query_one("#apply", Button).focus()
 
     def update_state(self, state: ViewState) -> None:
         """Called by the app after every refresh: the preview follows the live data until Apply."""
         if self.before is None and state.snapshot is not None:
-            self.show_preview(state.snapshot)
+            self.show(state.snapshot)
 
-    def show_preview(self, snapshot: ClusterSnapshot) -> None:
+    def show(self, snapshot: ClusterSnapshot) -> None:
         self._shown = snapshot
-        self.query_one("#preview-table", Static).update(preview_text(preview_items(self.plan, snapshot,
+        self.query_one("#preview-body", Static).update(preview_text(preview_items(self.plan, snapshot,
                                                                                    self.strimzi)))
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
         self.strimzi = event.value
         if self._shown is not None:
-            self.show_preview(self._shown)
-
-    def _status(self, text: Text) -> None:
-        self.query_one("#preview-status", Static).update(text)
+            self.show(self._shown)
 
     def _busy(self, busy: bool) -> None:
         self.set_class(busy, "busy")
@@ -193,20 +154,6 @@ class AlterPreviewScreen(ModalScreen[None]):
         elif button == "close":
             self.action_close()
 
-    async def action_quit(self) -> None:
-        """q waits while a change is in flight, so none is left applied but not audited."""
-        if self.has_class("busy"):
-            self.notify("the change is being sent: wait for its result before quitting", severity="warning",
-                        timeout=3)
-            return
-        self.app.exit()
-
-    def action_close(self) -> None:
-        if self.has_class("busy"):
-            self.notify("the change is being sent: wait for its result", severity="warning", timeout=2)
-            return
-        self.dismiss(None)
-
     # export ------------------------------------------------------------------
     def export_text(self, kind: str) -> str:
         if kind == "kafka-configs":
@@ -222,88 +169,64 @@ class AlterPreviewScreen(ModalScreen[None]):
         except KafkaTuiError as exc:  # e.g. per-broker configs have no Strimzi form
             self.notify(str(exc), severity="warning", timeout=5)
             return
-        area = self.query_one("#export", TextArea)
-        area.load_text(text)
-        area.border_title = "kafka-configs.sh" if kind == "kafka-configs" else "Strimzi YAML"
-        area.add_class("visible")
         self.export_kind = kind
-        area.scroll_visible()
-
-    def action_copy_export(self) -> None:
-        area = self.query_one("#export", TextArea)
-        if self.export_kind is None:
-            self.notify("nothing exported yet: x for the command line, y for the Strimzi YAML", timeout=3)
-            return
-        self.app.copy_to_clipboard(area.text)
-        self.notify("copied the export to the clipboard (OSC 52)", timeout=2)
+        self.show_export(text, "kafka-configs.sh" if kind == "kafka-configs" else "Strimzi YAML")
 
     # apply -------------------------------------------------------------------
     def action_apply(self) -> None:
         if not self.writes:
-            from kafkatui.tui.screens.readonly import ReadOnlyScreen
-
-            self.app.push_screen(ReadOnlyScreen(self.heading))
+            self.refuse_read_only()
             return
-        if self.has_class("busy") or self.verified is not None:
+        if self.busy or self.verified is not None:
             return
         self._busy(True)
-        self._status(Text("validate-only request: asking the brokers whether they accept the change…"))
+        self.status(Text("validate-only request: asking the brokers whether they accept the change…"))
         self._validate()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="alter")
     def _validate(self) -> None:
         settings = self.dash.settings
         assert settings is not None
-        try:
-            checked: alter_jobs.Validated | str = alter_jobs.validate(settings, self.plan)
-        except KafkaTuiError as exc:
-            checked = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            checked = one_line(f"internal error: {exc!r}")
+        checked: alter_jobs.Validated | str = result_or_error(lambda: alter_jobs.validate(settings, self.plan))
         self.app.call_from_thread(self._validated, checked)
 
     def _validated(self, checked: alter_jobs.Validated | str) -> None:
         self._busy(False)
         if isinstance(checked, str):
-            self._status(Text(f"✖ {checked}: nothing changed", style="bold red"))
+            self.status(Text(f"✖ {checked}: nothing changed", style="bold red"))
             return
         self.before = checked.snapshot
-        self.show_preview(checked.snapshot)  # current values as the brokers report them now
+        self.show(checked.snapshot)  # current values as the brokers report them now
         problems = checked.refusals
         if problems:
             t = Text("✖ the brokers refused the validate-only request: nothing changed\n", style="bold red")
             for line in problems:
                 t.append(f"refused  {line}\n")
-            self._status(t)
+            self.status(t)
             self.notify(f"validate-only refused: {problems[0]}", severity="error", timeout=8)
             return
-        self._status(Text(f"validate-only: the brokers accept all {len(self.plan.changes)} changes", style="green"))
+        self.status(Text(f"validate-only: the brokers accept all {len(self.plan.changes)} changes", style="green"))
         self.app.push_screen(ConfirmScreen(self.plan, self.heading), self._confirmed)
 
     def _confirmed(self, ok: bool | None) -> None:
         if not ok:
-            self._status(Text("not confirmed: nothing changed", style="yellow"))
+            self.status(Text("not confirmed: nothing changed", style="yellow"))
             return
         self._busy(True)
-        self._status(Text("applying with IncrementalAlterConfigs, then re-describing to verify…"))
+        self.status(Text("applying with IncrementalAlterConfigs, then re-describing to verify…"))
         self._apply()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="alter")
     def _apply(self) -> None:
         settings, before = self.dash.settings, self.before
         assert settings is not None and before is not None
-        try:
-            done: alter_jobs.Applied | str = alter_jobs.apply(settings, self.plan, before)
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: alter_jobs.Applied | str = result_or_error(lambda: alter_jobs.apply(settings, self.plan, before))
         self.app.call_from_thread(self._applied, done)
 
     def _applied(self, done: alter_jobs.Applied | str) -> None:
         if isinstance(done, str):
             self._busy(False)
-            self._status(Text(f"✖ {done}", style="bold red"))
+            self.status(Text(f"✖ {done}", style="bold red"))
             self.notify(done, severity="error", timeout=8)
             return
         verified = list(done.verified)
@@ -313,7 +236,7 @@ class AlterPreviewScreen(ModalScreen[None]):
         if done.audit_error is not None:
             status.append(f"\n✖ {done.audit_error}", style="bold red")
             self.notify(done.audit_error, severity="error", timeout=10)
-        self._status(status)
+        self.status(status)
         failed = [v for v in verified if not v.ok]
         if failed:
             self.notify(f"{len(failed)} of {len(verified)} changes failed: {failed[0].change.label} "

@@ -16,10 +16,10 @@ from textual import work
 from kafkatui.alter.elect import PreferredPlan, election_command, leader_counts, preferred_plan
 from kafkatui.alter.elect_apply import ElectionOutcome
 from kafkatui.alter.elect_cli import BY_HAND_MAX, counts_table, render_preferred
-from kafkatui.kafka.errors import KafkaTuiError, one_line
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
 
@@ -128,12 +128,8 @@ class ElectPreviewScreen(GuidedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _elect(self, plan: PreferredPlan, cluster_id: str | None) -> None:
-        try:
-            done: ElectionOutcome | str = guided_jobs.elect_preferred(self.settings, plan, cluster_id)
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: ElectionOutcome | str = result_or_error(
+            lambda: guided_jobs.elect_preferred(self.settings, plan, cluster_id))
         self.app.call_from_thread(self._elected, done)
 
     def _elected(self, done: ElectionOutcome | str) -> None:

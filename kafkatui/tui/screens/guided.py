@@ -12,16 +12,14 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, LoadingIndicator, Static, TextArea
+from textual.widgets import Button, Static
 
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.screens.preview_modal import PreviewModal
 
 if TYPE_CHECKING:
     from kafkatui.kafka.settings import ConnectionSettings
-    from kafkatui.tui.app import KafkaTuiApp
 
 
 def tool_lines(text: str, warn_prefix: str = "! ") -> Text:
@@ -34,7 +32,7 @@ def tool_lines(text: str, warn_prefix: str = "! ") -> Text:
     return t
 
 
-class GuidedScreen(ModalScreen[None]):
+class GuidedScreen(PreviewModal):
     """Preview -> (writes on) Apply -> typed confirmation -> worker -> results. Export always works."""
 
     BINDINGS = [
@@ -44,21 +42,6 @@ class GuidedScreen(ModalScreen[None]):
         Binding("r", "refresh", "refresh"),
         Binding("q", "quit", "quit", show=False),
     ]
-
-    DEFAULT_CSS = """
-    GuidedScreen { align: center middle; }
-    GuidedScreen #guided-box { width: 96%; max-width: 140; height: 94%; border: round $primary;
-                               background: $surface; padding: 0 1; }
-    GuidedScreen #guided-scroll { height: 1fr; }
-    GuidedScreen #guided-body { height: auto; }
-    GuidedScreen #guided-status { height: auto; margin-top: 1; }
-    GuidedScreen #spinner { height: 1; display: none; }
-    GuidedScreen.busy #spinner { display: block; }
-    GuidedScreen #export { height: 12; display: none; margin-top: 1; }
-    GuidedScreen #export.visible { display: block; }
-    GuidedScreen #guided-buttons { height: auto; align: right middle; }
-    GuidedScreen Button { margin-left: 1; }
-    """
 
     heading = "guided action"
     export_title = "export"
@@ -71,18 +54,6 @@ class GuidedScreen(ModalScreen[None]):
         self.started = False  # Apply was confirmed: the body no longer follows the live data
         self._apply_offered = False  # Apply has the keyboard (or the user moved it on): don't take it again
         self.shown: ClusterSnapshot | None = None
-        self.exported = False
-
-    @property
-    def dash(self) -> KafkaTuiApp:
-        from kafkatui.tui.app import KafkaTuiApp
-
-        assert isinstance(self.app, KafkaTuiApp)
-        return self.app
-
-    @property
-    def writes(self) -> bool:
-        return not self.dash.read_only and self.dash.settings is not None
 
     @property
     def settings(self) -> ConnectionSettings:
@@ -98,45 +69,17 @@ class GuidedScreen(ModalScreen[None]):
         return snap.bootstrap if snap is not None and snap.bootstrap else "B"
 
     # layout ------------------------------------------------------------------
-    def controls(self) -> ComposeResult:
-        """Widgets above the body (choices); none by default."""
-        yield from ()
+    def buttons(self) -> ComposeResult:
+        yield Button(self.apply_label, id="apply", variant="error", disabled=True)
+        yield Button(self.export_title, id="export-button")
+        yield Button("Close", id="close")
 
-    def under_status(self) -> ComposeResult:
-        """Widgets under the status line (progress); none by default."""
-        yield from ()
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="guided-box"):
-            with VerticalScroll(id="guided-scroll"):
-                yield from self.controls()
-                yield Static(id="guided-body")
-                yield Static(id="guided-status")
-                yield from self.under_status()
-                yield LoadingIndicator(id="spinner")
-                yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, id="export")
-            with Horizontal(id="guided-buttons"):
-                yield Button(self.apply_label, id="apply", variant="error", disabled=True)
-                yield Button(self.export_title, id="export-button")
-                yield Button("Close", id="close")
-
-    def on_mount(self) -> None:
-        box = self.query_one("#guided-box")
-        box.border_title = self.heading
-        box.border_subtitle = self.subtitle
-        snapshot = self.dash.state.snapshot
-        if snapshot is not None:
-            self.show(snapshot)
-        if self.writes:
-            self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
-            apply = self.query_one("#apply", Button)
-            if not apply.disabled:
-                self._apply_offered = True
-                apply.focus()
-        else:
-            self.status(Text("read-only: Apply needs kafkatui started with --write (or writes: true in the "
-                             "profile); Export is always allowed.", style="yellow"))
-            self.query_one("#export-button", Button).focus()
+    def offer_apply(self) -> None:
+        self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
+        apply = self.query_one("#apply", Button)
+        if not apply.disabled:
+            self._apply_offered = True
+            apply.focus()
 
     def update_state(self, state: ViewState) -> None:
         """Called by the app after every refresh: the preview follows the live data until Apply."""
@@ -146,7 +89,7 @@ class GuidedScreen(ModalScreen[None]):
     def show(self, snapshot: ClusterSnapshot) -> None:
         self.shown = snapshot
         body, ready = self.render_body(snapshot)
-        self.query_one("#guided-body", Static).update(body)
+        self.query_one("#preview-body", Static).update(body)
         apply = self.query_one("#apply", Button)
         was_disabled, had_focus = apply.disabled, apply.has_focus
         apply.disabled = not (ready and self.writes) or self.started or self.busy
@@ -160,17 +103,6 @@ class GuidedScreen(ModalScreen[None]):
     def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
         """The preview from `snapshot`, and whether there is anything to apply."""
         raise NotImplementedError
-
-    def status(self, text: Text, reveal: bool = False) -> None:
-        """Show `text` under the preview; `reveal` scrolls to it (results below a long preview)."""
-        widget = self.query_one("#guided-status", Static)
-        widget.update(text)
-        if reveal:
-            self.call_after_refresh(widget.scroll_visible)
-
-    @property
-    def busy(self) -> bool:
-        return self.has_class("busy")
 
     def set_busy(self, busy: bool) -> None:
         self.set_class(busy, "busy")
@@ -191,20 +123,6 @@ class GuidedScreen(ModalScreen[None]):
         """r refreshes here too (a modal screen hides the app's keys): the preview or progress follows."""
         self.dash.action_refresh()
 
-    async def action_quit(self) -> None:
-        """q waits while a change is in flight, so none is left done but not audited."""
-        if self.busy:
-            self.notify("the request is being sent: wait for its result before quitting", severity="warning",
-                        timeout=3)
-            return
-        self.app.exit()
-
-    def action_close(self) -> None:
-        if self.busy:
-            self.notify("the request is being sent: wait for its result", severity="warning", timeout=2)
-            return
-        self.dismiss(None)
-
     # export ------------------------------------------------------------------
     def export_text(self) -> str:
         raise NotImplementedError
@@ -217,26 +135,12 @@ class GuidedScreen(ModalScreen[None]):
         if not text:
             self.notify("nothing to export: the plan is empty", timeout=3)
             return
-        area = self.query_one("#export", TextArea)
-        area.load_text(text)
-        area.border_title = self.export_title
-        area.add_class("visible")
-        self.exported = True
-        area.scroll_visible()
-
-    def action_copy_export(self) -> None:
-        if not self.exported:
-            self.notify("nothing exported yet: x shows the export", timeout=3)
-            return
-        self.app.copy_to_clipboard(self.query_one("#export", TextArea).text)
-        self.notify("copied the export to the clipboard (OSC 52)", timeout=2)
+        self.show_export(text, self.export_title)
 
     # apply -------------------------------------------------------------------
     def action_apply(self) -> None:
         if not self.writes:
-            from kafkatui.tui.screens.readonly import ReadOnlyScreen
-
-            self.app.push_screen(ReadOnlyScreen(self.heading, self.export_what))
+            self.refuse_read_only()
             return
         if self.busy or self.started or self.query_one("#apply", Button).disabled:
             return

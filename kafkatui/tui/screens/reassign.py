@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Label, ProgressBar, RadioButton, RadioSet
 
-from kafkatui.alter.errors import PartialFailureError
 from kafkatui.alter.reassign import (
     PartitionMove,
     Progress,
@@ -30,10 +29,11 @@ from kafkatui.alter.reassign import (
 from kafkatui.alter.reassign_apply import Reassigner
 from kafkatui.alter.reassign_cancel import Cancelled
 from kafkatui.alter.reassign_cli import render_plan
-from kafkatui.kafka.errors import KafkaTuiError, one_line
+from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
 
@@ -184,13 +184,8 @@ class ReassignScreen(GuidedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _start(self, plan: ReassignPlan, cluster_id: str | None) -> None:
-        try:
-            done: guided_jobs.Started | str = guided_jobs.start_reassignment(self._reassigner(), plan.moves,
-                                                                              cluster_id)
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: guided_jobs.Started | str = result_or_error(
+            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id))
         self.app.call_from_thread(self._started, done)
 
     def _started(self, done: guided_jobs.Started | str) -> None:
@@ -232,12 +227,8 @@ class ReassignScreen(GuidedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
     def _poll(self, moves: Sequence[PartitionMove], snapshot: ClusterSnapshot) -> None:
-        try:
-            state: Progress | str = guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot)
-        except KafkaTuiError as exc:
-            state = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            state = one_line(f"internal error: {exc!r}")
+        state: Progress | str = result_or_error(
+            lambda: guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot))
         self.app.call_from_thread(self._polled, state)
 
     def _polled(self, state: Progress | str) -> None:
@@ -280,15 +271,8 @@ class ReassignScreen(GuidedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _cancel(self, snapshot: ClusterSnapshot) -> None:
-        try:
-            done: Cancelled | str = guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic,
-                                                                    snapshot)
-        except PartialFailureError as exc:  # cancelled, but the throttle stayed
-            done = one_line(str(exc))
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: Cancelled | str = result_or_error(
+            lambda: guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic, snapshot))
         self.app.call_from_thread(self._cancelled, done)
 
     def _cancelled(self, done: Cancelled | str) -> None:

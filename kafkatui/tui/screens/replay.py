@@ -27,7 +27,7 @@ from kafkatui.history.replay_data import MINUTES, ReplayData, ReplayDataError
 from kafkatui.model.health import Health
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.help import LEGEND, HelpScreen
-from kafkatui.tui.screens.overview import BROKER_COLUMNS, broker_cell, broker_sort, status_cell
+from kafkatui.tui.screens.overview import BROKER_COLUMNS, broker_cell, broker_sort
 from kafkatui.tui.screens.replayed import (
     Replayed,
     ReplayMoment,
@@ -36,7 +36,7 @@ from kafkatui.tui.screens.replayed import (
     hhmm,
     replay_markup,
 )
-from kafkatui.tui.screens.topic import ids, leader_text, replicas_text
+from kafkatui.tui.screens.topic import partition_cell
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
@@ -234,18 +234,11 @@ class ReplayScreen(Replayed):
 
     def _partition_cell(self, key: PartitionKey, col: str) -> str | Text:
         ph = self._ph(key)
-        if col == "status":
-            return status_cell(ph.health)
+        shared = partition_cell(ph, col)
+        if shared is not None:
+            return shared
         if col == "partition":
             return f"{key[0]}-{key[1]}"
-        if col == "leader":
-            return leader_text(ph)
-        if col == "replicas":
-            return replicas_text(ph)
-        if col == "isr":
-            return ids(ph.isr)
-        if col == "minisr":
-            return str(ph.min_isr)
         if col == "since":
             since = self.since(key)
             return "?" if since is None else clock(since)

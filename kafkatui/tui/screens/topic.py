@@ -87,6 +87,21 @@ def leader_text(ph: PartitionHealth) -> Text:
     return t
 
 
+def partition_cell(ph: PartitionHealth, col: str) -> str | Text | None:
+    """The cells every partition table shows alike (status, leader, replicas, isr, minisr); None for others."""
+    if col == "status":
+        return status_cell(ph.health)
+    if col == "leader":
+        return leader_text(ph)
+    if col == "replicas":
+        return replicas_text(ph)
+    if col == "isr":
+        return ids(ph.isr)
+    if col == "minisr":
+        return str(ph.min_isr)
+    return None
+
+
 def headroom_text(ph: PartitionHealth) -> Text:
     """Signed headroom, then a gauge: █ per in-sync replica, ░ per replica out of the ISR."""
     h = ph.headroom
@@ -204,18 +219,11 @@ class TopicScreen(DashScreen):
 
     def _cell(self, key: int, col: str) -> str | Text:
         ph = self.detail(key)
-        if col == "status":
-            return status_cell(ph.health)
+        shared = partition_cell(ph, col)
+        if shared is not None:
+            return shared
         if col == "partition":
             return str(key)
-        if col == "leader":
-            return leader_text(ph)
-        if col == "replicas":
-            return replicas_text(ph)
-        if col == "isr":
-            return ids(ph.isr)
-        if col == "minisr":
-            return str(ph.min_isr)
         if col == "headroom":
             return headroom_text(ph)
         if col == "lag":

@@ -13,9 +13,10 @@ from textual import work
 from kafkatui.alter.elect import UncleanPlan, data_loss_warning, election_command, unclean_plan
 from kafkatui.alter.elect_apply import ElectionOutcome
 from kafkatui.alter.elect_cli import LOSE_DATA
-from kafkatui.kafka.errors import KafkaTuiError, one_line
+from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
+from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen
 
@@ -89,12 +90,8 @@ class UncleanScreen(GuidedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _elect(self, plan: UncleanPlan, cluster_id: str | None) -> None:
-        try:
-            done: ElectionOutcome | str = guided_jobs.elect_unclean(self.settings, plan, cluster_id)
-        except KafkaTuiError as exc:
-            done = one_line(str(exc))
-        except Exception as exc:  # a bug must not kill the dashboard
-            done = one_line(f"internal error: {exc!r}")
+        done: ElectionOutcome | str = result_or_error(
+            lambda: guided_jobs.elect_unclean(self.settings, plan, cluster_id))
         self.app.call_from_thread(self._elected, plan, done)
 
     def _elected(self, plan: UncleanPlan, done: ElectionOutcome | str) -> None:
