@@ -7,6 +7,7 @@ runs in a worker thread while a spinner turns; Esc and q wait while a change is 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -100,9 +101,9 @@ class GuidedScreen(PreviewModal):
             self._apply_offered = True
             apply.focus()
 
+    @abstractmethod
     def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
         """The preview from `snapshot`, and whether there is anything to apply."""
-        raise NotImplementedError
 
     def set_busy(self, busy: bool) -> None:
         self.set_class(busy, "busy")
@@ -124,8 +125,9 @@ class GuidedScreen(PreviewModal):
         self.dash.action_refresh()
 
     # export ------------------------------------------------------------------
+    @abstractmethod
     def export_text(self) -> str:
-        raise NotImplementedError
+        """What x shows and y copies: the equivalent command line or file."""
 
     def action_export(self) -> None:
         if self.shown is None:
@@ -146,9 +148,9 @@ class GuidedScreen(PreviewModal):
             return
         self.apply()
 
+    @abstractmethod
     def apply(self) -> None:
         """Ask for the confirmation(s), then run the action in a worker."""
-        raise NotImplementedError
 
     def not_confirmed(self) -> None:
         self.status(Text("not confirmed: nothing changed", style="yellow"))

@@ -7,11 +7,13 @@ a request is in flight, so nothing is left done but not audited.
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message_pump import _MessagePumpMeta
 from textual.screen import ModalScreen
 from textual.widgets import Button, LoadingIndicator, Static, TextArea
 
@@ -25,7 +27,11 @@ READ_ONLY_STATUS = ("read-only: Apply needs kafkatui started with --write (or wr
                     "profile); Export is always allowed.")
 
 
-class PreviewModal(ModalScreen[None]):
+class _AbstractScreenMeta(_MessagePumpMeta, ABCMeta):
+    """Textual's screen metaclass with ABC's check: a preview missing a hook cannot be opened."""
+
+
+class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
     """The preview box: body, status, spinner, export area, buttons; busy state and the export actions."""
 
     DEFAULT_CSS = """
@@ -82,9 +88,9 @@ class PreviewModal(ModalScreen[None]):
         """Widgets under the status line (progress); none by default."""
         yield from ()
 
+    @abstractmethod
     def buttons(self) -> ComposeResult:
         """The buttons along the bottom."""
-        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
         with Vertical(id="preview-box"):
@@ -115,13 +121,13 @@ class PreviewModal(ModalScreen[None]):
             self.status(Text(READ_ONLY_STATUS, style="yellow"))
             self.query_one(self.export_button, Button).focus()
 
+    @abstractmethod
     def show(self, snapshot: ClusterSnapshot) -> None:
         """Fill the body from `snapshot`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def offer_apply(self) -> None:
         """With writes on, when the preview opens: say what Apply does and give it the keyboard."""
-        raise NotImplementedError
 
     def status(self, text: Text, reveal: bool = False) -> None:
         """Show `text` under the preview; `reveal` scrolls to it (results below a long preview)."""
