@@ -211,29 +211,23 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
     }
     """
 
-    class Selected(Message):
+    class RowMessage(Message):
+        """A message about one row of a table (its `key`)."""
+
+        def __init__(self, table: VirtualTable[Any], key: Any) -> None:
+            self.table = table
+            self.key = key
+            super().__init__()
+
+        @property
+        def control(self) -> VirtualTable[Any]:
+            return self.table
+
+    class Selected(RowMessage):
         """Enter (or a click) on a row."""
 
-        def __init__(self, table: VirtualTable[Any], key: Any) -> None:
-            self.table = table
-            self.key = key
-            super().__init__()
-
-        @property
-        def control(self) -> VirtualTable[Any]:
-            return self.table
-
-    class Highlighted(Message):
+    class Highlighted(RowMessage):
         """The cursor moved to another row (`key` is None when the table became empty)."""
-
-        def __init__(self, table: VirtualTable[Any], key: Any) -> None:
-            self.table = table
-            self.key = key
-            super().__init__()
-
-        @property
-        def control(self) -> VirtualTable[Any]:
-            return self.table
 
     def __init__(
         self,
