@@ -73,6 +73,7 @@ class FileScan:
     garbled: int = 0
     newer: int = 0
     meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot (head only), gap records
+    snapshots: list[bytes] = field(default_factory=list)  # the snapshot lines Spark must expand, in order
 
 
 def _meta(rec: dict[str, Any]) -> dict[str, Any]:
@@ -82,10 +83,25 @@ def _meta(rec: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _scan_lines(data: bytes, scan: FileScan) -> None:
+@dataclass(slots=True)
+class SnapshotPick:
+    """Which snapshot records of a file Spark expands: every one (`all`), else those written at a
+    recorder start or after a gap, plus the file's first (`first`, for the day's first file).
+    Hourly snapshots repeat what the change records already said."""
+
+    all: bool = False
+    first: bool = False
+    seen: int = 0
+
+    def wants(self, rec: dict[str, Any]) -> bool:
+        self.seen += 1
+        return self.all or rec.get("reason") != "hour" or (self.first and self.seen == 1)
+
+
+def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
     """Count and pick out records of complete lines; the recorder's own compact lines are counted by
     substring (C speed), anything else is decoded one line at a time as `read_events` would."""
-    found: list[tuple[int, dict[str, Any]]] = []  # (offset, record): kept in file order
+    found: list[tuple[int, dict[str, Any], bytes | None]] = []  # (offset, record, snapshot line): file order
     lines = data.count(b"\n")
     fast = data.count(b"\n" + _FAST) + (1 if data.startswith(_FAST) else 0)
     if fast != lines:
@@ -102,7 +118,7 @@ def _scan_lines(data: bytes, scan: FileScan) -> None:
             else:
                 scan.events += rec.get("type") in ("partition", "broker")
                 if rec.get("type") in ("broker", "snapshot", "gap"):
-                    found.append((at, _meta(rec)))
+                    found.append((at, _meta(rec), bytes(line) if rec.get("type") == "snapshot" else None))
     scan.events += data.count(_FAST + b'partition"') + data.count(_FAST + b'broker"')
     for kind in _META_TYPES:
         needle = _FAST + kind + b'"'
@@ -110,16 +126,21 @@ def _scan_lines(data: bytes, scan: FileScan) -> None:
         while pos >= 0:
             end = data.find(b"\n", pos)
             if pos == 0 or data[pos - 1:pos] == b"\n":
-                rec = decode_line(data[pos:end])
+                line = data[pos:end]
+                rec = decode_line(line)
                 if rec is not None:
-                    found.append((pos, _meta(rec)))
+                    found.append((pos, _meta(rec), line if kind == b"snapshot" else None))
             pos = data.find(needle, end)
     found.sort(key=lambda x: x[0])
-    scan.meta.extend(m for _, m in found)
+    for _, m, snapshot in found:
+        scan.meta.append(m)
+        if snapshot is not None and pick.wants(m):
+            scan.snapshots.append(snapshot)
 
 
-def scan_file(path: Path) -> FileScan | None:
+def scan_file(path: Path, pick: SnapshotPick | None = None) -> FileScan | None:
     """Decompress every gzip member (zlib releases the GIL) and scan its lines; None when damaged."""
+    pick = pick or SnapshotPick(all=True)
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -140,7 +161,7 @@ def scan_file(path: Path) -> FileScan | None:
                 out = pending + d.decompress(view[i:end])
                 cut = out.rfind(b"\n") + 1
                 if cut:
-                    _scan_lines(out[:cut], scan)
+                    _scan_lines(out[:cut], scan, pick)
                 pending = out[cut:]
                 i = end
         except zlib.error:
@@ -149,7 +170,7 @@ def scan_file(path: Path) -> FileScan | None:
             return None
         pos = i - len(d.unused_data)
     if pending.strip():
-        _scan_lines(pending + b"\n", scan)
+        _scan_lines(pending + b"\n", scan, pick)
     return scan
 
 
@@ -163,6 +184,7 @@ class RecordingInputs:
     stats: ReadStats = field(default_factory=ReadStats)
     events: int = 0  # partition and broker records of the day
     meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot and gap records, in file order
+    snapshots: str | None = None  # JSON Lines file of the snapshot records to expand (SnapshotPick)
 
     @property
     def paths(self) -> list[str]:
@@ -171,12 +193,19 @@ class RecordingInputs:
 
 def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
     """Check and scan every file of the day (and the carry file) on two threads; a damaged file is
-    read with the recorder's reader and its good lines go to a repaired copy in `work`."""
+    read with the recorder's reader and its good lines go to a repaired copy in `work`. The snapshot
+    records Spark must expand go to ``work/snapshots.jsonl``: the carry file's, the day's first, and
+    those written at a recorder start or after a gap (every one of a damaged file)."""
     out = RecordingInputs()
     groups = [(carry_files(history, day), out.carry_paths, False), (hour_files(history, day), out.day_paths, True)]
     todo = [(path, dest, in_day) for files, dest, in_day in groups for path in files]
+    picks = [SnapshotPick(all=not in_day) for _, _, in_day in todo]
+    first_day = next((i for i, (_, _, in_day) in enumerate(todo) if in_day), None)
+    if first_day is not None:
+        picks[first_day].first = True
     with ThreadPoolExecutor(max_workers=2) as pool:
-        scans = list(pool.map(scan_file, (p for p, _, _ in todo)))
+        scans = list(pool.map(scan_file, (p for p, _, _ in todo), picks))
+    snapshot_lines: list[bytes] = []
     for (path, dest, in_day), scan in zip(todo, scans, strict=True):
         if scan is not None:
             dest.append(str(path))
@@ -184,6 +213,7 @@ def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
             out.stats.future_version += scan.newer
             out.events += scan.events if in_day else 0
             out.meta.extend(scan.meta)
+            snapshot_lines.extend(scan.snapshots)
             continue
         copy = work / "repaired" / path.parent.name / path.name
         copy.parent.mkdir(parents=True, exist_ok=True)
@@ -196,11 +226,19 @@ def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
         out.stats.future_version += stats.future_version
         out.events += sum(r.get("type") in ("partition", "broker") for r in records) if in_day else 0
         out.meta.extend(_meta(r) for r in records if r.get("type") in ("broker", "snapshot", "gap"))
+        snapshot_lines.extend(line.encode() for r, line in zip(records, lines, strict=True)
+                              if r.get("type") == "snapshot")
         out.repaired.append(str(path))
         dest.append(str(copy))
     out.stats.files = len(todo)
     for seq, m in enumerate(out.meta):
         m["seq"] = seq
+    if snapshot_lines:
+        target = work / "snapshots.jsonl"
+        with open(target, "wb") as f:
+            for line in snapshot_lines:
+                f.write(line.rstrip(b"\r\n") + b"\n")
+        out.snapshots = str(target)
     return out
 
 

@@ -82,28 +82,21 @@ EXIT_FAILED = 21
 Progress = Callable[[int, str], None]  # (stage index 0..3, or 4 when done; detail)
 
 _IDS = T.ArrayType(T.IntegerType())
-REC_SCHEMA = T.StructType([
-    T.StructField("v", T.LongType()),
-    T.StructField("type", T.StringType()),
-    T.StructField("ts", T.DoubleType()),
-    T.StructField("topic", T.StringType()),
-    T.StructField("partition", T.IntegerType()),
-    T.StructField("leader", T.IntegerType()),
-    T.StructField("replicas", _IDS),
-    T.StructField("isr", _IDS),
-    T.StructField("min_isr", T.IntegerType()),
-    T.StructField("class", T.StringType()),
-    T.StructField("broker", T.IntegerType()),
-    T.StructField("op", T.StringType()),
-    T.StructField("from", T.DoubleType()),
-    T.StructField("to", T.DoubleType()),
-    T.StructField("reason", T.StringType()),
-    T.StructField("brokers", T.ArrayType(T.ArrayType(T.StringType()))),
-    T.StructField("topics", T.MapType(T.StringType(), T.StructType([
-        T.StructField("min_isr", T.IntegerType()),
-        T.StructField("partitions", T.ArrayType(T.ArrayType(T.StringType())))]))),
-    T.StructField("_corrupt_record", T.StringType()),
-])
+
+
+def _fields(*pairs: tuple[str, T.DataType]) -> T.StructType:
+    return T.StructType([T.StructField(name, kind) for name, kind in pairs])
+
+
+# partition records only: the JSON reader converts just these fields and skips the rest of a line
+PART_SCHEMA = _fields(("v", T.LongType()), ("type", T.StringType()), ("ts", T.DoubleType()),
+                      ("topic", T.StringType()), ("partition", T.IntegerType()), ("leader", T.IntegerType()),
+                      ("replicas", _IDS), ("isr", _IDS), ("min_isr", T.IntegerType()), ("class", T.StringType()),
+                      ("_corrupt_record", T.StringType()))
+# the snapshot records the driver picked (replay_inputs.SnapshotPick)
+SNAP_SCHEMA = _fields(("ts", T.DoubleType()), ("topics", T.MapType(T.StringType(), _fields(
+    ("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))))))
+SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
 EVENT_SCHEMA = T.StructType([
     T.StructField("ts", T.LongType()),
     T.StructField("topic", T.StringType()),
@@ -169,53 +162,44 @@ def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInp
                 ) -> tuple[DataFrame | None, list[Any], list[Any], dict[str, int]]:
     """Recording event rows (lazy), broker rows and gap rows, counts.
 
-    The driver's scan (`replay_inputs.prepare_recordings`) already counted the records and picked
-    out the few broker / snapshot / gap records, so Spark reads the JSON once, in the states job
-    (no cache: caching the parsed records costs more than parsing them). A partition record is
-    one row, a snapshot record every partition it lists; hourly snapshots repeat what the change
-    records said, so only the day's first, the carry file's and those after a restart or a gap are
-    expanded (all of them when a file was torn).
+    The driver's scan (`replay_inputs.prepare_recordings`) already counted the records, picked out
+    the few broker / snapshot / gap records and wrote the snapshot records worth expanding to a
+    small file, so Spark reads the hour files once, for partition records only, with a narrow
+    schema (no cache: caching the parsed records costs more than parsing them). A snapshot record
+    is every partition it lists; it is "the state after every record before it", so its rows sort
+    after the partition records of the same instant (then in file order).
     """
     counts = {"events": rec_in.events, "torn_lines": rec_in.stats.torn + rec_in.stats.garbled,
               "newer_schema_records": rec_in.stats.future_version}
     if not rec_in.paths:
         return None, [], [], counts
-    raw = (spark.read.schema(REC_SCHEMA).option("mode", "PERMISSIVE")
-           .option("columnNameOfCorruptRecord", "_corrupt_record").json(rec_in.paths)
-           .withColumn("seq", F.monotonically_increasing_id())
-           .withColumn("ts_ms", F.round(F.col("ts") * 1000).cast("long")))
-    in_day = (F.col("ts_ms") >= cfg.day_start) & (F.col("ts_ms") < cfg.day_end)
-    bad = F.col("v").isNull() | F.col("_corrupt_record").isNotNull()
-    valid = ~bad & (F.col("v") <= 1)
-    kind = F.col("type")
-    brokers = [m for m in rec_in.meta if m["type"] in ("broker", "snapshot")]
-    gaps = [m for m in rec_in.meta if m["type"] == "gap"]
-    firsts = [m["ts_ms"] for m in rec_in.meta
-              if m["type"] == "snapshot" and cfg.day_start <= m["ts_ms"] < cfg.day_end]
-    keep = F.lit(True)
-    if not rec_in.repaired:
-        keep = (F.col("reason") != "hour") | ~in_day
-        if firsts:
-            keep = keep | (F.col("ts_ms") == min(firsts))
-
-    def event(topic: Column, partition: Column, leader: Column, isr: Column, replicas: Column,
-              min_isr: Column, cls: Column) -> Column:
-        return F.struct(F.col("ts_ms").alias("ts"), topic.alias("topic"), partition.cast("int").alias("partition"),
-                        leader.cast("int").alias("leader"), isr.alias("isr"), replicas.alias("replicas"),
-                        min_isr.cast("int").alias("min_isr"),
-                        ((cls == "OFFLINE") & (leader.cast("int") >= 0)).alias("offline"), F.col("seq").alias("seq"))
-
-    part = event(F.col("topic"), F.col("partition"), F.col("leader"), F.col("isr"), F.col("replicas"),
-                 F.col("min_isr"), F.col("class"))
-    snap = F.flatten(F.transform(F.map_entries("topics"), lambda e: F.transform(
-        e["value"]["partitions"], lambda p: event(e["key"], p[0], p[1], F.from_json(p[4], _IDS),
-                                                  F.from_json(p[3], _IDS), e["value"]["min_isr"], p[5]))))
-    rows = (F.when(valid & (kind == "partition"), F.array(part))
-            .when(valid & (kind == "snapshot") & keep, snap))
-    events = (raw.select(F.explode(rows).alias("e")).select("e.*")
-              .withColumn("rset", F.lit(None).cast(_IDS))
+    raw = (spark.read.schema(PART_SCHEMA).option("mode", "PERMISSIVE")
+           .option("columnNameOfCorruptRecord", "_corrupt_record").json(rec_in.paths))
+    valid = (F.col("v").isNotNull() & (F.col("v") <= 1) & F.col("_corrupt_record").isNull()
+             & (F.col("type") == "partition"))
+    leader = F.col("leader")
+    events = raw.filter(valid).select(
+        F.round(F.col("ts") * 1000).cast("long").alias("ts"), "topic", "partition", "leader", "isr", "replicas",
+        "min_isr", ((F.col("class") == "OFFLINE") & (leader >= 0)).alias("offline"),
+        F.monotonically_increasing_id().alias("seq"))
+    if rec_in.snapshots:
+        snaps = (spark.read.schema(SNAP_SCHEMA).json(rec_in.snapshots)
+                 .withColumn("_n", F.monotonically_increasing_id())
+                 .select(F.round(F.col("ts") * 1000).cast("long").alias("ts"), (F.lit(SNAP_SEQ) + F.col("_n")).alias("seq"),
+                         F.explode("topics").alias("topic", "t"))
+                 .select("ts", "seq", "topic", F.col("t.min_isr").alias("min_isr"),
+                         F.explode("t.partitions").alias("p")))
+        p = F.col("p")
+        snap_leader = p[1].cast("int")
+        events = events.unionByName(snaps.select(
+            "ts", "topic", p[0].cast("int").alias("partition"), snap_leader.alias("leader"),
+            F.from_json(p[4], _IDS).alias("isr"), F.from_json(p[3], _IDS).alias("replicas"), "min_isr",
+            ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"), "seq"))
+    events = (events.withColumn("rset", F.lit(None).cast(_IDS))
               .withColumn("unknown", F.lit(False))
               .withColumn("weak", F.lit(False)))
+    brokers = [m for m in rec_in.meta if m["type"] in ("broker", "snapshot")]
+    gaps = [m for m in rec_in.meta if m["type"] == "gap"]
     return events.select(*_EVENT_COLS), brokers, gaps, counts
 
 
@@ -399,22 +383,21 @@ def class_intervals(st: DataFrame, cfg: ReplayConfig) -> DataFrame:
 def timeline(intervals: DataFrame, cfg: ReplayConfig, gaps: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """1440 minutes: partitions per counted class at any moment of the minute, worst class, gap flag."""
     d0 = cfg.day_start
-    # minute ranges [ms, me]; a partition back in a class within a minute it already counted in
-    # starts one minute later (the latest earlier interval of its class has the largest `me`)
-    w = Window.partitionBy("topic", "partition").orderBy("start_ms").rowsBetween(Window.unboundedPreceding, -1)
+    # minute ranges [ms, me]. A partition's intervals of one class are disjoint and in order, so a
+    # range can only share its first minute with the last minute of the partition's previous range
+    # of the same class (it ended within that minute): then it starts one minute later.
+    w = Window.partitionBy("topic", "partition", "class").orderBy("start_ms")
     ms = F.floor((F.col("start_ms") - d0) / MINUTE_MS).cast("int")
     me = F.floor((F.col("end_ms") - 1 - d0) / MINUTE_MS).cast("int")
     ranges = (intervals.filter(F.col("class").isin(*COUNTED))
-              .select("topic", "partition", "start_ms", "class", ms.alias("ms"), me.alias("me")))
-    for i, c in enumerate(COUNTED):
-        ranges = ranges.withColumn(f"_l{i}", F.max(F.when(F.col("class") == c, F.col("me"))).over(w))
-    prev_same = F.coalesce(*[F.when(F.col("class") == c, F.col(f"_l{i}")) for i, c in enumerate(COUNTED)])
-    first = F.when(prev_same >= F.col("ms"), prev_same + 1).otherwise(F.col("ms"))
-    merged = (ranges.withColumn("a", first)
-              .filter(F.col("a") <= F.col("me")).select("class", "a", F.col("me").alias("b")))
-    bounds = (merged.select("class", F.col("a").alias("minute"), F.lit(1).alias("d"))
-              .unionByName(merged.select("class", (F.col("b") + 1).alias("minute"), F.lit(-1).alias("d")))
-              .groupBy("class", "minute").agg(F.sum("d").alias("d")).collect())
+              .select("topic", "partition", "class", "start_ms", ms.alias("ms"), me.alias("me"))
+              .withColumn("_prev", F.lag("me").over(w)))
+    first = F.when(F.col("_prev") == F.col("ms"), F.col("ms") + 1).otherwise(F.col("ms"))
+    ends = F.array(F.struct(first.alias("minute"), F.lit(1).alias("d")),
+                   F.struct((F.col("me") + 1).alias("minute"), F.lit(-1).alias("d")))
+    bounds = (ranges.filter(first <= F.col("me"))
+              .select("class", F.explode(ends).alias("e"))
+              .groupBy("class", "e.minute").agg(F.sum("e.d").alias("d")).collect())
     delta = {c: [0] * 1442 for c in COUNTED}
     for r in bounds:
         delta[r["class"]][r["minute"]] += r["d"]
@@ -451,13 +434,19 @@ def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
     ws = Window.partitionBy("id", "class").orderBy("t", "d").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     peaks = {(r["id"], r["class"]): r["peak"] for r in sweep.withColumn("n", F.sum("d").over(ws))
              .groupBy("id", "class").agg(F.max("n").alias("peak")).collect()}
+    # removals in [start - 60 s, start]: an equi-join on the minute (a window touches at most two)
+    # then the exact range, so no removal is compared with every incident
     spark = st.sparkSession
-    windows = spark.createDataFrame([(h["id"], h["start_ms"]) for h in heads], "id long, start_ms long")
-    removals = st.select("ts", F.explode("removed").alias("broker"))
-    firsts = {r["id"]: r["first"] for r in removals.join(
-        F.broadcast(windows),
-        (removals["ts"] <= windows["start_ms"]) & (removals["ts"] >= windows["start_ms"] - LOOKBACK_MS))
-        .groupBy("id").agg(F.min(F.struct("ts", "broker")).alias("first")).collect()}
+    windows = spark.createDataFrame(
+        [(h["id"], h["start_ms"], m) for h in heads
+         for m in range((h["start_ms"] - LOOKBACK_MS) // MINUTE_MS, h["start_ms"] // MINUTE_MS + 1)],
+        "id long, start_ms long, minute long")
+    removals = (st.filter(F.size("removed") > 0)
+                .select("ts", F.floor(F.col("ts") / MINUTE_MS).alias("minute"), "removed"))
+    firsts = {r["id"]: r["first"] for r in removals.join(F.broadcast(windows), "minute")
+              .filter((F.col("ts") <= F.col("start_ms")) & (F.col("ts") >= F.col("start_ms") - LOOKBACK_MS))
+              .select("id", "ts", F.explode("removed").alias("broker"))
+              .groupBy("id").agg(F.min(F.struct("ts", "broker")).alias("first")).collect()}
     tagged.unpersist()
     out = []
     for n, h in enumerate(heads, 1):
@@ -474,17 +463,21 @@ def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
 
 def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
     """Per broker: ISR shrinks, expands and the flapping score (see the module docstring)."""
-    moves = (st.select("topic", "partition", "ts", F.explode("removed").alias("broker"), F.lit(-1).alias("d"))
-             .unionByName(st.select("topic", "partition", "ts", F.explode("added").alias("broker"),
-                                    F.lit(1).alias("d"))))
+    moves = st.select("topic", "partition", "ts", F.explode(F.concat(
+        F.transform(F.coalesce("removed", F.array().cast(_IDS)), lambda b: F.struct(b.alias("broker"), F.lit(-1).alias("d"))),
+        F.transform(F.coalesce("added", F.array().cast(_IDS)), lambda b: F.struct(b.alias("broker"), F.lit(1).alias("d")))))
+        .alias("m")).select("topic", "partition", "ts", "m.broker", "m.d")
+    # per (partition, broker) first (no shuffle: st is partitioned by topic and partition), then per broker
     w = Window.partitionBy("topic", "partition", "broker").orderBy("ts", "d")
     quick = ((F.col("d") == -1) & (F.lead("d").over(w) == 1) & (F.lead("ts").over(w) - F.col("ts") <= FLAP_MS))
     rows = (moves.withColumn("_quick", F.coalesce(quick.cast("int"), F.lit(0)))
-            .groupBy("broker").agg(
+            .groupBy("topic", "partition", "broker").agg(
                 F.sum((F.col("d") == -1).cast("int")).alias("shrinks"),
                 F.sum((F.col("d") == 1).cast("int")).alias("expands"),
-                F.sum("_quick").alias("quick"),
-                F.countDistinct(F.when(F.col("d") == -1, F.struct("topic", "partition"))).alias("hit"))
+                F.sum("_quick").alias("quick"))
+            .groupBy("broker").agg(
+                F.sum("shrinks").alias("shrinks"), F.sum("expands").alias("expands"), F.sum("quick").alias("quick"),
+                F.sum((F.col("shrinks") > 0).cast("int")).alias("hit"))
             .collect())
     by_id = {r["broker"]: r for r in rows}
     out = []
