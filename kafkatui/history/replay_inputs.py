@@ -29,7 +29,7 @@ from kafkatui.history.logparse import IsrLogEvent
 from kafkatui.history.recorder import ReadStats, decode_line, read_file
 
 DAY_MS = 86_400_000
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16
 
 # one normalised log event row: ts_ms, topic, partition, leader, isr, rset, min_isr, seq, weak
 LogRow = tuple[int, str, int, int, list[int], list[int], int | None, int, bool]
@@ -98,6 +98,17 @@ class SnapshotPick:
         return self.all or rec.get("reason") != "hour" or (self.first and self.seen == 1)
 
 
+def _snapshot_head(line: bytes) -> dict[str, Any] | None:
+    """A recorder snapshot line decoded without its ``topics`` (all `_meta` needs; a 50,000-partition
+    snapshot is megabytes of JSON), or the whole line when it is not laid out as the recorder writes it."""
+    cut, tail = line.find(b',"topics":'), line.rfind(b',"reason":')
+    if 0 < cut < tail:
+        rec = decode_line(line[:cut] + line[tail:])
+        if rec is not None:
+            return rec
+    return decode_line(line)
+
+
 def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
     """Count and pick out records of complete lines; the recorder's own compact lines are counted by
     substring (C speed), anything else is decoded one line at a time as `read_events` would."""
@@ -119,7 +130,7 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
                 scan.events += rec.get("type") in ("partition", "broker")
                 if rec.get("type") in ("broker", "snapshot", "gap"):
                     found.append((at, _meta(rec), bytes(line) if rec.get("type") == "snapshot" else None))
-    scan.events += data.count(_FAST + b'partition"') + data.count(_FAST + b'broker"')
+    scan.events += data.count(_FAST + b'partition"')
     for kind in _META_TYPES:
         needle = _FAST + kind + b'"'
         pos = data.find(needle)
@@ -127,7 +138,8 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
             end = data.find(b"\n", pos)
             if pos == 0 or data[pos - 1:pos] == b"\n":
                 line = data[pos:end]
-                rec = decode_line(line)
+                scan.events += kind == b"broker"
+                rec = _snapshot_head(line) if kind == b"snapshot" else decode_line(line)
                 if rec is not None:
                     found.append((pos, _meta(rec), line if kind == b"snapshot" else None))
             pos = data.find(needle, end)
@@ -235,6 +247,7 @@ def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
         m["seq"] = seq
     if snapshot_lines:
         target = work / "snapshots.jsonl"
+        work.mkdir(parents=True, exist_ok=True)
         with open(target, "wb") as f:
             for line in snapshot_lines:
                 f.write(line.rstrip(b"\r\n") + b"\n")

@@ -30,6 +30,29 @@ def test_the_fast_scan_counts_what_the_recorder_reader_reads(tmp_path: Path) -> 
             (r["type"], round(r["ts"] * 1000)) for r in records if r["type"] in ("broker", "snapshot", "gap")]
 
 
+def test_spark_expands_only_the_snapshots_that_say_something_new(tmp_path: Path) -> None:
+    """The carry file's start snapshot, the day's first and the one after the gap; hourly ones repeat
+    what the change records said. A torn file's snapshots all go (its change records may be lost)."""
+    rd.write_recordings(tmp_path / "h")
+    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work")
+    assert got.snapshots is not None
+    picked = [json.loads(line) for line in Path(got.snapshots).read_text().splitlines()]
+    assert [(r["reason"], r["ts"]) for r in picked] == [
+        ("start", rd.ts("23:00:00.000", 19)), ("hour", rd.ts("00:00:05.000")), ("after-gap", rd.ts(rd.GAP[1]))]
+    assert all(r["topics"]["orders"]["partitions"] for r in picked)
+    # the snapshot heads were read without their topics, and agree with the whole records
+    whole = [r for path in got.paths for r in read_file(Path(path), ReadStats()) if r["type"] == "snapshot"]
+    assert [(m["ts_ms"], m["reason"], m["ids"]) for m in got.meta if m["type"] == "snapshot"] == [
+        (round(r["ts"] * 1000), r["reason"], [b[0] for b in r["brokers"]]) for r in whole]
+
+    torn = tmp_path / "h" / rd.DAY / "05.events.jsonl.gz"
+    torn.write_bytes(torn.read_bytes()[:-5])
+    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work2")
+    assert got.snapshots is not None
+    reasons = [json.loads(line)["reason"] for line in Path(got.snapshots).read_text().splitlines()]
+    assert reasons == ["start", "hour", "hour", "after-gap"]  # 05's hourly snapshot too
+
+
 def test_a_torn_file_is_repaired_and_counted(tmp_path: Path) -> None:
     rd.write_recordings(tmp_path / "h")
     path = tmp_path / "h" / rd.DAY / "02.events.jsonl.gz"
