@@ -32,6 +32,7 @@ import bisect
 import threading
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ __all__ = ["MINUTES", "Change", "FrameStats", "Gap", "Incident", "MinuteCounts",
            "Summary", "load"]
 
 CHECKPOINT_MINUTES = 60
+_PROGRESS_MASK = (1 << 18) - 1
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
 _NO_CLASS = 255
@@ -128,11 +130,15 @@ class ReplayData:
 
     # -- loading -------------------------------------------------------------------------------------
     @classmethod
-    def load(cls, directory: str | Path) -> ReplayData:
-        """Read OUT (summary and frames); ReplayDataError when it cannot be used. Torn lines are counted."""
+    def load(cls, directory: str | Path, progress: Callable[[int], None] | None = None) -> ReplayData:
+        """Read OUT (summary and frames); ReplayDataError when it cannot be used. Torn lines are counted.
+
+        `progress` gets the number of partition frames read so far, every 262,144 frames (a day of a
+        50,000-partition cluster has millions).
+        """
         path = Path(directory).expanduser()
         data = cls(path, read_summary(path))
-        data._read_partitions(frame_files(path, "partitions"))
+        data._read_partitions(frame_files(path, "partitions"), progress)
         data._read_brokers(frame_files(path, "brokers"))
         if not data._keys and not data.summary.incidents and not any(not m.gap for m in data.summary.timeline):
             raise fail(path, "no frames and an empty timeline: nothing to replay")
@@ -149,7 +155,7 @@ class ReplayData:
             self._tuples.append(t)
         return tid
 
-    def _read_partitions(self, files: list[Path]) -> None:
+    def _read_partitions(self, files: list[Path], progress: Callable[[int], None] | None = None) -> None:
         """Frames into flat arrays sorted by time (the hot loop of a big day: kept free of calls)."""
         ts_l: list[int] = []
         key_l: list[int] = []
@@ -196,6 +202,8 @@ class ReplayData:
             rep_l.append(rid)
             mi_l.append(mi or 0)
             cls_l.append(code)
+            if progress is not None and not len(cls_l) & _PROGRESS_MASK:
+                progress(len(cls_l))
         order = sorted(range(len(ts_l)), key=ts_l.__getitem__)  # stable: ties keep file order
         f = self._f
         f.ts = array("q", [ts_l[i] for i in order])

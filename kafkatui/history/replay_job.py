@@ -99,17 +99,10 @@ PART_SCHEMA = _fields(("v", T.LongType()), ("type", T.StringType()), ("ts", T.Do
 SNAP_SCHEMA = _fields(("ts", T.DoubleType()), ("topics", T.MapType(T.StringType(), _fields(
     ("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))))))
 SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
-EVENT_SCHEMA = T.StructType([
-    T.StructField("ts", T.LongType()),
-    T.StructField("topic", T.StringType()),
-    T.StructField("partition", T.IntegerType()),
-    T.StructField("leader", T.IntegerType()),
-    T.StructField("isr", _IDS),
-    T.StructField("rset", _IDS),
-    T.StructField("min_isr", T.IntegerType()),
-    T.StructField("seq", T.LongType()),
-    T.StructField("weak", T.BooleanType()),
-])
+# broker-log event rows (replay_inputs.LogRow)
+EVENT_SCHEMA = _fields(("ts", T.LongType()), ("topic", T.StringType()), ("partition", T.IntegerType()),
+                       ("leader", T.IntegerType()), ("isr", _IDS), ("rset", _IDS), ("min_isr", T.IntegerType()),
+                       ("seq", T.LongType()), ("weak", T.BooleanType()))
 _EVENT_COLS = ["ts", "topic", "partition", "leader", "isr", "replicas", "rset", "min_isr", "offline", "unknown",
                "seq", "weak"]
 

@@ -29,6 +29,10 @@ log = logging.getLogger("kafkatui.sim.server")
 MAX_FRAME = 100 * 1024 * 1024
 """socket.request.max.bytes: Kafka's default limit on one request."""
 
+IDLE_SECONDS = 600.0
+"""connections.max.idle.ms: Kafka closes a connection that sent nothing for this long (also one stalled
+mid-request, which would otherwise hold its socket for ever)."""
+
 TICK_SECONDS = 0.02
 TLS_HANDSHAKE_SECONDS = 10.0
 FAILED_AUTHENTICATION_DELAY = 0.1
@@ -110,12 +114,17 @@ class BrokerListener:
     async def _serve(self, reader: _Reader, writer: _Writer, conn: dict[str, object]) -> None:
         cluster = self.sim.cluster
         while True:
-            size_bytes = await reader.readexactly(4)
-            (size,) = struct.unpack(">i", size_bytes)
-            if size < REQUEST_HEADER_BYTES or size > MAX_FRAME:
-                log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
+            try:
+                async with asyncio.timeout(self.sim.idle_seconds):
+                    size_bytes = await reader.readexactly(4)
+                    (size,) = struct.unpack(">i", size_bytes)
+                    if size < REQUEST_HEADER_BYTES or size > MAX_FRAME:
+                        log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
+                        return
+                    payload = await reader.readexactly(size)
+            except TimeoutError:
+                log.info("broker %d: closing %s: idle for %.0f s", self.broker.id, conn["peer"], self.sim.idle_seconds)
                 return
-            payload = await reader.readexactly(size)
             authenticated = not self.sim.security.sasl or bool(conn.get("authenticated"))
             try:
                 decoded = decode_request(payload, authenticated)
@@ -180,6 +189,7 @@ class SimServer:
         self._tick_task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self.tick_hooks: list[object] = []
+        self.idle_seconds = IDLE_SECONDS
 
     @property
     def bootstrap(self) -> str:

@@ -84,8 +84,8 @@ def run_replay(ns: argparse.Namespace) -> int:
                   "--profile", markup=False)
         return UsageError.exit_code
     try:
-        with err.status(f"reading {ns.replay}…"):
-            data = ReplayData.load(ns.replay)
+        with err.status(f"reading {ns.replay}…") as status:
+            data = ReplayData.load(ns.replay, lambda n: status.update(f"reading {ns.replay}… {n:,} partition frames"))
     except KafkaTuiError as exc:
         err.print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code

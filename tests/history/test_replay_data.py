@@ -187,3 +187,14 @@ def test_moving_a_minute_on_a_big_day_is_incremental(tmp_path: Path) -> None:
     assert data.at(1439)[0].partition_count() == data.at(0)[0].partition_count() == 10_000
     jumps = time.perf_counter() - t0
     assert step < 1.0 and jumps < 3.0, (step, jumps)  # about 0.03 s and 0.2 s on an idle 2-core machine
+
+
+def test_loading_reports_how_many_frames_it_has_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`kafkatui --replay` shows a count while a big day loads (every 262,144 frames; every 2 here)."""
+    from kafkatui.history import replay_data
+
+    out = incident_day(tmp_path)
+    monkeypatch.setattr(replay_data, "_PROGRESS_MASK", 1)
+    seen: list[int] = []
+    data = ReplayData.load(out, seen.append)
+    assert seen == list(range(2, data.frames + 1, 2)) and data.frames == frame_lines(out) > 2

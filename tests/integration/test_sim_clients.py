@@ -207,3 +207,16 @@ def test_bad_frames_close_only_that_connection(sim: SimRunner, payload: bytes) -
     assert _raw(port, payload) == b""  # closed without an answer
     md = AdminClient({"bootstrap.servers": sim.bootstrap}).list_topics(timeout=10)
     assert sorted(md.brokers) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("payload", [b"", struct.pack(">i", 200) + b"\x00\x03\x00\x0c"], ids=["silent", "stalled-mid-request"])
+def test_an_idle_or_stalled_connection_is_closed_after_connections_max_idle(sim: SimRunner, payload: bytes) -> None:
+    """Kafka's connections.max.idle.ms: a client that stops mid-request does not hold its socket for ever."""
+    sim.server.idle_seconds = 0.5
+    with socket.create_connection(("127.0.0.1", sim.port_of(1)), timeout=10) as s:
+        s.sendall(payload)
+        started = time.monotonic()
+        assert s.recv(1) == b""  # closed by the broker, not by our timeout
+        assert 0.4 < time.monotonic() - started < 5
+    md = AdminClient({"bootstrap.servers": sim.bootstrap}).list_topics(timeout=10)
+    assert sorted(md.brokers) == [1, 2, 3]
