@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ import yaml
 from kafkatui.model import audit as A
 from kafkatui.model.health import Health, HealthReport, TopicHealth
 from kafkatui.model.snapshot import (
+    DEFAULT_CONFIG,
     DYNAMIC_BROKER_CONFIG,
     DYNAMIC_DEFAULT_BROKER_CONFIG,
     STATIC_BROKER_CONFIG,
@@ -67,6 +69,8 @@ from kafkatui.model.snapshot import (
 SEVERITIES = ("critical", "warning", "info")
 FLAP_MIN_SHRINKS = 3  # ISR shrinks of one broker in the caller's window that make it "flapping"
 EXAMPLES = 4  # per-partition evidence lines before "... and N more"
+INHERITED_GROUP = 5  # topics inheriting minISR 1 from one cluster-level source that become one finding
+_CLUSTER_SOURCES = frozenset({DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG})
 _SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _K8S_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
@@ -697,6 +701,36 @@ class _Builder:
                 for p in parts[:EXAMPLES]]]
         return self._topic_finding(A.SINGLE_RACK, th, ctx, ev, issue)
 
+    def group_inherited_min_isr_one(self, found: list[Finding]) -> list[Finding]:
+        """`min-isr-one` findings of INHERITED_GROUP or more topics that inherit minISR 1 from the same
+        cluster-level source become one `min-isr-one-default`: one cluster-wide change fixes them (and
+        topics created later), where a finding per topic would bury the rest of a big cluster's list."""
+        by_source: dict[str, list[TopicHealth]] = defaultdict(list)
+        for f in found:
+            th = self.r.topics.get(f.topics[0]) if f.id == A.MIN_ISR_ONE and f.topics else None
+            if th is not None and th.min_isr_source in _CLUSTER_SOURCES:
+                by_source[th.min_isr_source].append(th)
+        grouped = {source: ths for source, ths in by_source.items() if len(ths) >= INHERITED_GROUP}
+        if not grouped:
+            return found
+        gone = {th.name for ths in grouped.values() for th in ths}
+        out = [f for f in found if not (f.id == A.MIN_ISR_ONE and f.topics and f.topics[0] in gone)]
+        for source, ths in sorted(grouped.items()):
+            ths = sorted(ths, key=lambda t: t.name)
+            rf2 = [t.name for t in ths if t.min_rf < 3]
+            rf3 = [t.name for t in ths if t.min_rf >= 3]
+            parts = sum(t.partitions for t in ths)
+            ctx = {"count": len(ths), "partitions": parts, "min_isr_source": source, "has_rf2": bool(rf2),
+                   "rf2_count": len(rf2), "rf2_topics": " ".join(shlex.quote(t) for t in rf2)}
+            ev = [f"min.insync.replicas=1 ({source}) on {len(ths)} topics, {parts} partitions, none set per topic"]
+            for label, names in (("RF 3 or more", rf3), ("RF 2", rf2)):
+                if names:
+                    more = f" and {len(names) - EXAMPLES} more" if len(names) > EXAMPLES else ""
+                    ev.append(f"{label}: {len(names)} topic(s): {', '.join(names[:EXAMPLES])}{more}")
+            out.append(self.make("min-isr-one-default", ctx, evidence=ev, topics=[t.name for t in ths],
+                                 affected=parts, strimzi_ok=False))
+        return out
+
     def _internal_ctx(self, th: TopicHealth) -> dict[str, Any]:
         keys: tuple[str, ...]
         if th.name == "__transaction_state":
@@ -779,7 +813,7 @@ def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, boot
     b = _Builder(report, snap, bootstrap, namespace)
     out = b.class_findings() + b.broker_findings(shrink_counts)
     out += b.audit_findings(A.audit(snap, report)) + b.partial()
-    return sorted(out, key=finding_sort_key)
+    return sorted(b.group_inherited_min_isr_one(out), key=finding_sort_key)
 
 
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:

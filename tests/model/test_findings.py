@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -20,7 +21,7 @@ from kafkatui.model.findings import (
     parse_catalog,
 )
 from kafkatui.model.health import assess
-from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
+from kafkatui.model.snapshot import DEFAULT_CONFIG, ClusterSnapshot, ConfigValue, ReplicaLog, TopicInfo
 from tests.model.builders import healthy, snap, topic
 
 R = [1, 2, 3]
@@ -102,7 +103,7 @@ def spread_lag() -> ClusterSnapshot:
 
 def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
-    seen |= ids(run(most_missing())) | ids(run(spread_lag()))
+    seen |= ids(run(most_missing())) | ids(run(spread_lag())) | ids(run(inherited_default()))
     assert seen == set(load_catalog())
 
 
@@ -295,6 +296,36 @@ def test_min_isr_one_finding() -> None:
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2" in f.commands
     rf2 = by_id(run(snap(healthy("events", 2, rf=2))), "min-isr-one")
     assert not any("--add-config" in c for c in rf2.commands) and any(c.startswith("printf") for c in rf2.commands)
+
+
+def kafka_default(t: TopicInfo) -> TopicInfo:
+    """The topic as DescribeConfigs reports one without an override: min.insync.replicas=1, DEFAULT_CONFIG."""
+    return dataclasses.replace(t, configs={"min.insync.replicas": ConfigValue("1", DEFAULT_CONFIG)})
+
+
+def inherited_default() -> ClusterSnapshot:
+    """Seven topics on Kafka's default minISR 1 (two of them RF 2), one with its own override to 1."""
+    topics = [healthy(f"app.{i}", 2) for i in range(5)] + [healthy(f"rf2.{i}", 2, rf=2) for i in range(2)]
+    return snap(*map(kafka_default, topics), healthy("pinned", 2, min_insync_replicas="1"))
+
+
+def test_topics_inheriting_min_isr_one_get_one_cluster_wide_finding() -> None:
+    found = run(inherited_default())
+    f = by_id(found, "min-isr-one-default")
+    assert f.title.startswith("7 topics inherit minISR 1 from DEFAULT_CONFIG (14 partitions)")
+    assert f.topics == ("app.0", "app.1", "app.2", "app.3", "app.4", "rf2.0", "rf2.1") and f.affected_partitions == 14
+    assert f.covers("app.3", 1) and not f.covers("pinned", 0)
+    # RF 2 topics are pinned at 1 first, or the new default would stop their writes on one broker loss
+    assert f.commands == (
+        f"for t in rf2.0 rf2.1; do kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics "
+        '--entity-name "$t" --add-config min.insync.replicas=1; done',
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default "
+        "--add-config min.insync.replicas=2")
+    assert any("RF 2: 2 topic(s): rf2.0, rf2.1" == e for e in f.evidence)
+    # a topic's own override is its own decision: it keeps a finding of its own
+    assert [x.topics for x in found if x.id == "min-isr-one"] == [("pinned",)]
+    few = run(snap(*[kafka_default(healthy(f"app.{i}", 2)) for i in range(4)]))
+    assert "min-isr-one-default" not in ids(few) and sum(x.id == "min-isr-one" for x in few) == 4
 
 
 def test_unclean_enabled_finding_topic_and_broker_level() -> None:
