@@ -117,6 +117,7 @@ class ReplayData:
         self._inferred_min_isr: dict[str, tuple[int, str]] = {}
         self._named: frozenset[int] = frozenset()  # every broker a frame names
         self._brokers: dict[int, tuple[list[int], list[bool]]] = {}  # id -> (ts list, up list)
+        self._racks: dict[int, list[str | None]] = {}  # id -> rack of each of its frames (older outputs: None)
         # the moving state
         self._cur: array[int] = array("i")  # per partition: the frame in force (-1: not seen yet)
         self._pos = 0  # frames applied (a prefix of the sorted frames)
@@ -215,17 +216,20 @@ class ReplayData:
         f.cls = bytearray([cls_l[i] for i in order])
 
     def _read_brokers(self, files: list[Path]) -> None:
-        events: list[tuple[int, int, bool]] = []
+        events: list[tuple[int, int, bool, str | None]] = []
         for rec in records(files, self.stats):
             try:
-                events.append((as_int(rec["ts_ms"], "ts_ms"), as_int(rec["broker"], "broker"), bool(rec["up"])))
+                rack = rec.get("rack")
+                events.append((as_int(rec["ts_ms"], "ts_ms"), as_int(rec["broker"], "broker"), bool(rec["up"]),
+                               None if rack is None else str(rack)))
             except (ValueError, TypeError, KeyError, AttributeError):
                 self.stats.garbled += 1
         events.sort(key=lambda e: e[0])
-        for ts, broker, up in events:
+        for ts, broker, up, rack in events:
             times, ups = self._brokers.setdefault(broker, ([], []))
             times.append(ts)
             ups.append(up)
+            self._racks.setdefault(broker, []).append(rack)
 
     def _index(self) -> None:
         """Previous-frame links, replica unions, topics, inferred min ISR, hourly checkpoints."""
@@ -336,6 +340,14 @@ class ReplayData:
             out[broker] = ups[i - 1] if i else not ups[0]
         return out
 
+    def rack_of(self, broker: int, ts_ms: int) -> str | None:
+        """The broker's rack as of `ts_ms` (its first frame's before it), or None when never said."""
+        racks = self._racks.get(broker)
+        if not racks:
+            return None
+        i = bisect.bisect_left(self._brokers[broker][0], ts_ms)
+        return racks[i - 1] if i else racks[0]
+
     def _snapshot(self, minute: int) -> ClusterSnapshot:
         end = self.end_ms(minute)
         for topic in self._dirty:
@@ -346,7 +358,7 @@ class ReplayData:
         live = sorted({b for b, u in up.items() if u} | (self._named - up.keys()))
         return ClusterSnapshot(
             cluster_id=f"replay {self.summary.day}", controller_id=-1,
-            brokers=tuple(BrokerInfo(b, "", 0) for b in live), topics=topics, taken_at=end / 1000,
+            brokers=tuple(BrokerInfo(b, "", 0, self.rack_of(b, end)) for b in live), topics=topics, taken_at=end / 1000,
             bootstrap="",
         )
 

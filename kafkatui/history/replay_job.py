@@ -81,6 +81,7 @@ EXIT_NO_INPUT = 3
 EXIT_NO_JAVA = 20
 EXIT_FAILED = 21
 
+BrokerFrame = tuple[int, int, bool, str | None]  # ts_ms, broker, up, rack (last known)
 Progress = Callable[[int, str], None]  # (stage index 0..3, or 4 when done; detail)
 
 _IDS = T.ArrayType(T.IntegerType())
@@ -148,7 +149,7 @@ class Inputs:
 
     events: DataFrame
     gaps: list[dict[str, Any]]
-    broker_frames: list[tuple[int, int, bool]]
+    broker_frames: list[BrokerFrame]
     counts: dict[str, Any]
     mixed: bool = False  # both recordings and broker logs
 
@@ -198,21 +199,25 @@ def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInp
     return events.select(*_EVENT_COLS), brokers, gaps, counts
 
 
-def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) -> list[tuple[int, int, bool]]:
-    """Broker up/down changes of the day, each known broker's state at its first appearance.
+def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) -> list[BrokerFrame]:
+    """Broker up/down (and rack) changes of the day, each known broker's state at its first appearance.
 
-    Recordings: snapshot records list the live brokers, broker records say up/down. Brokers only
-    seen in broker logs are shown up at 00:00 (the logs say nothing about liveness).
+    Recordings: snapshot records list the live brokers with their racks, broker records say up/down
+    (and the rack of a broker coming up); a broker keeps its last known rack while down. Brokers only
+    seen in broker logs are shown up at 00:00 with no rack (the logs say nothing about either).
     """
-    state: dict[int, bool] = {}
-    frames: list[tuple[int, int, bool]] = []
+    state: dict[int, tuple[bool, str | None]] = {}
+    frames: list[BrokerFrame] = []
     started = False
 
-    def put(ts: int, broker: int, up: bool) -> None:
-        if state.get(broker) != up:
-            state[broker] = up
+    def put(ts: int, broker: int, up: bool, rack: str | None) -> None:
+        if state.get(broker) != (up, rack):
+            state[broker] = (up, rack)
             if started:
-                frames.append((ts, broker, up))
+                frames.append((ts, broker, up, rack))
+
+    def rack_of(broker: int) -> str | None:
+        return state[broker][1] if broker in state else None
 
     for r in sorted(rows, key=lambda r: (r["ts_ms"], r["seq"])):
         ts = r["ts_ms"]
@@ -220,16 +225,17 @@ def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) ->
             break
         if ts >= cfg.day_start and not started:
             started = True
-            frames.extend((cfg.day_start, b, up) for b, up in sorted(state.items()))
+            frames.extend((cfg.day_start, b, up, rack) for b, (up, rack) in sorted(state.items()))
         if r["type"] == "snapshot":
-            ids = set(r["ids"] or ())
+            ids, racks = set(r["ids"] or ()), r.get("racks") or {}
             for b in sorted(ids | set(state)):
-                put(ts, b, b in ids)
+                put(ts, b, b in ids, racks.get(b, rack_of(b)))
         elif r["broker"] is not None:
-            put(ts, r["broker"], r["op"] == "up")
+            up = r["op"] == "up"
+            put(ts, r["broker"], up, r.get("rack") if up else rack_of(r["broker"]))
     if not started:
-        frames.extend((cfg.day_start, b, up) for b, up in sorted(state.items()))
-    frames.extend((cfg.day_start, b, True) for b in sorted(log_brokers - set(state)))
+        frames.extend((cfg.day_start, b, up, rack) for b, (up, rack) in sorted(state.items()))
+    frames.extend((cfg.day_start, b, True, None) for b in sorted(log_brokers - set(state)))
     return frames
 
 
@@ -532,7 +538,7 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop,
             progress(2, "timeline done")
             inc = incidents(iv, st)
             progress(2, f"{len(inc)} incidents")
-            known = sorted({b for _, b, _ in inputs.broker_frames})
+            known = sorted({f[1] for f in inputs.broker_frames})
             br = brokers(st, known)
             top = top_partitions(iv)
             progress(3, "writing intervals and frames")
@@ -575,7 +581,7 @@ def _write_summary(spark: SparkSession, cfg: ReplayConfig, inputs: Inputs, summa
     spark.createDataFrame(summary["top_partitions"], "topic string, partition int, under_min_isr_s double, "
                           "intervals long") \
         .coalesce(1).write.mode("overwrite").parquet(f"{out}/top_partitions")
-    spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean").coalesce(1) \
+    spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(1) \
         .write.mode("overwrite").option("compression", "gzip").json(f"{out}/frames/brokers")
     tmp = cfg.out / "summary.json.tmp"
     tmp.write_text(json.dumps(summary, indent=1) + "\n")

@@ -59,3 +59,19 @@ def test_broker_logs_alone_give_the_same_incidents(from_recordings: ReplayResult
     # the timeline agrees minute by minute on what refused acks=all writes
     assert [m["under_min_isr"] for m in from_logs.summary["timeline"]] == \
         [m["under_min_isr"] for m in from_recordings.summary["timeline"]]
+
+
+def test_racks_come_through_the_replay(from_recordings: ReplayResult) -> None:
+    """Snapshot records list each broker's rack; a broker down at midnight keeps the rack it had."""
+    from kafkatui.history.replay_data import ReplayData
+    from tests.history.test_replay_job import frames
+
+    rack = {1: "eu-west-1a", 2: "eu-west-1b", 3: "eu-west-1c", 4: "eu-west-1a", 5: "eu-west-1b", 6: "eu-west-1c"}
+    day_start = int(datetime(DAY.year, DAY.month, DAY.day, tzinfo=UTC).timestamp() * 1000)
+    at_midnight = {f["broker"]: (f["up"], f.get("rack")) for f in frames(from_recordings, "brokers")
+                   if f["ts_ms"] == day_start}
+    assert at_midnight == {b: (b != 6, r) for b, r in rack.items()}  # broker 6: disk swap since 23:40
+    data = ReplayData.load(from_recordings.out)
+    snapshot, report = data.at(2 * 60 + 15)  # 02:15: brokers 3 and 5 crashed at 02:13 (5 back at 02:19)
+    assert {b.id: b.rack for b in snapshot.brokers} == {b: r for b, r in rack.items() if b not in (3, 5)}
+    assert report.brokers[1].rack == "eu-west-1a"
