@@ -204,7 +204,12 @@ def test_80x24_shows_the_strip_the_incidents_and_the_tables(out: Path) -> None:
     drive(replay_app(out), scenario, size=(80, 24))
 
 
-def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: Path) -> None:
+def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafkatui.history import replay_data
+
+    monkeypatch.setattr(replay_data, "_PROGRESS_MASK", 1)  # a progress report every 2 frames, a toast every 8
+
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await ready(pilot)
         app.action_replay()
@@ -227,6 +232,7 @@ def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: P
                 break
             await pilot.pause(0.05)
         assert isinstance(app.screen, ReplayScreen) and "REPLAY" in header(app)
+        assert any("8 partition frames" in str(n.message) for n in app._notifications)  # a big day says how far
         before = rows(app)
         await refreshed(pilot)  # a live refresh does not touch the replayed minute
         assert isinstance(app.screen, ReplayScreen) and "at 02:13 UTC" in header(app) and rows(app) == before

@@ -382,9 +382,16 @@ def open_replay(app: App[Any], directory: Path) -> None:
     """Read OUT without blocking the UI; errors are shown as one line."""
     app.notify(f"reading {directory}…", timeout=2)
 
+    reports = [0]
+
+    def progress(frames: int) -> None:  # a big day takes tens of seconds: a toast every ~1M frames
+        reports[0] += 1
+        if not reports[0] % 4:
+            app.call_from_thread(app.notify, f"reading {directory}… {frames:,} partition frames", timeout=3)
+
     def load() -> None:
         try:
-            data = ReplayData.load(directory)
+            data = ReplayData.load(directory, progress)
         except ReplayDataError as exc:
             app.call_from_thread(app.notify, str(exc), severity="error", timeout=8)
             return
