@@ -29,6 +29,8 @@ Rules where the frames say less than a snapshot would:
 from __future__ import annotations
 
 import bisect
+import json
+import re
 import threading
 from array import array
 from collections import Counter
@@ -49,6 +51,7 @@ from kafkatui.history.replay_files import (
     as_int,
     fail,
     frame_files,
+    frame_lines,
     read_summary,
     records,
 )
@@ -67,6 +70,14 @@ __all__ = ["MINUTES", "Change", "FrameStats", "Gap", "Incident", "MinuteCounts",
 
 CHECKPOINT_MINUTES = 60
 _PROGRESS_MASK = (1 << 18) - 1
+# a partition frame as the replay job writes it (Spark's JSON writer, fixed key order); other lines are decoded
+_FRAME = re.compile(rb'\{"ts_ms":(\d+),"topic":"([^"\\]*)","partition":(\d+),"leader":(-?\d+),"isr":\[([\d,]*)\],'
+                    rb'"replicas":(?:null|\[([\d,]*)\]),"min_isr":(null|\d+),"class":(?:null|"([A-Z_]+)")\}')
+
+
+def _ids(raw: bytes) -> tuple[int, ...]:
+    """Broker ids as the job writes them inside brackets ("1,2,3")."""
+    return tuple(map(int, raw.split(b","))) if raw else ()
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
 _NO_CLASS = 255
@@ -156,6 +167,31 @@ class ReplayData:
             self._tuples.append(t)
         return tid
 
+    def _key_id(self, topic: str, partition: int) -> int:
+        key = (topic, partition)
+        kid = self._key_ids.get(key)
+        if kid is None:
+            kid = self._key_ids[key] = len(self._keys)
+            self._keys.append(key)
+        return kid
+
+    def _decoded_frame(self, line: bytes) -> tuple[int, int, int, int, int, int, int]:
+        """A frame line in any other JSON layout: (ts, key id, leader, isr id, replicas id, min ISR, class
+        code); ValueError, TypeError, KeyError or AttributeError when it is not a valid frame."""
+        rec = json.loads(line)
+        ts, part, leader = rec["ts_ms"], rec["partition"], rec["leader"]
+        if type(ts) is not int or type(part) is not int or type(leader) is not int:
+            raise ValueError("not an integer")
+        isr = self._tuple(rec["isr"])
+        reps = rec.get("replicas")
+        rid = -1 if reps is None else self._tuple(reps)
+        mi = rec.get("min_isr")
+        if mi is not None and type(mi) is not int:
+            raise ValueError("min_isr is not an integer")
+        c = rec.get("class")
+        code = _NO_CLASS if c is None else _CLASS_CODES[c]
+        return ts, self._key_id(str(rec["topic"]), part), leader, isr, rid, mi or 0, code
+
     def _read_partitions(self, files: list[Path], progress: Callable[[int], None] | None = None) -> None:
         """Frames into flat arrays sorted by time (the hot loop of a big day: kept free of calls)."""
         ts_l: list[int] = []
@@ -165,43 +201,41 @@ class ReplayData:
         rep_l: list[int] = []
         mi_l: list[int] = []
         cls_l: list[int] = []
-        key_ids, keys, tuple_ids = self._key_ids, self._keys, self._tuple_ids
-        codes = _CLASS_CODES
+        raw_keys: dict[tuple[bytes, bytes], int] = {}  # (topic, partition) as written -> key id
+        raw_tids: dict[bytes, int] = {}  # "1,2,3" as written -> tuple id
+        codes = {name.encode(): code for name, code in _CLASS_CODES.items()}
+        fast = _FRAME.fullmatch
         st = self.stats
-        for rec in records(files, st):
+        for line in frame_lines(files, st):
+            m = fast(line)
             try:
-                ts, part, leader = rec["ts_ms"], rec["partition"], rec["leader"]
-                if type(ts) is not int or type(part) is not int or type(leader) is not int:
-                    raise ValueError("not an integer")
-                t = tuple(rec["isr"])
-                isr = tuple_ids.get(t)
-                if isr is None:
-                    isr = self._tuple(t)
-                reps = rec.get("replicas")
-                rid = -1
-                if reps is not None:
-                    t = tuple(reps)
-                    found = tuple_ids.get(t)
-                    rid = found if found is not None else self._tuple(t)
-                mi = rec.get("min_isr")
-                if mi is not None and type(mi) is not int:
-                    raise ValueError("min_isr is not an integer")
-                c = rec.get("class")
-                code = _NO_CLASS if c is None else codes[c]
-                key = (str(rec["topic"]), part)
+                if m is not None:  # the job's own layout: no JSON decoding, no dict
+                    ts_b, topic_b, part_b, leader_b, isr_b, reps_b, mi_b, cls_b = m.groups()
+                    kid = raw_keys.get((topic_b, part_b))
+                    if kid is None:
+                        kid = raw_keys[(topic_b, part_b)] = self._key_id(topic_b.decode(), int(part_b))
+                    isr = raw_tids.get(isr_b)
+                    if isr is None:
+                        isr = raw_tids[isr_b] = self._tuple(_ids(isr_b))
+                    rid = -1
+                    if reps_b is not None:
+                        rid = raw_tids.get(reps_b, -1)
+                        if rid < 0:
+                            rid = raw_tids[reps_b] = self._tuple(_ids(reps_b))
+                    ts, leader = int(ts_b), int(leader_b)
+                    mi = 0 if mi_b == b"null" else int(mi_b)
+                    code = _NO_CLASS if cls_b is None else codes[cls_b]
+                else:
+                    ts, kid, leader, isr, rid, mi, code = self._decoded_frame(line)
             except (ValueError, TypeError, KeyError, AttributeError):
                 st.garbled += 1
                 continue
-            kid = key_ids.get(key)
-            if kid is None:
-                kid = key_ids[key] = len(keys)
-                keys.append(key)
             ts_l.append(ts)
             key_l.append(kid)
             leader_l.append(leader)
             isr_l.append(isr)
             rep_l.append(rid)
-            mi_l.append(mi or 0)
+            mi_l.append(mi)
             cls_l.append(code)
             if progress is not None and not len(cls_l) & _PROGRESS_MASK:
                 progress(len(cls_l))

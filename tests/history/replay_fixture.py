@@ -103,8 +103,9 @@ class DayBuilder:
             "brokers": self.broker_stats, "top_partitions": [],
         }
 
-    def write(self, out: Path, seed: int = 7) -> Path:
-        """summary.json and frames in two shuffled part files per kind; returns `out`."""
+    def write(self, out: Path, seed: int = 7, compact: bool = False) -> Path:
+        """summary.json and frames in two shuffled part files per kind; returns `out`. `compact`: without
+        spaces, as the replay job's JSON writer lays them out (the loader's fast path)."""
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary()), encoding="utf-8")
         rng = random.Random(seed)
@@ -116,11 +117,11 @@ class DayBuilder:
             half = len(shuffled) // 2
             for n, chunk in enumerate((shuffled[:half], shuffled[half:])):
                 with gzip.open(folder / f"part-0000{n}-abc.json.gz", "wt", encoding="utf-8") as fh:
-                    fh.writelines(json.dumps(f) + "\n" for f in chunk)
+                    fh.writelines(json.dumps(f, separators=(",", ":") if compact else None) + "\n" for f in chunk)
         return out
 
 
-def incident_day(out: Path) -> Path:
+def incident_day(out: Path, compact: bool = False) -> Path:
     """A 3-broker day with two incidents and a recorder gap:
 
     - 02:13:30 broker 3 dies: orders-0 and orders-1 at minISR (orders-1 fails over to broker 1);
@@ -179,4 +180,4 @@ def incident_day(out: Path) -> Path:
     b.broker_stats = [{"broker": 1, "shrinks": 5, "expands": 5, "flapping_score": 0.0},
                       {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
                       {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25}]
-    return b.write(out)
+    return b.write(out, compact=compact)
