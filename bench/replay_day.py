@@ -263,7 +263,13 @@ def main() -> dict[str, float]:
              and [m["under_min_isr"] for m in summary["timeline"]] == base["under_min_per_minute"]
              and {b["broker"]: b["shrinks"] for b in summary["brokers"]} == {int(k): v for k, v in base["shrinks"].items()}
              and [[p["topic"], p["partition"], p["under_min_isr_s"]] for p in summary["top_partitions"]] == base["top"])
+    from kafkatui.history.replay_data import ReplayData
+
+    t = time.perf_counter()
+    loaded = ReplayData.load(out)  # what `kafkatui --replay OUT` reads before the screen opens
+    load_s = time.perf_counter() - t
     res = {"events": float(events), "files_mb": size / 1e6, "spark_wall_s": spark_s, "baseline_s": base_s,
+           "replay_screen_load_s": load_s, "replay_screen_frames": float(loaded.frames),
            "spark_events_per_s": events / spark_s, "baseline_events_per_s": events / base_s,
            "spark_speedup": base_s / spark_s, "incidents": float(len(summary["incidents"])), "agree": float(agree)}
     for k, v in res.items():
