@@ -46,7 +46,7 @@ import json
 import re
 import shlex
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -701,33 +701,43 @@ class _Builder:
                 for p in parts[:EXAMPLES]]]
         return self._topic_finding(A.SINGLE_RACK, th, ctx, ev, issue)
 
-    def group_inherited_min_isr_one(self, found: list[Finding]) -> list[Finding]:
-        """`min-isr-one` findings of INHERITED_GROUP or more topics that inherit minISR 1 from the same
-        cluster-level source become one `min-isr-one-default`: one cluster-wide change fixes them (and
-        topics created later), where a finding per topic would bury the rest of a big cluster's list."""
+    def _inherited(self, found: list[Finding], fid: str, source_of: Callable[[TopicHealth], str]
+                   ) -> tuple[list[Finding], dict[str, list[TopicHealth]]]:
+        """Per-topic `fid` findings of INHERITED_GROUP or more topics that take the setting from the same
+        cluster-level source: (the findings without them, their topics per source, sorted). One
+        cluster-wide change fixes them and the topics created later, where a finding per topic would
+        bury the rest of a big cluster's list."""
         by_source: dict[str, list[TopicHealth]] = defaultdict(list)
         for f in found:
-            th = self.r.topics.get(f.topics[0]) if f.id == A.MIN_ISR_ONE and f.topics else None
-            if th is not None and th.min_isr_source in _CLUSTER_SOURCES:
-                by_source[th.min_isr_source].append(th)
-        grouped = {source: ths for source, ths in by_source.items() if len(ths) >= INHERITED_GROUP}
-        if not grouped:
-            return found
+            th = self.r.topics.get(f.topics[0]) if f.id == fid and f.topics else None
+            if th is not None and source_of(th) in _CLUSTER_SOURCES:
+                by_source[source_of(th)].append(th)
+        grouped = {src: sorted(ths, key=lambda t: t.name) for src, ths in sorted(by_source.items())
+                   if len(ths) >= INHERITED_GROUP}
         gone = {th.name for ths in grouped.values() for th in ths}
-        out = [f for f in found if not (f.id == A.MIN_ISR_ONE and f.topics and f.topics[0] in gone)]
-        for source, ths in sorted(grouped.items()):
-            ths = sorted(ths, key=lambda t: t.name)
+        return [f for f in found if not (f.id == fid and f.topics and f.topics[0] in gone)], grouped
+
+    def group_inherited(self, found: list[Finding]) -> list[Finding]:
+        """`min-isr-one` and `unclean-enabled` of many topics inheriting the value: `...-default` findings."""
+        out, by_source = self._inherited(found, A.MIN_ISR_ONE, lambda t: t.min_isr_source)
+        for source, ths in by_source.items():
             rf2 = [t.name for t in ths if t.min_rf < 3]
             rf3 = [t.name for t in ths if t.min_rf >= 3]
             parts = sum(t.partitions for t in ths)
             ctx = {"count": len(ths), "partitions": parts, "min_isr_source": source, "has_rf2": bool(rf2),
                    "rf2_count": len(rf2), "rf2_topics": " ".join(shlex.quote(t) for t in rf2)}
-            ev = [f"min.insync.replicas=1 ({source}) on {len(ths)} topics, {parts} partitions, none set per topic"]
-            for label, names in (("RF 3 or more", rf3), ("RF 2", rf2)):
-                if names:
-                    more = f" and {len(names) - EXAMPLES} more" if len(names) > EXAMPLES else ""
-                    ev.append(f"{label}: {len(names)} topic(s): {', '.join(names[:EXAMPLES])}{more}")
+            ev = [f"min.insync.replicas=1 ({source}) on {len(ths)} topics, {parts} partitions, none set per topic",
+                  *_named("RF 3 or more", rf3), *_named("RF 2", rf2)]
             out.append(self.make("min-isr-one-default", ctx, evidence=ev, topics=[t.name for t in ths],
+                                 affected=parts, strimzi_ok=False))
+        out, by_source = self._inherited(out, A.UNCLEAN_ENABLED, lambda t: t.unclean_source)
+        for source, ths in by_source.items():
+            parts = sum(t.partitions for t in ths)
+            ctx = {"count": len(ths), "partitions": parts, "unclean_source": source,
+                   "static": source == STATIC_BROKER_CONFIG}
+            ev = [f"unclean.leader.election.enable=true ({source}) on {len(ths)} topics, {parts} partitions, "
+                  "none set per topic", *_named("topics", [t.name for t in ths])]
+            out.append(self.make("unclean-enabled-default", ctx, evidence=ev, topics=[t.name for t in ths],
                                  affected=parts, strimzi_ok=False))
         return out
 
@@ -801,6 +811,14 @@ def finding_sort_key(f: Finding) -> tuple[int, int, int, int, str, tuple[str, ..
             f.id, f.topics[:1], f.brokers[:1])
 
 
+def _named(label: str, names: list[str]) -> list[str]:
+    """One evidence line naming the first EXAMPLES of `names` (nothing when there are none)."""
+    if not names:
+        return []
+    more = f" and {len(names) - EXAMPLES} more" if len(names) > EXAMPLES else ""
+    return [f"{label}: {len(names)} topic(s): {', '.join(names[:EXAMPLES])}{more}"]
+
+
 def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, bootstrap: str = "B",
              shrink_counts: dict[int, int] | None = None, *, namespace: str = "kafka") -> list[Finding]:
     """Every finding for the report, worst first.
@@ -813,7 +831,7 @@ def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, boot
     b = _Builder(report, snap, bootstrap, namespace)
     out = b.class_findings() + b.broker_findings(shrink_counts)
     out += b.audit_findings(A.audit(snap, report)) + b.partial()
-    return sorted(b.group_inherited_min_isr_one(out), key=finding_sort_key)
+    return sorted(b.group_inherited(out), key=finding_sort_key)
 
 
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:

@@ -104,6 +104,7 @@ def spread_lag() -> ClusterSnapshot:
 def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
     seen |= ids(run(most_missing())) | ids(run(spread_lag())) | ids(run(inherited_default()))
+    seen |= ids(run(unclean_cluster()))
     assert seen == set(load_catalog())
 
 
@@ -336,6 +337,26 @@ def test_unclean_enabled_finding_topic_and_broker_level() -> None:
     inherited = by_id(run(snap(healthy("dev.y", 1, min_insync_replicas="2"),
                                broker_configs={"unclean.leader.election.enable": "true"})), "unclean-enabled")
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config unclean.leader.election.enable=false" in inherited.commands
+
+
+def unclean_cluster() -> ClusterSnapshot:
+    """Six topics inheriting unclean election from server.properties; one turns it on itself."""
+    topics = [healthy(f"t{i}", 2, min_insync_replicas="2") for i in range(6)]
+    own = healthy("mine", 2, min_insync_replicas="2", unclean_leader_election_enable="true")
+    return snap(*topics, own, broker_configs={"unclean.leader.election.enable": "true"})
+
+
+def test_many_topics_inheriting_unclean_election_get_one_cluster_wide_finding() -> None:
+    found = run(unclean_cluster())
+    f = by_id(found, "unclean-enabled-default")
+    assert f.title == "6 topics inherit unclean leader election from STATIC_BROKER_CONFIG (12 partitions)"
+    assert f.topics == ("t0", "t1", "t2", "t3", "t4", "t5") and f.affected_partitions == 12
+    assert f.commands == (f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default "
+                          "--add-config unclean.leader.election.enable=false",)
+    assert any("server.properties: remove the line on every broker" in step for step in f.steps)
+    assert "topics: 6 topic(s): t0, t1, t2, t3 and 2 more" in f.evidence
+    # a topic's own override is its own decision: it keeps a finding of its own
+    assert [x.topics for x in found if x.id == "unclean-enabled"] == [("mine",)] and not f.covers("mine", 0)
 
 
 def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
