@@ -79,7 +79,7 @@ class FileScan:
 def _meta(rec: dict[str, Any]) -> dict[str, Any]:
     out = {k: rec.get(k) for k in ("type", "broker", "op", "from", "to", "reason")}
     out["ts_ms"] = round(float(rec["ts"]) * 1000)
-    listed = rec.get("brokers") or [] if rec.get("type") == "snapshot" else None
+    listed = (rec.get("brokers") or []) if rec.get("type") == "snapshot" else None
     out["ids"] = [b[0] for b in listed] if listed is not None else None
     out["racks"] = {b[0]: b[3] if len(b) > 3 else None for b in listed} if listed is not None else None
     out["rack"] = rec.get("rack")

@@ -51,8 +51,11 @@ class DayBuilder:
                                 "isr": isr, "replicas": replicas, "min_isr": min_isr, "class": cls})
         return self
 
-    def broker(self, when: str, broker: int, up: bool) -> DayBuilder:
-        self.brokers.append({"ts_ms": at(when), "broker": broker, "up": up})
+    def broker(self, when: str, broker: int, up: bool, rack: str | None = None) -> DayBuilder:
+        frame: dict[str, Any] = {"ts_ms": at(when), "broker": broker, "up": up}
+        if rack is not None:
+            frame["rack"] = rack
+        self.brokers.append(frame)
         return self
 
     def incident(self, start: str, end: str, first_out: int | None, first_out_at: str | None, topics: list[str],
@@ -121,6 +124,9 @@ class DayBuilder:
         return out
 
 
+RACKS = {1: "eu-west-1a", 2: "eu-west-1b", 3: "eu-west-1c"}
+
+
 def incident_day(out: Path, compact: bool = False) -> Path:
     """A 3-broker day with two incidents and a recorder gap:
 
@@ -135,7 +141,7 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     """
     b = DayBuilder()
     for broker in (1, 2, 3):
-        b.broker("00:00:00", broker, True)
+        b.broker("00:00:00", broker, True, RACKS[broker])
     for p, reps in enumerate(([1, 2, 3], [3, 1, 2], [2, 3, 1])):
         b.partition("00:00:00", "orders", p, reps[0], reps, reps, 2)
     b.partition("00:00:00", "payments", 0, 1, [1, 2, 3], [1, 2, 3], 2)
@@ -143,7 +149,7 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     b.partition("00:00:00", "logs", 0, 2, [2, 1], None, None)  # from broker logs: no replicas, no min ISR
     b.partition("09:00:00", "logs", 0, 2, [2], None, None)
     b.partition("09:01:00", "logs", 0, 2, [2, 1], None, None)
-    b.broker("02:13:30", 3, False)
+    b.broker("02:13:30", 3, False, RACKS[3])
     b.partition("02:13:30", "orders", 0, 1, [1, 2], [1, 2, 3], 2)
     b.partition("02:13:30", "orders", 1, 1, [1, 2], [3, 1, 2], 2)
     b.partition("02:13:30", "orders", 2, 2, [2, 1], [2, 3, 1], 2)
@@ -151,7 +157,7 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     b.partition("02:13:30", "payments", 1, 2, [2, 1], [2, 3, 1], 2)
     b.partition("02:13:44.120", "orders", 0, 1, [1], [1, 2, 3], 2)
     b.partition("02:19:10.500", "orders", 0, 1, [1, 2], [1, 2, 3], 2)
-    b.broker("02:30:00", 3, True)
+    b.broker("02:30:00", 3, True, RACKS[3])
     b.partition("02:31:00", "orders", 0, 1, [1, 2, 3], [1, 2, 3], 2)
     b.partition("02:31:00", "orders", 1, 1, [1, 2, 3], [3, 1, 2], 2)
     b.partition("02:31:00", "orders", 2, 2, [2, 1, 3], [2, 3, 1], 2)
@@ -160,7 +166,7 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     b.partition("02:40:00", "orders", 1, 3, [3, 1, 2], [3, 1, 2], 2)
     b.incident("02:13:44.120", "02:19:10.500", 3, "02:13:30", ["orders"], 1, 1)
     b.partition("14:04:50", "payments", 0, 1, [1], [1, 2, 3], 2)
-    b.broker("14:05:00", 1, False)
+    b.broker("14:05:00", 1, False, RACKS[1])
     b.partition("14:05:00", "payments", 0, -1, [1], [1, 2, 3], 2)
     b.partition("14:05:00", "orders", 0, 2, [2, 3], [1, 2, 3], 2)
     b.partition("14:05:00", "orders", 1, 3, [3, 2], [3, 1, 2], 2)
@@ -168,7 +174,7 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     b.partition("14:05:00", "payments", 1, 2, [2, 3], [2, 3, 1], 2)
     b.partition("14:05:00", "logs", 0, 2, [2], None, None)
     b.partition("14:07:30.250", "payments", 0, 2, [2], [1, 2, 3], 2)
-    b.broker("14:15:00", 1, True)
+    b.broker("14:15:00", 1, True, RACKS[1])
     b.partition("14:20:00", "payments", 0, 2, [2, 3, 1], [1, 2, 3], 2)
     b.partition("14:20:00", "orders", 0, 2, [2, 3, 1], [1, 2, 3], 2)
     b.partition("14:20:00", "orders", 1, 3, [3, 2, 1], [3, 1, 2], 2)
