@@ -112,7 +112,8 @@ def counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
 
 
 def _source(conn: ResolvedConnection, log_dirs: str = "none") -> KafkaClusterSource:
-    return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=False)
+    # an unclean election reads log dirs, and ELR: on Kafka 4.1 the last in-sync copies are there, not in the ISR
+    return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=log_dirs != "none")
 
 
 def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,

@@ -370,6 +370,8 @@ class _Builder:
         oos = [r for r in p.replicas if r not in p.isr]
         head = f"{p.topic}-{p.partition}: " + (f"leader {p.leader}" if p.leader >= 0 else "no leader")
         text = f"{head}, replicas {list(p.replicas)}, {'ISR' if p.leader >= 0 else 'last ISR'} {list(p.isr)}"
+        if p.leader < 0 and not p.isr and p.elr:
+            text += f" (eligible leader replicas {list(p.elr)})"
         if oos:
             bits = []
             for r in oos:

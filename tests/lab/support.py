@@ -80,7 +80,8 @@ def create_topic(lab: LabCluster, name: str, partitions: int, rf: int, min_isr: 
 
     conf = {"min.insync.replicas": str(min_isr), **{k.replace("_", "."): v for k, v in configs.items()}}
     if assignment is not None:
-        topic = NewTopic(name, replica_assignment=assignment, config=conf)
+        topic = NewTopic(name, num_partitions=len(assignment), replication_factor=-1, replica_assignment=assignment,
+                         config=conf)
     else:
         topic = NewTopic(name, partitions, replication_factor=rf, config=conf)
     client = admin(lab)  # kept alive until the future resolves (a destroyed handle fails it)
@@ -148,3 +149,12 @@ def check_json(lab: LabCluster, *extra: str) -> tuple[int, dict[str, Any]]:
 def topic_doc(doc: dict[str, Any], name: str) -> dict[str, Any]:
     """One topic of a check --json document."""
     return next(t for t in doc["topics"] if t["name"] == name)
+
+
+def snapshot(lab: LabCluster) -> Any:
+    """What kafkatui reads from the lab (a ClusterSnapshot, through its real Kafka source)."""
+    from kafkatui.kafka.settings import ConnectionSettings
+    from kafkatui.kafka.source import KafkaClusterSource
+
+    with KafkaClusterSource(ConnectionSettings(lab.bootstrap, timeout=10)) as source:
+        return source.snapshot()
