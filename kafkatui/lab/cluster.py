@@ -140,12 +140,14 @@ class LabCluster:
     rel: KafkaRelease = field(default_factory=lambda: release("4.1"))
     brokers: int = 3
     racks: tuple[str, ...] = ()
+    sasl: bool = False  # each broker also gets a SASL_PLAINTEXT/PLAIN listener, and ACLs are enforced
     broker_heap: str = "384m"
     controller_heap: str = "256m"
     nodes: dict[str, Node] = field(default_factory=dict)
     cluster_id: str = ""
     libs: Path | None = None
     java: str = "java"
+    control_port: int | None = None  # where `kafkatui lab` serves `lab ctl` (saved in lab.json)
     on_event: Callable[[str], None] = lambda _msg: None
 
     # ----------------------------------------------------------------- set-up
@@ -157,9 +159,10 @@ class LabCluster:
         self.libs = ensure_jars(self.rel)
         self.root.mkdir(parents=True, exist_ok=True)
         self._refuse_running()
-        ports = free_ports(self.brokers + 1)
+        ports = free_ports(2 * self.brokers + 1)
         specs = [config.NodeSpec(config.CONTROLLER_ID, ports[0])] + [
-            config.NodeSpec(i, ports[i], self.racks[(i - 1) % len(self.racks)] if self.racks else None)
+            config.NodeSpec(i, ports[i], self.racks[(i - 1) % len(self.racks)] if self.racks else None,
+                            ports[self.brokers + i] if self.sasl else None)
             for i in range(1, self.brokers + 1)
         ]
         self.cluster_id = new_cluster_id()
@@ -173,7 +176,7 @@ class LabCluster:
             if home.exists():
                 _clear(home)
             (home / "logs").mkdir(parents=True)
-            props = config.server_properties(spec, ports[0], self.brokers, home / "data")
+            props = config.server_properties(spec, ports[0], self.brokers, home / "data", self.sasl)
             (home / "server.properties").write_text(props, encoding="utf-8")
             self.nodes[spec.name] = Node(spec, home)
         self._format()
@@ -292,6 +295,11 @@ class LabCluster:
     def bootstrap(self) -> str:
         """`127.0.0.1:P1,127.0.0.1:P2,...` for every broker."""
         return ",".join(f"127.0.0.1:{n.spec.port}" for n in self.broker_nodes)
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        """The SASL_PLAINTEXT listeners (PLAIN mechanism), when the lab has them."""
+        return ",".join(f"127.0.0.1:{n.spec.sasl_port}" for n in self.broker_nodes if n.spec.sasl_port)
 
     def bootstrap_for(self, ids: Iterable[int]) -> str:
         """The bootstrap list of the given broker ids."""
@@ -414,10 +422,15 @@ class LabCluster:
         self._save()
 
     # ---------------------------------------------------------------- state
+    def save(self) -> None:
+        """Write lab.json (version, cluster id, bootstrap, control port, pids) atomically."""
+        self._save()
+
     def _save(self) -> None:
         state = {
             "version": self.rel.version, "cluster_id": self.cluster_id, "bootstrap": self.bootstrap,
-            "lab_pid": os.getpid(),
+            "sasl_bootstrap": self.sasl_bootstrap or None,
+            "lab_pid": os.getpid(), "control_port": self.control_port,
             "nodes": [{"name": n.spec.name, "id": n.spec.node_id, "port": n.spec.port, "rack": n.spec.rack,
                        "pid": n.pid} for n in self.nodes.values()],
         }

@@ -33,6 +33,15 @@ def timings_lines() -> list[str]:
     return [f"{k}={v}" + (f"  ({_WHY[k]})" if k in _WHY else "") for k, v in TIMINGS.items()]
 
 
+SASL_USERS: dict[str, str] = {"admin": "admin-secret", "alice": "alice-secret"}
+"""The lab's SASL/PLAIN users when started with `sasl=True`: `admin` is a super user, `alice` has only
+the ACLs a test grants her. Rehearsal credentials of a loopback cluster, written in its config."""
+
+AUTHORIZERS = {
+    True: "org.apache.kafka.metadata.authorizer.StandardAuthorizer",  # KRaft's ACL authorizer (3.x and 4.x)
+}
+
+
 @dataclass(frozen=True)
 class NodeSpec:
     """One JVM of the lab: the controller (id 0) or a broker."""
@@ -40,6 +49,7 @@ class NodeSpec:
     node_id: int
     port: int
     rack: str | None = None
+    sasl_port: int | None = None  # a SASL_PLAINTEXT/PLAIN listener with ACLs, when the lab has one
 
     @property
     def is_controller(self) -> bool:
@@ -56,9 +66,10 @@ def _props(pairs: dict[str, str]) -> str:
     return "".join(f"{k}={v}\n" for k, v in pairs.items())
 
 
-def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_dir: Path) -> str:
+def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_dir: Path, sasl: bool = False) -> str:
     """The node's server.properties."""
     voters = f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"
+    min_isr = str(min(2, brokers))
     common = {
         "node.id": str(node.node_id),
         "controller.quorum.voters": voters,
@@ -68,8 +79,16 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
         "num.io.threads": "2",
         "background.threads": "2",
         "auto.leader.rebalance.enable": "false",  # leaders stay where failures put them, as kafkatui shows
+        # on the controller too: with ELR (4.1) the controller's value becomes the cluster-wide dynamic default
+        "min.insync.replicas": min_isr,
         **TIMINGS,
     }
+    if node.sasl_port is not None or sasl:
+        # ACLs everywhere; the PLAINTEXT and CONTROLLER listeners act as ANONYMOUS, a super user, so that the
+        # cluster's own traffic and the tests' plain clients are unaffected; SASL users get only their ACLs
+        common["authorizer.class.name"] = AUTHORIZERS[True]
+        common["super.users"] = "User:ANONYMOUS;User:admin"
+        common["allow.everyone.if.no.acl.found"] = "false"
     if node.is_controller:
         return "# kafkatui lab: the KRaft controller\n" + _props({
             "process.roles": "controller",
@@ -79,7 +98,6 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
         })
     rf = str(min(3, brokers))
-    min_isr = str(min(2, brokers))
     broker = {
         "process.roles": "broker",
         **common,
@@ -89,7 +107,6 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
         "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
         "num.partitions": "1",
         "default.replication.factor": rf,
-        "min.insync.replicas": min_isr,
         "offsets.topic.replication.factor": rf,
         "offsets.topic.num.partitions": "3",
         "transaction.state.log.replication.factor": rf,
@@ -102,6 +119,15 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
     }
     if node.rack:
         broker["broker.rack"] = node.rack
+    if node.sasl_port is not None:
+        users = " ".join(f'user_{u}="{p}"' for u, p in SASL_USERS.items())
+        broker["listeners"] += f",SASL_PLAINTEXT://127.0.0.1:{node.sasl_port}"
+        broker["advertised.listeners"] += f",SASL_PLAINTEXT://127.0.0.1:{node.sasl_port}"
+        broker["listener.security.protocol.map"] += ",SASL_PLAINTEXT:SASL_PLAINTEXT"
+        broker["sasl.enabled.mechanisms"] = "PLAIN"
+        broker["listener.name.sasl_plaintext.plain.sasl.jaas.config"] = (
+            'org.apache.kafka.common.security.plain.PlainLoginModule required '
+            f'username="admin" password="{SASL_USERS["admin"]}" {users};')
     return f"# kafkatui lab: broker {node.node_id}\n" + _props(broker)
 
 

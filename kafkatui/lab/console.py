@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -130,7 +129,8 @@ def _run(lab: Any, create_topics: bool) -> int:
         if create_topics:
             print(_create_demo_topics(lab.bootstrap, lab.brokers), flush=True)
         server = control.ControlServer(lambda verb, node: _handle(lab, verb, node))
-        _save_port(lab.root, server.port)
+        lab.control_port = server.port
+        lab.save()
         print(f"ready in {time.monotonic() - started:.1f} s; logs in {lab.root}/<node>/logs; "
               f"break it with `kafkatui lab ctl --dir {lab.root} crash 2`", flush=True)
         print(f"bootstrap: {lab.bootstrap}", flush=True)
@@ -160,15 +160,6 @@ def _handle(lab: Any, verb: str, node: str) -> dict[str, Any]:
         return {"ok": False, "message": str(exc)}
     print(f"{time.strftime('%H:%M:%S')} {msg}", flush=True)
     return {"ok": True, "message": msg}
-
-
-def _save_port(root: Path, port: int) -> None:
-    path = root / "lab.json"
-    state = json.loads(path.read_text(encoding="utf-8"))
-    state["control_port"] = port
-    tmp = root / "lab.json.tmp"
-    tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def _create_demo_topics(bootstrap: str, brokers: int) -> str:

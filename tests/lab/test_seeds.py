@@ -7,17 +7,8 @@ reports each state with the right classes, headroom and exit code.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from kafkatui.lab.cluster import LabCluster
-from tests.lab.support import check_json, create_topic, describe, lab_fixture, produce, topic_doc, wait_for
-
-
-@pytest.fixture(scope="module", params=["4.1", "3.9"])
-def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    yield from lab_fixture(request, tmp_path_factory)
+from tests.lab.support import check_json, create_topic, describe, produce, topic_doc, wait_for
 
 
 def isr_sizes(lab: LabCluster, topic: str) -> list[int]:
