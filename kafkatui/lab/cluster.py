@@ -400,25 +400,29 @@ class LabCluster:
                 gone.append(n)
         return gone
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Stop every JVM: resume hung ones, SIGTERM brokers then the controller, SIGKILL what remains."""
-        order = self.broker_nodes + [n for n in self.nodes.values() if n.spec.is_controller]
-        for node in order:
-            if node.pid is not None:
-                if node.hung:
-                    os.kill(node.pid, signal.SIGCONT)
-                    node.hung = False
-                node.reported = True
-                node.proc.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
-        deadline = time.monotonic() + timeout
-        for node in order:
-            if node.proc is None:
-                continue
-            try:
-                node.proc.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                node.proc.kill()
-                node.proc.wait()
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop every JVM by pid: resume hung ones, SIGTERM the brokers (while the controller still runs,
+        so their controlled shutdowns can finish), then the controller; SIGKILL whatever is still there
+        after `timeout` seconds per stage."""
+        brokers = self.broker_nodes
+        controller = [n for n in self.nodes.values() if n.spec.is_controller]
+        for stage in (brokers, controller):
+            for node in stage:
+                if node.pid is not None:
+                    if node.hung:
+                        os.kill(node.pid, signal.SIGCONT)
+                        node.hung = False
+                    node.reported = True
+                    node.proc.send_signal(signal.SIGTERM)  # type: ignore[union-attr]
+            deadline = time.monotonic() + timeout
+            for node in stage:
+                if node.proc is None:
+                    continue
+                try:
+                    node.proc.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    node.proc.kill()
+                    node.proc.wait()
         self._save()
 
     # ---------------------------------------------------------------- state

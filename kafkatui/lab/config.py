@@ -30,7 +30,8 @@ _WHY = {
 
 def timings_lines() -> list[str]:
     """The timings as `key=value  (why)` lines, for the start banner."""
-    return [f"{k}={v}" + (f"  ({_WHY[k]})" if k in _WHY else "") for k, v in TIMINGS.items()]
+    width = max(len(f"{k}={v}") for k, v in TIMINGS.items())
+    return [f"{k}={v}".ljust(width) + (f"  {_WHY[k]}" if k in _WHY else "") for k, v in TIMINGS.items()]
 
 
 SASL_USERS: dict[str, str] = {"admin": "admin-secret", "alice": "alice-secret"}

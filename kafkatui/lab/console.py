@@ -122,7 +122,9 @@ def _run(lab: Any, create_topics: bool) -> int:
     try:
         lab.prepare()
         print(f"Kafka {lab.rel.version} (KRaft): controller + {lab.brokers} broker(s) in {lab.root}", flush=True)
-        print("timings: " + "; ".join(config.timings_lines()), flush=True)
+        print("timings (shortened so that ISR changes show within seconds):", flush=True)
+        for line in config.timings_lines():
+            print(f"  {line}", flush=True)
         lab.start()
         if _stop_signal:
             return 130
