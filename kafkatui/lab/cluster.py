@@ -223,7 +223,7 @@ class LabCluster:
             raise StartFailed("formatting the lab's storage failed: " + "; ".join(failed))
 
     # ---------------------------------------------------------------- running
-    def start(self, timeout: float = 240.0) -> None:
+    def start(self, timeout: float = 300.0) -> None:
         """Start every node, then wait until all brokers are registered and unfenced."""
         for node in self.nodes.values():
             self._spawn(node)
@@ -243,7 +243,7 @@ class LabCluster:
         node.hung = False
         (node.home / "pid").write_text(f"{node.proc.pid}\n", encoding="utf-8")
 
-    def wait_ready(self, names: Iterable[str], timeout: float = 240.0) -> None:
+    def wait_ready(self, names: Iterable[str], timeout: float = 300.0) -> None:
         """Wait for "Kafka Server started" in each node's server.log since its last start, and for the
         brokers among them to be in the cluster's metadata; StartFailed naming the log otherwise."""
         pending = {n: self.nodes[n] for n in names}
@@ -372,7 +372,7 @@ class LabCluster:
             return f"{node.spec.name} is running"
         return self.restart(name, wait)
 
-    def restart(self, name: str, wait: bool = True, timeout: float = 180.0) -> str:
+    def restart(self, name: str, wait: bool = True, timeout: float = 300.0) -> str:
         """Start a node again (after a controlled shutdown first, if it runs)."""
         node = self.node(name)
         if node.pid is not None:

@@ -15,6 +15,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/lab/" in str(item.fspath):
             item.add_marker(pytest.mark.lab)
+            # real JVMs: a restart can take a minute on a loaded 2-core machine (the suite default is 300 s)
+            item.add_marker(pytest.mark.timeout(900))
 
 
 def _session_lab(version: str, factory: pytest.TempPathFactory) -> Iterator[LabCluster]:

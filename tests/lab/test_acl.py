@@ -48,7 +48,13 @@ def profile(tmp_path: Path, lab: LabCluster, user: str) -> dict[str, str]:
 
 
 def grant_describe(lab: LabCluster, user: str) -> None:
-    from confluent_kafka.admin import AclBinding, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+    from confluent_kafka.admin import (
+        AclBinding,
+        AclOperation,
+        AclPermissionType,
+        ResourcePatternType,
+        ResourceType,
+    )
 
     binding = AclBinding(ResourceType.TOPIC, "*", ResourcePatternType.LITERAL, f"User:{user}", "*",
                          AclOperation.DESCRIBE, AclPermissionType.ALLOW)
