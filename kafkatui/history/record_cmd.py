@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, seconds, whole
 from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.options import add_connection_arguments, connection_from
@@ -50,9 +50,9 @@ def _directory(text: str) -> Path:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)")
-    p.add_argument("--interval", type=float, default=10.0, help="seconds between snapshots (default 10)")
-    p.add_argument("--retention-days", type=int, default=7, help="delete days older than this (default 7; 0 keeps all)")
-    p.add_argument("--count", type=int, default=0, help="stop after this many snapshots (default: run until stopped)")
+    p.add_argument("--interval", type=seconds(86400), default=10.0, help="seconds between snapshots (default 10)")
+    p.add_argument("--retention-days", type=whole(0, 36500), default=7, help="delete days older than this (default 7; 0 keeps all)")
+    p.add_argument("--count", type=whole(0, 10**12), default=0, help="stop after this many snapshots (default: run until stopped)")
 
 
 def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:

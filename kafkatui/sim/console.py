@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, number, whole
 from kafkatui.sim import control, scenario
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.events import EventKind, SimEvent
@@ -30,12 +30,12 @@ QUIET_KINDS = {EventKind.CONFIG_CHANGE}
 
 
 def add_sim_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--brokers", type=int, default=None, help="number of brokers (default: the scenario's, else 3)")
+    p.add_argument("--brokers", type=whole(1, scenario.MAX_BROKERS), default=None, help="number of brokers (default: the scenario's, else 3)")
     p.add_argument("--base-port", type=int, default=19092, help="port of broker 1; broker N listens on base+N-1 (0: any free ports)")
     p.add_argument("--control-port", type=int, default=None, help="loopback control port for `kafkatui sim ctl` (default: base-port - 1)")
     p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
     p.add_argument("--scenario", default="healthy", help="shipped scenario name or a YAML file (see --list)")
-    p.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second (60: a minute per second)")
+    p.add_argument("--speed", type=number(0, 100_000, low_open=True), default=1.0, help="simulated seconds per real second (60: a minute per second)")
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
     from kafkatui.history import simday
@@ -57,6 +57,11 @@ def error(msg: str) -> None:
     ERR.print(f"kafkatui: error: {msg}", markup=False)
 
 
+def _finite(text: str, low: float, high: float, *, low_open: bool = False) -> float:
+    """A number within bounds for a `sim ctl` argument (ValueError for NaN, infinities, out of range)."""
+    return number(low, high, low_open=low_open)(text)
+
+
 def run_ctl(ns: argparse.Namespace, out: Console) -> int:
     """Send one command to a running simulator."""
     req: dict[str, Any] = {"cmd": ns.command}
@@ -68,9 +73,9 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
                 return EXIT_USAGE
             req["broker"] = int(a[0])
             if ns.command == "slow" and len(a) > 1:
-                req["factor"] = float(a[1])
+                req["factor"] = _finite(a[1], 0, 1000)
             if ns.command == "pause" and len(a) > 1:
-                req["seconds"] = float(a[1])
+                req["seconds"] = _finite(a[1], 0, 86400)
         elif ns.command == "set-config":
             if len(a) < 2:
                 error("set-config needs TOPIC|broker:ID|broker KEY [VALUE] (no VALUE removes the override)")
@@ -82,15 +87,18 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
             else:
                 req["topic"] = target
         elif ns.command == "load":
-            req["topic"], req["rate"] = a[0], float(a[1]) if len(a) > 1 else 100.0
+            req["topic"], req["rate"] = a[0], _finite(a[1], 0, 10**9) if len(a) > 1 else 100.0
             if len(a) > 2:
                 req["acks"] = -1 if a[2] == "all" else int(a[2])
         elif ns.command == "speed":
-            req["speed"] = float(a[0])
+            req["speed"] = _finite(a[0], 0, 100_000, low_open=True)
         elif ns.command == "elect":
             req["type"] = a[0] if a else "preferred"
         elif ns.command == "events" and a:
             req["n"] = int(a[0])
+    except argparse.ArgumentTypeError as exc:
+        error(f"bad arguments for {ns.command}: {' '.join(a)}: {exc}")
+        return EXIT_USAGE
     except (ValueError, IndexError):
         error(f"bad arguments for {ns.command}: {' '.join(a)}")
         return EXIT_USAGE
