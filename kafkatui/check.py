@@ -27,9 +27,11 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.pipes import PipeConsole, write_stdout
+from kafkatui.textfilter import FilterTooSlow, select
 from kafkatui.present import broker_state, restart_now
 
 SCHEMA = "kafkatui.check/1"
+TOPIC_FILTER_BUDGET_S = 2.0
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 SHORT_LABEL = {
     Health.OFFLINE: "OFFLINE", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
@@ -71,7 +73,12 @@ def filter_topics(snapshot: ClusterSnapshot, pattern: str | None) -> ClusterSnap
         rx = re.compile(pattern)
     except re.error as exc:
         raise UsageError(f"--topic: not a regular expression: {pattern!r} ({exc})") from None
-    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if rx.search(n)})
+    names = list(snapshot.topics)
+    try:
+        keep = {names[i] for i in select(rx, names, budget=TOPIC_FILTER_BUDGET_S)}
+    except FilterTooSlow as exc:
+        raise UsageError(f"--topic: regular expression {pattern!r} not used: {exc}") from None
+    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if n in keep})
 
 
 def parse_ids(text: str | None) -> set[int]:

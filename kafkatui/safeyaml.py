@@ -24,7 +24,12 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 class InputError(Exception):
-    """A file the user named that cannot be used; the message is one line."""
+    """A file the user named that cannot be used; the message is one line: ``PATH: REASON``."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 def _size_text(n: int) -> str:
@@ -41,17 +46,17 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES, *, pipes: bool = True)
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     if stat.S_ISFIFO(st.st_mode) and not pipes:
-        raise InputError(f"{path}: is a FIFO (named pipe), not a regular file; skipped")
+        raise InputError(path, "a FIFO (named pipe), not a regular file")
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-        raise InputError(f"{path}: not a regular file (a device or socket); give a file")
+        raise InputError(path, "not a regular file (a device or socket); give a file")
     if stat.S_ISREG(st.st_mode) and st.st_size > limit:
-        raise InputError(f"{path}: {st.st_size:,} bytes is too large (at most {_size_text(limit)})")
+        raise InputError(path, f"{st.st_size:,} bytes is too large (at most {_size_text(limit)})")
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (0 if pipes else os.O_NONBLOCK)
     fd = os.open(path, flags)
     try:
         st = os.fstat(fd)  # the file opened may not be the one looked at
         if not (stat.S_ISREG(st.st_mode) or (pipes and stat.S_ISFIFO(st.st_mode))):
-            raise InputError(f"{path}: not a regular file; give a file")
+            raise InputError(path, "not a regular file; give a file")
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -61,7 +66,7 @@ def read_bounded(path: Path, limit: int = MAX_FILE_BYTES, *, pipes: bool = True)
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise InputError(f"{path}: too large (more than {_size_text(limit)})")
+                raise InputError(path, f"too large (more than {_size_text(limit)})")
     finally:
         os.close(fd)
     return b"".join(chunks)
@@ -71,7 +76,7 @@ def read_text_bounded(path: Path, limit: int = MAX_FILE_BYTES, *, pipes: bool = 
     """`read_bounded` decoded as UTF-8 (UnicodeDecodeError passes through); NUL bytes are refused."""
     data = read_bounded(path, limit, pipes=pipes)
     if b"\x00" in data:
-        raise InputError(f"{path}: holds NUL bytes: not a text file")
+        raise InputError(path, "holds NUL bytes: not a text file")
     return data.decode("utf-8")
 
 
