@@ -27,8 +27,8 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.pipes import PipeConsole, write_stdout
-from kafkatui.textfilter import FilterTooSlow, select
 from kafkatui.present import broker_state, restart_now
+from kafkatui.textfilter import FilterTooSlow, select
 
 SCHEMA = "kafkatui.check/1"
 TOPIC_FILTER_BUDGET_S = 2.0

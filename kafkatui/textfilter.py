@@ -58,9 +58,8 @@ def nested_repeat(pattern: str | re.Pattern[str]) -> bool:
             elif name == "BRANCH":
                 if any(walk(branch, inside) for branch in arg[1]):
                     return True
-            elif name in ("ASSERT", "ASSERT_NOT"):
-                if walk(arg[1], inside):
-                    return True
+            elif name in ("ASSERT", "ASSERT_NOT") and walk(arg[1], inside):
+                return True
         return False
 
     return walk(tree, False)
