@@ -18,6 +18,8 @@ from kafkatui.options import connection_from
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.shutdown import close_within, exit_now_if_stuck
 
+EXIT_RECORDER = 17  # as `kafkatui record`: ISR history could not be written
+
 MAX_REFRESH = 86400.0
 MAX_SPEED = 100_000.0  # simulated seconds per real second: a day in under a second
 
@@ -129,12 +131,17 @@ def run_tui(ns: argparse.Namespace) -> int:
             return exc.exit_code
         source = KafkaClusterSource(settings, log_dirs="out-of-sync")
         recorder = None
+        problem = None
         if not ns.no_record and ns.demo is None:
-            from kafkatui.history.record_cmd import default_history_dir
+            from kafkatui.history.record_cmd import default_history_dir, writable_problem
             from kafkatui.history.recorder import Recorder
 
-            recorder = Recorder(ns.history_dir or default_history_dir())
+            directory = ns.history_dir or default_history_dir()
+            problem = writable_problem(directory)  # a file, /proc, read-only: said at once, not per refresh
+            recorder = Recorder(directory) if problem is None else None
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
+        if problem is not None:
+            feed.recording_failed(problem)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
                           settings=settings)
         log_to_file()
@@ -143,7 +150,12 @@ def run_tui(ns: argparse.Namespace) -> int:
         rest = stack.pop_all()
         rest.callback(feed.close)  # an ExitStack runs callbacks last-in first: the feed before the demo
         close_within(rest.close)
-    exit_now_if_stuck(0)
-    return 0
+    lost = feed.recording_problem()
+    code = 0
+    if lost is not None:  # the screen said it; the shell and scripts hear it too
+        err.print(f"kafkatui: error: {lost}", markup=False)
+        code = EXIT_RECORDER
+    exit_now_if_stuck(code)
+    return code
 
 
