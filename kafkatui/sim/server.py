@@ -122,7 +122,8 @@ class BrokerListener:
                 async with asyncio.timeout(self.sim.idle_seconds):
                     size_bytes = await reader.readexactly(4)
                     (size,) = struct.unpack(">i", size_bytes)
-                    if size < REQUEST_HEADER_BYTES or size > MAX_FRAME:
+                    smallest = 0 if conn.get("raw_tokens") else REQUEST_HEADER_BYTES
+                    if size < smallest or size > MAX_FRAME:
                         log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
                         return
                     payload = await reader.readexactly(size)
@@ -130,6 +131,17 @@ class BrokerListener:
                 log.info("broker %d: closing %s: idle for %.0f s", self.broker.id, conn["peer"], self.sim.idle_seconds)
                 return
             authenticated = not self.sim.security.sasl or bool(conn.get("authenticated"))
+            if not authenticated and conn.get("raw_tokens"):  # after SaslHandshake v0: bare SASL tokens
+                from kafkatui.sim.handlers.sasl import raw_token
+
+                token = raw_token(conn, payload)
+                if token is None:
+                    log.info("broker %d: SASL authentication of %s failed", self.broker.id, conn["peer"])
+                    await asyncio.sleep(FAILED_AUTHENTICATION_DELAY)
+                    return
+                writer.write(struct.pack(">i", len(token)) + token)
+                await writer.drain()
+                continue
             try:
                 decoded = decode_request(payload, authenticated)
             except RequestRejected as exc:
