@@ -210,6 +210,27 @@ def _shown(s: object) -> str:
     return "'" + "".join(out) + "'"
 
 
+def _check_oauthbearer(conf: Mapping[str, str | Secret]) -> None:
+    """OAUTHBEARER needs a token source librdkafka can use without a Python callback; without one it
+    never sends a request and the failure looked like a broker that does not answer."""
+    method = _reveal(conf.get("sasl.oauthbearer.method", "default")).strip().lower()
+    if method == "oidc":
+        missing = [k for k in ("sasl.oauthbearer.client.id", "sasl.oauthbearer.token.endpoint.url") if not conf.get(k)]
+        if missing:
+            raise UsageError(f"SASL OAUTHBEARER with sasl.oauthbearer.method=oidc needs {' and '.join(missing)}")
+        return
+    if method != "default":
+        raise UsageError(f"sasl.oauthbearer.method must be default or oidc, got {method!r}")
+    unsecured = _reveal(conf.get("enable.sasl.oauthbearer.unsecure.jwt", "false")).strip().lower() == "true"
+    if not unsecured or "principal=" not in _reveal(conf.get("sasl.oauthbearer.config", "")):
+        raise UsageError(
+            "SASL OAUTHBEARER needs a token source: -X sasl.oauthbearer.method=oidc with "
+            "sasl.oauthbearer.client.id, sasl.oauthbearer.client.secret and sasl.oauthbearer.token.endpoint.url "
+            "(or, for an unsecured test token, -X enable.sasl.oauthbearer.unsecure.jwt=true and "
+            "-X sasl.oauthbearer.config=principal=NAME)"
+        )
+
+
 # --------------------------------------------------------------------------- settings
 @dataclass(frozen=True, init=False)
 class ConnectionSettings:
@@ -325,6 +346,8 @@ class ConnectionSettings:
                 raise UsageError(
                     f"SASL {mechanism.upper()} needs a password (password_env or password_file in the profile)"
                 )
+        if mechanism.upper() == "OAUTHBEARER":
+            _check_oauthbearer(conf)
 
     def secrets(self) -> list[str]:
         """The secret values, for scrubbing them from any text a client library produces."""
