@@ -94,16 +94,17 @@ class _LimitedLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
+        mark: Any = event.start_mark
         if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
                 raise LimitError(
-                    None, None, f"more than {MAX_ALIASES} aliases (*name); refused", event.start_mark)
+                    None, None, f"more than {MAX_ALIASES} aliases (*name); refused", mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 raise LimitError(
-                    None, None, f"nested more than {MAX_DEPTH} levels deep; refused", event.start_mark)
+                    None, None, f"nested more than {MAX_DEPTH} levels deep; refused", mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1

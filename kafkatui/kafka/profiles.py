@@ -129,8 +129,8 @@ class _File:
         try:
             root = safeyaml.compose(text)
         except safeyaml.LimitError as exc:
-            line, problem = safeyaml.yaml_problem(exc)
-            raise ProfileError(f"{path}:{line}: {problem}") from None
+            number, problem = safeyaml.yaml_problem(exc)
+            raise ProfileError(f"{path}:{number}: {problem}") from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = f":{mark.line + 1}" if mark is not None else ""
