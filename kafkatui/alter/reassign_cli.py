@@ -47,7 +47,7 @@ from kafkatui.alter.reassign import (
 from kafkatui.alter.reassign_apply import Reassigner, start_audited, wait
 from kafkatui.alter.reassign_cancel import cancel, clear_throttle
 from kafkatui.alter.throttle import parse_rate, throttle_plan
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, seconds
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
@@ -79,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--export", action="store_true",
                    help="print the kafka-reassign-partitions.sh JSON (stdout) and commands (stderr) instead (read-only)")
     p.add_argument("--no-wait", action="store_true", help="return once the reassignment has started")
-    p.add_argument("--wait-timeout", type=float, default=WAIT_SECONDS, metavar="SECONDS",
+    p.add_argument("--wait-timeout", type=seconds(7 * 86400), default=WAIT_SECONDS, metavar="SECONDS",
                    help=f"how long to wait for the new replicas to join the ISR (default {WAIT_SECONDS:.0f})")
 
 

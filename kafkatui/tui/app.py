@@ -274,14 +274,27 @@ class KafkaTuiApp(App[None]):
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
 
+    _record_error_shown: str | None = None
+
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
         self.state = message.state
+        self._show_record_error()
         for screen in self.screen_stack:
             update = getattr(screen, "update_state", None)
             if update is not None:
                 update(message.state)
         self.gc_pacer.state_applied()
+
+    def _show_record_error(self) -> None:
+        """A history write that failed is told once (again only after recording worked in between)."""
+        if self.feed is None:
+            return
+        problem = self.feed.record_error
+        if problem is not None and self._record_error_shown is None:
+            self.notify(f"{problem}; the dashboard goes on without recording (exit status 17 at quit)",
+                        severity="error", timeout=15)
+        self._record_error_shown = problem
 
     def refresh_header(self) -> None:
         for screen in self.screen_stack:
