@@ -90,6 +90,13 @@ def misconfigured() -> ClusterSnapshot:
     )
 
 
+def weak_cluster() -> ClusterSnapshot:
+    """Broker settings below the floor and two of three replicas on one rack (3 racks, minISR 2)."""
+    return snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (3, [3, 4, 1], [3, 4, 1])], min_insync_replicas="2"),
+                brokers=(1, 2, 3, 4), racks={1: "a", 2: "a", 3: "b", 4: "c"},
+                broker_configs={"replica.lag.time.max.ms": "5000", "default.replication.factor": "1"})
+
+
 def most_missing() -> ClusterSnapshot:
     return snap(topic("t", [(1, R, [1, 2]), (1, R, [1, 2]), (1, R, R)], min_insync_replicas="1"))
 
@@ -104,7 +111,7 @@ def spread_lag() -> ClusterSnapshot:
 def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
     seen |= ids(run(most_missing())) | ids(run(spread_lag())) | ids(run(inherited_default()))
-    seen |= ids(run(unclean_cluster()))
+    seen |= ids(run(unclean_cluster())) | ids(run(weak_cluster()))
     assert seen == set(load_catalog())
 
 
@@ -232,8 +239,10 @@ def test_absent_broker_with_reassignment_plan_to_live_brokers() -> None:
     assert "1 offline, 1 under minISR" in f.evidence[1]
     (plan,) = [c for c in f.commands if c.startswith("printf")]
     moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
-    # broker 4 replaced in place by the least-loaded live broker not already a replica
-    assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2], 1: [1]}
+    # broker 4 replaced in place by the least-loaded live broker not already a replica; t-1's only
+    # replica is on broker 4: no move can finish, the finding says so instead of planning one
+    assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2]}
+    assert any(s.startswith("Not in the plan: t-1 (every replica is on absent broker(s) 4") for s in f.steps)
     assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --reassignment-json-file reassign-broker-4.json --verify" in f.commands
 
 
@@ -288,7 +297,7 @@ def test_rf_one_finding() -> None:
                for s in f.steps)
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2" in f.commands
     alone = by_id(run(snap(healthy("dev.x", 2, rf=1, brokers=1), brokers=(1,))), "rf-one")
-    assert alone.commands == () and any("1 live broker(s): add brokers" in s for s in alone.steps)
+    assert alone.commands == () and any("1 live broker(s), too few for RF 3" in s for s in alone.steps)
 
 
 def test_min_isr_one_finding() -> None:
@@ -296,7 +305,11 @@ def test_min_isr_one_finding() -> None:
     assert "RF 3" in f.title
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2" in f.commands
     rf2 = by_id(run(snap(healthy("events", 2, rf=2))), "min-isr-one")
-    assert not any("--add-config" in c for c in rf2.commands) and any(c.startswith("printf") for c in rf2.commands)
+    # RF raised before minISR: the plan, then minISR 2 (never minISR 2 on RF 2, which stops writes at one loss)
+    cmds = list(rf2.commands)
+    plan_at = next(i for i, c in enumerate(cmds) if c.startswith("printf"))
+    set_at = next(i for i, c in enumerate(cmds) if "--add-config min.insync.replicas=2" in c)
+    assert plan_at < set_at and sum("--add-config" in c for c in cmds) == 1
 
 
 def kafka_default(t: TopicInfo) -> TopicInfo:
@@ -362,10 +375,39 @@ def test_many_topics_inheriting_unclean_election_get_one_cluster_wide_finding() 
 def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
     f = by_id(run(misconfigured()), "single-rack", "racked")
     assert f.partitions == ("racked-1",) and "rack (a)" in f.title
-    (plan, topics_file) = [c for c in f.commands if c.startswith("printf")]
-    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
-    assert moves == [{"topic": "racked", "partition": 1, "replicas": [1, 3]}]
+    # racked-1 (RF 2) is already in the min-isr-one plan raising its RF: no second plan touches it
+    assert not any(c.startswith("printf") and "reassign-racked-racks" in c for c in f.commands)
+    assert any("racked-1 (already in reassign-racked.json" in s for s in f.steps)
     assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --topics-to-move-json-file topics-racked.json --broker-list 1,2,3 --generate" in f.commands
+    # RF 3 / minISR 2 all on rack a, racks b and c free: two replicas move, one per rack, leader kept
+    s = snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"), brokers=(1, 2, 3, 4, 5),
+             racks={1: "a", 2: "a", 3: "a", 4: "b", 5: "c"})
+    f = by_id(run(s), "single-rack")
+    (plan, _) = [c for c in f.commands if c.startswith("printf")]
+    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
+    assert moves == [{"topic": "orders", "partition": 0, "replicas": [1, 5, 4]}]
+    assert "rack-concentrated" not in ids(run(s))
+
+
+def test_two_of_three_replicas_on_one_rack_is_flagged_when_a_rack_loss_stops_writes() -> None:
+    f = by_id(run(weak_cluster()), "rack-concentrated")
+    assert f.partitions == ("orders-0",) and "if one rack fails (a)" in f.title
+    (plan, _) = [c for c in f.commands if c.startswith("printf")]
+    assert '"replicas":[1,4,3]' in plan
+    # two racks only: RF 3 / minISR 2 cannot survive a rack loss with writes whatever the layout
+    two = snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"), racks={1: "a", 2: "a", 3: "b"})
+    assert "rack-concentrated" not in ids(run(two))
+
+
+def test_broker_settings_below_the_floor() -> None:
+    found = run(weak_cluster())
+    lag = by_id(found, "replica-lag-time-low")
+    assert lag.brokers == (1, 2, 3, 4) and "5000 ms" in lag.title
+    assert not any("--alter" in c for c in lag.commands)  # read-only in Kafka: server.properties and a roll
+    rf = by_id(found, "default-rf-one")
+    assert "default.replication.factor is 1" in rf.title and not any("--alter" in c for c in rf.commands)
+    # Kafka's default 30000 and an unread config are not flagged
+    assert not ({"replica-lag-time-low", "default-rf-one"} & ids(run(snap(healthy("orders", 2, min_insync_replicas="2")))))
 
 
 def test_internal_topic_findings() -> None:
