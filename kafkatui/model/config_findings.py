@@ -45,7 +45,11 @@ class ConfigFindings(Context):
     def _raise_plan(self, th: TopicHealth, target: int) -> dict[str, Any]:
         """A plan raising the topic's RF to `target` on live brokers (see `plans.Planner.raise_rf`)."""
         plan = self.planner.raise_rf(self.s.topics[th.name].partitions, target, f"reassign-{th.name}.json")
-        return {"target_rf": target, **plan.ctx(), "enough_brokers": len(self.live) >= target}
+        ctx = plan.ctx()
+        # minISR 2 goes on only once every partition can have the new RF (minISR 2 on an RF-2 leftover
+        # would stop its writes at any broker loss)
+        return {"target_rf": target, **ctx, "raise_complete": ctx["planned"] and not ctx["has_unplanned"],
+                "raise_partial": ctx["planned"] and ctx["has_unplanned"]}
 
     def _cfg_evidence(self, th: TopicHealth) -> list[str]:
         rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}..{th.rf}"
@@ -63,10 +67,11 @@ class ConfigFindings(Context):
         """RF below 3: raise it to 3 (plan) and set minISR 2 (the durable triple); minISR RF - 1 meanwhile
         so writes go on. RF 3 or more: minISR RF - 1."""
         rf = th.min_rf
-        plan = self._raise_plan(th, 3) if rf < 3 else {"target_rf": rf, "planned": False}
+        plan = self._raise_plan(th, 3) if rf < 3 else {"target_rf": rf, "planned": False, "raise_complete": False,
+                                                       "raise_partial": False}
         raise_rf = bool(plan["planned"])
-        final = 2 if raise_rf else max(1, rf - 1)
         meanwhile = max(1, rf - 1)
+        final = 2 if plan["raise_complete"] else meanwhile
         ctx = {**self.topic_ctx(th), **plan, "raise_rf": raise_rf, "suggested_min_isr": final,
                "meanwhile_min_isr": meanwhile, "meanwhile": raise_rf and meanwhile != final,
                "stopgap": not raise_rf and rf < 3, "rf_one": rf == 1}
@@ -88,7 +93,7 @@ class ConfigFindings(Context):
     def audit_rf_one(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         plan = self._raise_plan(th, 3)
         ctx = {**self.topic_ctx(th), **plan, "can_raise_rf": bool(plan["planned"]),
-               "suggested_min_isr": 2, "set_after_raise": bool(plan["planned"]) and th.min_isr != 2,
+               "suggested_min_isr": 2, "set_after_raise": bool(plan["raise_complete"]) and th.min_isr != 2,
                "default_rf": self._default_rf()}
         ev = [*self._cfg_evidence(th), f"{th.count(Health.OFFLINE)} partition(s) offline now",
               f"{th.count(Health.AT_MIN_ISR)} partition(s) sit at minISR by design (Kafka's AtMinIsrPartitionCount "
@@ -100,6 +105,8 @@ class ConfigFindings(Context):
         plan = self._raise_plan(th, 3) if not set_now else {"target_rf": th.min_rf, "planned": False}
         ctx = {**self.topic_ctx(th), "suggested_min_isr": 2, "set_min_isr": set_now, **plan,
                "raise_rf": not set_now and bool(plan["planned"]),
+               "raise_complete": not set_now and bool(plan.get("raise_complete")),
+               "raise_partial": not set_now and bool(plan.get("raise_partial")),
                "cannot_raise": not set_now and not plan["planned"]}
         return self._topic_finding(A.MIN_ISR_ONE, th, ctx, self._cfg_evidence(th))
 
@@ -212,7 +219,7 @@ class ConfigFindings(Context):
         plan = self._raise_plan(th, 3) if th.min_rf < 3 else {"target_rf": th.min_rf, "planned": False}
         raise_rf = bool(plan["planned"])
         ctx = {**self.topic_ctx(th), **self._internal_ctx(th), **plan, "reasons": "; ".join(issue.reasons),
-               "raise_rf": raise_rf, "fix_min_isr": th.min_isr < 2 and (th.min_rf >= 3 or raise_rf),
+               "raise_rf": raise_rf, "fix_min_isr": th.min_isr < 2 and (th.min_rf >= 3 or bool(plan.get("raise_complete"))),
                "cannot_raise": th.min_rf < 3 and not raise_rf}
         ev = [*self._cfg_evidence(th), f"broker settings: {ctx['creation_configs']}",
               f"{len(self.live)} live broker(s)"]
@@ -249,7 +256,7 @@ class ConfigFindings(Context):
         plan = self._raise_plan(th, 3) if rf_one else {"target_rf": 3, "planned": False}
         raise_rf = rf_one and bool(plan["planned"])
         ctx = {**self.topic_ctx(th), **plan, "reasons": " and ".join(issue.reasons), "rf_one": rf_one,
-               "raise_rf": raise_rf, "cannot_raise": rf_one and not raise_rf, "set_min_isr": raise_rf and th.min_isr != 2,
+               "raise_rf": raise_rf, "cannot_raise": rf_one and not raise_rf, "set_min_isr": bool(plan.get("raise_complete")) and th.min_isr != 2,
                "unclean_off": False, "prod_example": prod[0] if prod else "", "prod_count": len(prod),
                "default_rf": self._default_rf()}
         ev = [*self._cfg_evidence(th),
@@ -280,10 +287,11 @@ class ConfigFindings(Context):
                       "within this time leaves the ISR")
             out.append(self.make("replica-lag-time-low", ctx, evidence=ev, brokers=sorted(low)))
         cv = self.s.broker_config("default.replication.factor")
-        if _int(cv.value) == 1 and cv.source != ASSUMED_DEFAULT and len(self.live) >= 3:
+        if _int(cv.value) == 1 and cv.source != ASSUMED_DEFAULT and self.r.counts.brokers_total >= 3:
             rf_one = sorted(n for n, th in self.r.topics.items() if th.min_rf == 1 and not th.internal)
-            ctx = {"default_rf_source": cv.source, "live_brokers": len(self.live), "rf_one_count": len(rf_one)}
-            ev = [f"default.replication.factor=1 ({cv.source}) with {len(self.live)} live brokers",
+            total = self.r.counts.brokers_total
+            ctx = {"default_rf_source": cv.source, "live_brokers": total, "rf_one_count": len(rf_one)}
+            ev = [f"default.replication.factor=1 ({cv.source}) on a cluster of {total} brokers",
                   *named("topics with RF 1 now", rf_one)]
             out.append(self.make("default-rf-one", ctx, evidence=ev))
         return out

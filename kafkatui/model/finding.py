@@ -248,7 +248,8 @@ class Context:
              partitions: Iterable[str] = (), brokers: Iterable[int] = (), affected: int = 0,
              critical: bool = False, strimzi_ok: bool = True) -> Finding:
         e = self.cat[fid]
-        c = {"planned": False, "has_unplanned": False, "unplanned": "", **self.base, **ctx}
+        c = {"planned": False, "has_unplanned": False, "unplanned": "", "raise_partial": False, "raise_complete": False,
+             **self.base, **ctx}
         patch = None
         config = {k: c[v] for k, v in e.strimzi_config}
         if config and strimzi_ok and (e.strimzi_when is None or c[e.strimzi_when]):

@@ -93,5 +93,12 @@ def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, boot
 
 
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:
-    """The findings that concern one partition: those listing it, and whole-topic findings for its topic."""
-    return [f for f in found if f.covers(topic, partition)]
+    """The findings that concern one partition: those listing it, and whole-topic findings for its topic.
+
+    The partition's own findings (about its topic alone) come first, then the ones about its topic, then
+    broker and cluster-wide ones (an absent broker's plan, say), each group in `found`'s order."""
+    def rank(f: Finding) -> int:
+        if f.topics == (topic,):
+            return 0 if f.partitions else 1
+        return 2
+    return sorted((f for f in found if f.covers(topic, partition)), key=rank)
