@@ -18,6 +18,7 @@ import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from kafkatui.model.findings import Finding, findings
 from kafkatui.model.health import assess
@@ -101,7 +102,7 @@ def config_changes(cmd: str) -> list[ConfigCommand]:
     return out
 
 
-def written_file(cmd: str) -> tuple[str, dict[str, object]] | None:
+def written_file(cmd: str) -> tuple[str, dict[str, Any]] | None:
     """(path, JSON) of a ``printf ... > path`` line, else None."""
     m = _FILE.match(cmd)
     if not m:
@@ -111,7 +112,7 @@ def written_file(cmd: str) -> tuple[str, dict[str, object]] | None:
 
 def executed_reassignments(commands: Iterable[str]) -> dict[str, list[tuple[str, int, list[int]]]]:
     """Per reassignment file that some line ``--execute``s: its moves (topic, partition, replicas)."""
-    files: dict[str, dict[str, object]] = {}
+    files: dict[str, dict[str, Any]] = {}
     run: list[str] = []
     for c in commands:
         w = written_file(c)
@@ -122,8 +123,7 @@ def executed_reassignments(commands: Iterable[str]) -> dict[str, list[tuple[str,
             run.append(words[words.index("--reassignment-json-file") + 1])
     out: dict[str, list[tuple[str, int, list[int]]]] = {}
     for path in run:
-        obj = files.get(path) or {}
-        parts = obj.get("partitions", []) if isinstance(obj, dict) else []
+        parts = (files.get(path) or {}).get("partitions", [])
         out[path] = [(str(p["topic"]), int(p["partition"]), [int(r) for r in p["replicas"]])
                      for p in parts if isinstance(p, dict)]
     return out
@@ -152,15 +152,15 @@ def apply_commands(snapshot: ClusterSnapshot, commands: Iterable[str]) -> Cluste
                 _apply_broker(topics, brokers, snapshot, ch)
     for moves in executed_reassignments(cmds).values():
         for topic, partition, replicas in moves:
-            t = topics.get(topic)
-            if t is None or partition >= len(t.partitions):
+            info = topics.get(topic)
+            if info is None or partition >= len(info.partitions):
                 continue
-            parts = list(t.partitions)
+            parts = list(info.partitions)
             p = parts[partition]
             leader = p.leader if p.leader in replicas else replicas[0]
             parts[partition] = PartitionInfo(p.topic, p.partition, leader, tuple(replicas), tuple(replicas),
                                              leader_epoch=p.leader_epoch)
-            topics[topic] = TopicInfo(t.name, tuple(parts), t.internal, t.configs, t.error_code)
+            topics[topic] = TopicInfo(info.name, tuple(parts), info.internal, info.configs, info.error_code)
     return dataclasses.replace(snapshot, topics=topics, broker_configs=brokers)
 
 
@@ -179,9 +179,9 @@ def _apply_broker(topics: dict[str, TopicInfo], brokers: dict[int, dict[str, Con
             cfg[ch.key] = ConfigValue(ch.value, source)
     if ch.value is None or ch.name is not None:
         return
-    for name, t in list(topics.items()):
-        cv = t.configs.get(ch.key)
+    for name, info in list(topics.items()):
+        cv = info.configs.get(ch.key)
         if cv is not None and cv.source not in (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG):
-            cfg = dict(t.configs)
+            cfg = dict(info.configs)
             cfg[ch.key] = ConfigValue(ch.value, DYNAMIC_DEFAULT_BROKER_CONFIG)
-            topics[name] = dataclasses.replace(t, configs=cfg)
+            topics[name] = dataclasses.replace(info, configs=cfg)

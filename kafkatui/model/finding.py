@@ -184,7 +184,7 @@ def ids_text(ids: Iterable[int]) -> str:
     return ", ".join(str(i) for i in sorted(ids)) or "none"
 
 
-def tally(c: Counter[int], unit: str = "partition") -> str:
+def tally(c: Counter[int] | Counter[str], unit: str = "partition") -> str:
     """"3 (5 partitions), 2 (1 partition)", most first."""
     return ", ".join(f"{b} ({n} {unit}{'s' if n != 1 else ''})" for b, n in
                      sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"

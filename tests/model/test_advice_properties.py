@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -113,7 +114,7 @@ def check_snapshot(where: str, s: ClusterSnapshot) -> None:
     assert cmds == printed_commands(s, "localhost:9092"), where
 
     # plans: live brokers only, one plan per partition, same file = same content
-    files: dict[str, object] = {}
+    files: dict[str, dict[str, Any]] = {}
     owner: dict[tuple[str, int], str] = {}
     for c in cmds:
         w = written_file(c)
@@ -123,7 +124,7 @@ def check_snapshot(where: str, s: ClusterSnapshot) -> None:
         assert files.setdefault(path, obj) == obj, f"{where}: {path} printed with two contents"
         if not path.startswith("reassign-"):
             continue
-        for m in obj["partitions"]:  # type: ignore[index]
+        for m in obj["partitions"]:
             key = (m["topic"], m["partition"])
             reps = m["replicas"]
             assert set(reps) <= live, f"{where}: {path} names absent broker(s) {set(reps) - live} for {key}"
@@ -161,10 +162,10 @@ def check_snapshot(where: str, s: ClusterSnapshot) -> None:
         for t, acts in actions(s, f).items():
             for a in acts:
                 per_topic[t][a].append(f.id)
-    for t, acts in per_topic.items():
+    for t, advised in per_topic.items():
         for pair in CONTRADICTIONS:
             a, b = sorted(pair)
-            assert not (a in acts and b in acts), f"{where}: {t}: {a} ({acts[a]}) vs {b} ({acts[b]})"
+            assert not (a in advised and b in advised), f"{where}: {t}: {a} ({advised[a]}) vs {b} ({advised[b]})"
 
     # a partition's own findings come before broker- and cluster-wide ones on its screen
     for name in list(s.topics)[:3]:
