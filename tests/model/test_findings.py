@@ -428,6 +428,80 @@ def test_dev_settings_on_prod_finding() -> None:
     assert "rf-one" not in {x.id for x in run(misconfigured()) if "billing" in x.topics}
 
 
+def test_dev_settings_on_prod_with_only_unclean_election_says_what_is_true() -> None:
+    s = snap(healthy("orders", 2, min_insync_replicas="2"),
+             healthy("clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true"))
+    f = by_id(run(s), "dev-settings-on-prod", "clicks")
+    text = " ".join(f.steps + f.causes)
+    assert "will not" not in text and "a single broker loss still elects cleanly" in text
+    assert "default.replication.factor" not in text  # not the cause of unclean election being on
+    assert "--entity-name clicks --add-config unclean.leader.election.enable=false" in " ".join(f.commands)
+
+
+def test_consumer_offsets_lagging_is_one_finding_not_two() -> None:
+    s = snap(topic("__consumer_offsets", [(1, R, [1, 2])] * 3, internal=True, min_insync_replicas="2"),
+             healthy("orders", 2, min_insync_replicas="2"))
+    found = run(s)
+    about = sorted(f.id for f in found if "__consumer_offsets" in f.topics and f.id not in ("broker-missing-from-isrs",
+                                                                                          "broker-missing-from-most-isrs"))
+    assert about == ["internal-under-replicated"]
+    f = by_id(found, "internal-under-replicated")
+    assert "(3 at minISR 2)" in f.title and any("stops their commits" in st for st in f.steps)
+
+
+def test_at_min_isr_with_min_isr_one_means_one_failure_from_offline() -> None:
+    s = snap(topic("events", [(1, R, [1]), (1, R, R)], min_insync_replicas="1"))
+    f = by_id(run(s), "at-min-isr")
+    assert "ISR is the leader alone: one more failure takes them offline" in f.title
+    assert not any("stops acks=all writes" in st for st in f.steps)
+
+
+def test_under_min_isr_names_both_errors_single_copy_writes_and_the_producer_checklist() -> None:
+    f = by_id(run(incident()), "under-min-isr", "orders")
+    text = " ".join(f.steps)
+    assert "NOT_ENOUGH_REPLICAS (19)" in text and "NOT_ENOUGH_REPLICAS_AFTER_APPEND (20)" in text
+    assert "acks=0 and acks=1 producers are not refused" in text and "a single copy" in text
+    for item in ("acks=all", "enable.idempotence=true", "retries", "delivery.timeout.ms",
+                 "max.in.flight.requests.per.connection at most 5"):
+        assert item in text
+
+
+def test_min_isr_equal_to_rf_under_min_isr_does_not_say_do_not_lower() -> None:
+    """payments RF 3 / minISR 3 with a replica out: one screen must not say both "Do NOT lower" and "Lower"."""
+    s = snap(topic("payments", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="3"))
+    found = run(s)
+    shown = findings_for_partition(found, "payments", 0)
+    assert [f.id for f in shown][:2] == ["under-min-isr", "min-isr-equals-rf"]
+    steps = " ".join(st for f in shown for st in f.steps)
+    assert "Do NOT lower" not in steps and "Lowering it to 2 is the configuration fix" in steps
+    eq = by_id(found, "min-isr-equals-rf")
+    assert "no durability gained" not in " ".join(eq.steps)
+    assert any("an acknowledged write survives 2 failure(s)" in st for st in eq.steps)
+    # RF 3 / minISR 2 keeps the warning against lowering
+    ok = run(snap(topic("orders", [(1, R, [1])], min_insync_replicas="2")))
+    assert any("Do NOT lower min.insync.replicas" in st for st in by_id(ok, "under-min-isr").steps)
+
+
+def test_min_isr_above_rf_raises_rf_then_sets_two_never_one() -> None:
+    s = snap(healthy("invoices", 3, rf=2), broker_configs={"min.insync.replicas": "3"})
+    f = by_id(run(s), "min-isr-above-rf")
+    cmds = [c for c in f.commands if not c.startswith("kubectl")]
+    i_plan = next(i for i, c in enumerate(cmds) if c.startswith("printf"))
+    assert cmds[-1].endswith("--add-config min.insync.replicas=2") and i_plan < len(cmds) - 1
+    assert cmds[0].endswith("--add-config min.insync.replicas=1")  # meanwhile, so writes go on (said in a step)
+    assert any("while the reassignment runs" in st for st in f.steps)
+    # two brokers: RF 3 cannot be planned; minISR RF - 1 is said to be a stopgap
+    two = snap(healthy("invoices", 2, rf=2, brokers=2), brokers=(1, 2), broker_configs={"min.insync.replicas": "3"})
+    g = by_id(run(two), "min-isr-above-rf")
+    assert not any(c.startswith("printf") for c in g.commands) and any("stopgap" in st for st in g.steps)
+
+
+def test_unread_broker_configs_are_worded_not_printed_raw() -> None:
+    f = by_id(run(spread_lag()), "shrinks-under-load")
+    assert not any("None" in e or "(ASSUMED_DEFAULT)" in e for e in f.evidence)
+    assert any("replica.fetch.max.bytes=1048576 (Kafka's default, assumed" in e for e in f.evidence)
+
+
 def test_partial_snapshot_finding() -> None:
     f = by_id(run(incident()), "partial-snapshot")
     assert f.severity == "info" and f.evidence == ("DescribeLogDirs: broker 4 unreachable",)
