@@ -285,7 +285,12 @@ class ConfigFindings(Context):
                 ev.append(f"... and {len(low) - EXAMPLES} more brokers")
             ev.append(f"Kafka's default is {KAFKA_LAG_DEFAULT_MS} ms (since 2.5); a follower that does not catch up "
                       "within this time leaves the ISR")
-            out.append(self.make("replica-lag-time-low", ctx, evidence=ev, brokers=sorted(low)))
+            # a choice by itself (info); a warning once followers on those brokers are out of ISRs now
+            lagging = sorted(b for b in low if self.r.brokers[b].out_of_isr_online)
+            if lagging:
+                ev.append(f"out of ISRs now: broker {ids_text(lagging)}")
+            out.append(self.make("replica-lag-time-low", ctx, evidence=ev, brokers=sorted(low),
+                                 severity="warning" if lagging else None))
         cv = self.s.broker_config("default.replication.factor")
         if _int(cv.value) == 1 and cv.source != ASSUMED_DEFAULT and self.r.counts.brokers_total >= 3:
             rf_one = sorted(n for n, th in self.r.topics.items() if th.min_rf == 1 and not th.internal)

@@ -246,7 +246,7 @@ class Context:
     # -- rendering
     def make(self, fid: str, ctx: dict[str, Any], *, evidence: Iterable[str], topics: Iterable[str] = (),
              partitions: Iterable[str] = (), brokers: Iterable[int] = (), affected: int = 0,
-             critical: bool = False, strimzi_ok: bool = True) -> Finding:
+             critical: bool = False, strimzi_ok: bool = True, severity: str | None = None) -> Finding:
         e = self.cat[fid]
         c = {"planned": False, "has_unplanned": False, "unplanned": "", "raise_partial": False, "raise_complete": False,
              **self.base, **ctx}
@@ -258,7 +258,7 @@ class Context:
             patch = "spec:\n  config:\n" + "".join(f"    {k}: {_yaml_scalar(v)}\n" for k, v in config.items())
         else:
             c["strimzi"] = False
-        severity = "critical" if critical and e.escalates else e.severity
+        severity = "critical" if critical and e.escalates else (severity or e.severity)
         return Finding(
             id=fid, severity=severity, title=fill(e.title, c), topics=tuple(topics), partitions=tuple(partitions),
             brokers=tuple(brokers), affected_partitions=affected, evidence=tuple(evidence),
