@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, RadioSet, Static, TextArea
 
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.plan import ChangePlan, ConfigChange
-from kafkatui.alter.risk import default_broker_value
+from kafkatui.alter.risk import default_broker_value, recommend
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -207,6 +207,33 @@ def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, 
         assert plan.changes == (ConfigChange("topic", "orders", UNCLEAN, "false"),)
 
     run(fake_app(), scenario)
+
+
+def test_wizard_plan_never_yields_a_configuration_the_audit_flags() -> None:
+    """Every goal and N on RF-2 and RF-3 topics and the broker default: apply the plan, audit again."""
+    from kafkatui.model.audit import audit
+    from kafkatui.model.commands import apply_commands
+    from kafkatui.tui.screens.alter_wizard import FAILURES, GOALS, goal_failures, plan_for_recommendation
+    from tests.model.builders import healthy, snap
+
+    s = snap(healthy("pairs", 2, rf=2, min_insync_replicas="1"), healthy("orders", 2, rf=3),
+             broker_configs={"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+    weak = {"min-isr-one", "min-isr-equals-rf", "min-isr-above-rf", "unclean-enabled"}
+    for targets, rf in (([("topic", "pairs")], 2), ([("topic", "orders")], 3), ([("broker-default", "")], 2)):
+        for goal, _ in GOALS[:3]:
+            for n in FAILURES:
+                rec = recommend(*goal_failures(goal, n), rf)
+                plan = plan_for_recommendation(rec, targets, s)
+                cmds = [f"kafka-configs.sh --bootstrap-server B --alter --entity-type "
+                        f"{'topics' if c.kind == 'topic' else 'brokers'} "
+                        + (f"--entity-name {c.name}" if c.kind == "topic" else "--entity-default")
+                        + f" --add-config {c.key}={c.value}" for c in plan.changes]
+                before = {(i.rule, i.topic) for i in audit(s)}
+                after = {(i.rule, i.topic) for i in audit(apply_commands(s, cmds)) if i.rule in weak}
+                assert after <= before, (targets, goal, n, plan.changes, after - before)
+                if rec.raise_rf_first:
+                    assert not any(c.key == MIN_ISR for c in plan.changes)
+                assert not any(c.value == "false" and c.key == UNCLEAN for c in plan.changes)  # already off: no-op
 
 
 def test_wizard_explicit_value_is_checked_before_the_preview() -> None:

@@ -106,18 +106,19 @@ def plan_for_recommendation(rec: Recommendation, targets: Sequence[Target],
     changes = list(recommendation_changes(rec, topics, snapshot).changes)
     for kind, name in targets:
         if kind != "topic":
-            for change in (ConfigChange(kind, name, MIN_ISR, str(rec.min_isr)),
-                           ConfigChange(kind, name, UNCLEAN, str(rec.unclean).lower())):
-                if snapshot is None or is_change(snapshot, change):
-                    changes.append(change)
+            wanted = [ConfigChange(kind, name, UNCLEAN, str(rec.unclean).lower())]
+            if not rec.raise_rf_first:  # a topic below the RF would inherit minISR >= its RF
+                wanted.insert(0, ConfigChange(kind, name, MIN_ISR, str(rec.min_isr)))
+            changes += [c for c in wanted if snapshot is None or is_change(snapshot, c)]
     return ChangePlan(tuple(changes))
 
 
 def nothing_to_do(rec: Recommendation) -> str:
     """Why a recommendation's plan is empty, in one line."""
     if rec.raise_rf_first:
-        return (f"nothing to change yet: raise the replication factor to {rec.rf} first (R on the topic screen), "
-                f"then set min.insync.replicas {rec.min_isr} here")
+        return (f"nothing to change yet: raise the replication factor to {rec.rf} first (R on the topic screen; "
+                f"for a broker-level change, every topic below RF {rec.rf}), then set min.insync.replicas "
+                f"{rec.min_isr} here, or choose explicit values (the preview lists the topics at risk)")
     return "nothing to change: these values are already in force"
 
 
