@@ -137,9 +137,14 @@ def test_wizard_one_failure_is_the_durable_triple_and_rf_goes_up_before_min_isr(
     assert any("raise RF from 2 to 3 first" in n and "any broker loss would stop acks=all writes" in n
                for n in rec.notes)
     # RF 2 topic: the plan waits for the reassignment; a no-op is not a change
-    s = snap(healthy("pairs", 2, rf=2), healthy("orders", 2, rf=3))
+    s = snap(healthy("pairs", 2, rf=2), healthy("orders", 2, rf=3),
+             broker_configs={"unclean.leader.election.enable": "false"})
     assert recommendation_changes(rec, ["pairs"], s).changes == ()
     assert recommendation_changes(rec, ["orders"], s).changes == (_one("orders", "min.insync.replicas", "2"),)
+    # configs not read: the value in force is unknown, so the change stays
+    unread = snap(healthy("orders", 2, rf=3, min_insync_replicas="2"))
+    assert recommendation_changes(rec, ["orders"], unread).changes == (
+        _one("orders", "unclean.leader.election.enable", "false"),)
     with pytest.raises(ValueError):
         recommend(None, None, 3)
     with pytest.raises(ValueError):
