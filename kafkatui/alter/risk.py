@@ -1,7 +1,9 @@
 """Pure risk analysis of a `ChangePlan` against a live snapshot, and the durability wizard.
 
 Durability arithmetic (see KAFKA-FACTS.md): acknowledged acks=all writes survive N broker failures
-when RF >= N+1 and minISR >= N+1; acks=all writes stay available through RF - minISR failures.
+when RF >= N+1 and minISR >= N+1; acks=all writes stay available through RF - minISR failures. The
+wizard's recommendations keep 2 <= minISR < RF (what the findings' audit accepts); lowering minISR is a
+risk line saying how many failures acknowledged writes then survive.
 """
 
 from __future__ import annotations

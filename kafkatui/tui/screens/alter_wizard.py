@@ -1,8 +1,10 @@
 """The durability wizard: pick a goal (or explicit values) for topics or the broker default; get a plan.
 
 The computation is `kafkatui.alter.risk.recommend`, the plan `recommendation_changes`; explicit values
-are checked by `kafkatui.alter.plan.normalize_value`. The wizard changes nothing: it dismisses with a
-`ChangePlan` for the preview, or None.
+are checked by `kafkatui.alter.plan.normalize_value`. A goal never yields what the audit flags (minISR 1
+with RF >= 2, minISR >= RF): one failure is RF 3 / minISR 2, and while the RF is below the goal the plan
+leaves min.insync.replicas alone (the RF goes up first, with R). Values already in force are left out.
+The wizard changes nothing: it dismisses with a `ChangePlan` for the preview, or None.
 """
 
 from __future__ import annotations
