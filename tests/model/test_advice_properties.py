@@ -14,6 +14,7 @@ The big scenario (100,000 partitions, about 25 s to build) is covered by a soak 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -184,3 +185,38 @@ def test_advice_is_consistent_on_every_scenario(name: str) -> None:
 def test_advice_is_consistent_on_the_big_scenario() -> None:
     for t, s in snapshots("big", [90 * S]):
         check_snapshot(f"big at {t // 1000}s", s)
+
+
+def test_printed_commands_are_the_kafka_cli_lines_each_once() -> None:
+    from tests.model.builders import healthy, snap, topic
+
+    s = snap(topic("orders", [(1, [1, 4, 2], [1]), (2, [2, 4, 3], [2, 3])], min_insync_replicas="2"),
+             healthy("events", 2, rf=2, min_insync_replicas="2"), brokers=(1, 2, 3))
+    cmds = printed_commands(s, "kafka-1:9092")
+    assert len(cmds) == len(set(cmds)) and cmds
+    assert all(c.startswith("printf '%s\\n' '") or c.split()[0].startswith("kafka-") for c in cmds)
+    assert not any(c.startswith(("kubectl", "grep")) for c in cmds)
+    assert any(c.startswith("kafka-reassign-partitions.sh --bootstrap-server kafka-1:9092 --reassignment-json-file "
+                            "reassign-broker-4.json --execute") for c in cmds)
+    # the broker-4 plan and the events RF plan are separate files, each written before it is executed
+    plans = executed_reassignments(cmds)
+    assert set(plans) == {"reassign-broker-4.json", "reassign-events.json"}
+    after = apply_commands(s, cmds)
+    assert {p.replicas for p in after.topics["orders"].partitions} <= {(1, 3, 2), (2, 1, 3)}
+    assert all(len(p.replicas) == 3 for p in after.topics["events"].partitions)
+    assert "min-isr-equals-rf" not in {i.rule for i in A.audit(after) if i.topic == "events"}
+
+
+def test_apply_commands_follows_kafkas_config_precedence() -> None:
+    from tests.model.builders import healthy, snap
+
+    s = snap(healthy("a", 1), healthy("b", 1, min_insync_replicas="3"), broker_configs={"min.insync.replicas": "1"})
+    s = dataclasses.replace(s, topics={n: dataclasses.replace(t, configs={
+        **t.configs, **({} if "min.insync.replicas" in t.configs else
+                        {"min.insync.replicas": s.broker_config("min.insync.replicas")})}) for n, t in s.topics.items()})
+    after = apply_commands(s, ["kafka-configs.sh --bootstrap-server B --alter --entity-type brokers --entity-default "
+                               "--add-config min.insync.replicas=2",
+                               "kafka-configs.sh --bootstrap-server B --alter --entity-type topics --entity-name b "
+                               "--delete-config min.insync.replicas"])
+    assert after.topic_config("a", "min.insync.replicas").value == "2"  # inherited the new default
+    assert after.topic_config("b", "min.insync.replicas").value == "2"  # override deleted: falls back
