@@ -53,6 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="check an in-process simulated cluster playing SCENARIO (default incident)")
     p.add_argument("--at", default=None, metavar="DURATION",
                    help="with --demo: how far into the scenario to look (default 6m)")
+    p.add_argument("--history", default=None, metavar="DIR",
+                   help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
+                        "shrinks per broker for the isr-flapping finding")
 
 
 # ----------------------------------------------------------------------------- verdict
@@ -248,10 +251,26 @@ def _source(source: str) -> str:
 
 
 # ----------------------------------------------------------------------------- running
-def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[dict[int, int] | None, str]:
+    """ISR shrinks per broker from `--history` (None without it), and one line saying what was used."""
+    directory = getattr(ns, "history", None)
+    if not directory:
+        return None, ("isr-flapping is judged from ISR history, which one check run does not have: pass "
+                      "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard")
+    from kafkatui.history.shrinks import WINDOW_S, shrink_counts
+
+    counts = shrink_counts(directory, snapshot.cluster_id, snapshot.taken_at, WINDOW_S)
+    if counts is None:
+        return None, f"no ISR history of cluster {snapshot.cluster_id or '?'} in the last hour under {directory}"
+    total = sum(counts.values())
+    return counts, f"ISR history from {directory}: {total} shrink(s) in the last hour"
+
+
+def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
+             shrinks: dict[int, int] | None = None) -> tuple[HealthReport, list[Finding], WhatIf | None]:
     snapshot = filter_topics(snapshot, ns.topic)
     report = assess(snapshot)
-    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B")
+    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B", shrink_counts=shrinks)
     down = parse_ids(ns.what_if_down)
     wi = what_if(snapshot, down) if down else None
     return report, found, wi
@@ -302,7 +321,8 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
                 snapshot = source.snapshot()
             finally:
                 source.close()
-        report, found, wi = evaluate(snapshot, ns)
+        shrinks, history_note = history_shrinks(ns, snapshot)
+        report, found, wi = evaluate(snapshot, ns, shrinks)
     except KafkaTuiError as exc:
         err.print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code
@@ -314,6 +334,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         write_stdout(text + "\n")
     else:
         render(out, snapshot, report, found, wi, show_all=ns.all)
+        out.print(history_note, style="dim", markup=False, highlight=False, soft_wrap=True)
     return code
 
 
