@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kafkatui.alter import audit
-from kafkatui.alter.errors import NothingToRevertError
+from kafkatui.alter import revert
+from kafkatui.alter.errors import NothingToRevertError, RevertConflictError
 from kafkatui.alter.plan import ChangePlan
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -38,11 +38,14 @@ def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], object],
     app.push_screen(ReadOnlyScreen(action, export or CONFIG_EXPORT), chosen)
 
 
-def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str) -> None:
+def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str, revert_of: str | None = None) -> None:
     from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
 
     if plan:
-        app.push_screen(AlterPreviewScreen(plan, heading))
+        screen = AlterPreviewScreen(plan, heading)
+        if revert_of is not None:
+            screen.audit_extra = {"revert_of": revert_of}
+        app.push_screen(screen)
 
 
 def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
@@ -63,8 +66,9 @@ def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
     _writes_or_export(app, f"alter {title_of(targets)}", wizard)
 
 
-def start_revert(app: KafkaTuiApp) -> None:
-    """The plan undoing the last successful change set on this cluster, through the same preview."""
+def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
+    """The plan undoing the newest change set of this cluster not undone yet (or the `n`-th newest), through
+    the same preview; refused (a notification naming what differs) when the cluster no longer holds it."""
     from textual.screen import ModalScreen
 
     if isinstance(app.screen, ModalScreen):  # a preview, wizard or confirmation is open: finish it first
@@ -73,15 +77,20 @@ def start_revert(app: KafkaTuiApp) -> None:
     if snapshot is None:
         app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
         return
+    bootstrap = app.settings.bootstrap_servers if app.settings is not None else (snapshot.bootstrap or "B")
     try:
-        plan = audit.revert_last(cluster_id=snapshot.cluster_id)
+        change, plan = revert.revertible_config(snapshot, n, bootstrap)
     except NothingToRevertError as exc:
         app.notify(f"nothing to revert: {exc}", timeout=5)
+        return
+    except RevertConflictError as exc:  # the cluster moved on since that change: say what differs
+        app.notify(str(exc), title="revert refused", severity="error", timeout=15)
         return
     except KafkaTuiError as exc:
         app.notify(str(exc), severity="error", timeout=8)
         return
-    _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, "revert the last change"))
+    heading = f"revert: {change.describe()}"
+    _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
 
 
 def _snapshot_or_say(app: KafkaTuiApp) -> ClusterSnapshot | None:

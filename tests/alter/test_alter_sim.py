@@ -6,10 +6,11 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kafkatui.alter import audit
+from kafkatui.alter import revert
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.cli import main_alter
 from kafkatui.alter.plan import ChangePlan, ConfigChange
@@ -42,8 +43,17 @@ def topic_value(sim: SimRunner, topic: str, key: str = MIN_ISR) -> tuple[str | N
     return cv.value, cv.source
 
 
-def records(path: Path) -> list[dict[str, object]]:
+def records(path: Path) -> list[dict[str, Any]]:
+    """The outcome records (intents left out: `intents` has them)."""
+    return [r for r in all_records(path) if r.get("record") != "intent"]
+
+
+def all_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def intents(path: Path) -> list[dict[str, Any]]:
+    return [r for r in all_records(path) if r.get("record") == "intent"]
 
 
 def alter(sim: SimRunner, *args: str, stdin: io.StringIO | None = None) -> int:
@@ -104,7 +114,8 @@ def test_validate_only_failure_from_the_cli_changes_nothing(cluster: SimRunner, 
     # an audit record naming a key the broker does not know: --revert-last sends it, the broker refuses
     audit_log.write_text(json.dumps({
         "cluster_id": cluster.cluster.cluster_id, "command_id": "x", "resource": {"kind": "topic", "name": "orders"},
-        "key": "foo.bar", "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"}, "after": {}, "result": "ok",
+        "key": "foo.bar", "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"},
+        "after": {"value": None, "source": "ASSUMED_DEFAULT"}, "result": "ok",  # what the cluster holds: revertible
     }) + "\n")
     assert alter(cluster, "--revert-last", "--write", "--yes") == 13
     captured = capsys.readouterr()
@@ -158,10 +169,20 @@ def test_success_is_verified_and_audited(cluster: SimRunner, capsys: pytest.Capt
 
 def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
                                                             audit_log: Path) -> None:
-    stdin = Tty("2\n", before_read=lambda: cluster.call(lambda c: c.delete_topic("payments")))
+    deleted: list[bool] = []
+
+    def delete_once() -> None:
+        if not deleted:
+            cluster.call(lambda c: c.delete_topic("payments"))
+            deleted.append(True)
+
+    # deleted while the user types: shown before the second confirmation, which the user gives
+    stdin = Tty("2\n2\n", before_read=delete_once)
     assert alter(cluster, "--topic", "orders", "--topic", "payments", "--set", "min.insync.replicas=2",
                  "--write", stdin=stdin) == 15
     captured = capsys.readouterr()
+    assert "! the cluster changed since the preview (someone else changed it):\n!   topic payments was deleted" \
+        in captured.out
     assert "ok      topic orders min.insync.replicas" in captured.out
     assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in captured.out
     assert "1 of 2 changes applied and verified" in captured.out
@@ -174,7 +195,8 @@ def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, 
 # ----------------------------------------------------------------------------- revert
 def test_revert_removes_an_override_that_was_not_there(cluster: SimRunner, audit_log: Path) -> None:
     assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
-    assert audit.revert_last(audit_log) == ChangePlan((ConfigChange("topic", "orders", MIN_ISR, None),))
+    (change,) = revert.history(revert.CONFIG, None, audit_log)
+    assert revert.config_plan(change) == ChangePlan((ConfigChange("topic", "orders", MIN_ISR, None),))
     assert alter(cluster, "--revert-last", "--write", stdin=Tty("orders\n")) == 0
     assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
 

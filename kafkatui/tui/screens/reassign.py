@@ -185,7 +185,7 @@ class ReassignScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _start(self, plan: ReassignPlan, cluster_id: str | None) -> None:
         done: guided_jobs.Started | str = result_or_error(
-            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id))
+            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings))
         self.app.call_from_thread(self._started, done)
 
     def _started(self, done: guided_jobs.Started | str) -> None:
