@@ -1,7 +1,8 @@
 """The audit log of config changes: JSON Lines, one record per resource and key changed.
 
 Path: ``$KAFKATUI_AUDIT_LOG``, else ``$XDG_STATE_HOME/kafkatui/audit.jsonl``, else
-``~/.local/state/kafkatui/audit.jsonl``. A record::
+``~/.local/state/kafkatui/audit.jsonl``; ``--demo`` writes to its own cluster's log instead
+(`demo_path`, unless ``$KAFKATUI_AUDIT_LOG`` names one). A record::
 
     {"time": "2026-11-22T01:20:00.123456+00:00", "user": "ops", "cluster_id": "...",
      "command_id": "<uuid of the kafkatui invocation>", "resource": {"kind": "topic", "name": "orders"},
@@ -69,6 +70,14 @@ def audit_path(environ: Mapping[str, str] | None = None) -> Path:
     state = env.get("XDG_STATE_HOME")
     base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
     return base / "kafkatui" / "audit.jsonl"
+
+
+def demo_path(cluster_id: str | None, environ: Mapping[str, str] | None = None) -> Path:
+    """The audit log of one demo cluster (``.../kafkatui/demo/<cluster id>.audit.jsonl`` beside the real log)."""
+    env = os.environ if environ is None else environ
+    state = env.get("XDG_STATE_HOME")
+    base = Path(state).expanduser() if state else Path.home() / ".local" / "state"
+    return base / "kafkatui" / "demo" / f"{cluster_id or 'unknown'}.audit.jsonl"
 
 
 def os_user() -> str:

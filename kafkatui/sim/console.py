@@ -38,6 +38,8 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second (60: a minute per second)")
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
     p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
+    p.add_argument("--cluster-id", default=None, metavar="ID",
+                   help="a fixed cluster id (default: a new random one per start, so audit histories never mix)")
     from kafkatui.history import simday
 
     simday.add_arguments(p)
@@ -161,7 +163,8 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         return EXIT_USAGE
     racks = [r.strip() for r in ns.racks.split(",") if r.strip()] if ns.racks else None
     try:
-        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks)
+        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks,
+                           cluster_id=getattr(ns, "cluster_id", None))
     except Exception as exc:  # a scenario that does not fit the requested cluster
         error(f"scenario {sc.name}: {exc}")
         return EXIT_SCENARIO

@@ -252,6 +252,7 @@ class KafkaTuiApp(App[None]):
         self.request_refresh()
 
     _last_attempt: float = 0.0
+    _settled = False  # the audit log's interrupted changes were looked for
 
     def request_refresh(self) -> None:
         """Start a refresh in a worker thread unless one is running: the UI never waits on the network."""
@@ -277,6 +278,11 @@ class KafkaTuiApp(App[None]):
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
         self.state = message.state
+        if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
+            self._settled = True
+            from kafkatui.tui.write_actions import settle_interrupted
+
+            settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             update = getattr(screen, "update_state", None)
             if update is not None:

@@ -93,6 +93,18 @@ def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
     _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
 
 
+def settle_interrupted(app: KafkaTuiApp, snapshot: ClusterSnapshot) -> None:
+    """At the dashboard's first snapshot: report (and record) the changes to this cluster that an earlier
+    run left unfinished in the audit log, one notification each. File work only, in a thread."""
+    from kafkatui.alter import journal
+
+    def work() -> None:
+        for line in journal.settle(snapshot):
+            app.call_from_thread(app.notify, line, title="interrupted change", severity="warning", timeout=30)
+
+    app.run_worker(work, thread=True, exit_on_error=False, group="settle")
+
+
 def _snapshot_or_say(app: KafkaTuiApp) -> ClusterSnapshot | None:
     snapshot = app.state.snapshot
     if snapshot is None:
