@@ -1,4 +1,5 @@
-"""Where the TUI's write actions start: `a` (alter: the durability wizard), `u` (revert the last change),
+"""Where the TUI's write actions start: `a` (alter: the durability wizard), `u` (revert the last change;
+again: the one before), the change history (command palette: revert any change),
 and the guided actions: `e` (preferred leader election), `E` (unclean election), `R` (replication factor).
 
 With writes off, each opens the read-only modal first; its Export choice goes on to the same wizard
@@ -91,6 +92,32 @@ def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
         return
     heading = f"revert: {change.describe()}"
     _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
+
+
+def open_history(app: KafkaTuiApp) -> None:
+    """The config change history of this cluster; the change chosen goes to `start_revert`."""
+    from textual.screen import ModalScreen
+
+    if isinstance(app.screen, ModalScreen):
+        return
+    snapshot = _snapshot_or_say(app)
+    if snapshot is None:
+        return
+    try:
+        changes = revert.history(revert.CONFIG, snapshot.cluster_id)
+    except KafkaTuiError as exc:
+        app.notify(str(exc), severity="error", timeout=8)
+        return
+    if not changes:
+        app.notify(f"no config change in {revert.where(None, snapshot.cluster_id)}", timeout=5)
+        return
+    from kafkatui.tui.screens.history import HistoryScreen
+
+    def chosen(n: int | None) -> None:
+        if n is not None:
+            start_revert(app, n)
+
+    app.push_screen(HistoryScreen(changes, snapshot.cluster_id), chosen)
 
 
 def settle_interrupted(app: KafkaTuiApp, snapshot: ClusterSnapshot) -> None:

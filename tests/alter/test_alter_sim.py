@@ -261,3 +261,38 @@ def test_no_secret_in_the_audit_log(cluster: SimRunner, capsys: pytest.CaptureFi
     assert len(records(audit_log)) == 3 and secret not in text
     captured = capsys.readouterr()
     assert secret not in captured.out and secret not in captured.err
+
+
+# ----------------------------------------------------------------------------- history and revert rules
+def test_history_revert_n_and_compare_and_set(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
+                                              audit_log: Path) -> None:
+    assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
+    assert alter(cluster, "--topic", "payments", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
+    capsys.readouterr()
+    assert alter(cluster, "--history") == 0  # read-only: no --write needed
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 2" in lines[0]
+    assert "topic orders min.insync.replicas 1 -> 2" in lines[1]
+    # --revert 2 undoes the older change only
+    assert alter(cluster, "--revert", "2", "--write", "--yes") == 0
+    assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, "payments") == ("2", "DYNAMIC_TOPIC_CONFIG")
+    # someone else changes payments: --revert-last refuses, names the difference and the command
+    cluster.call(lambda c: c.alter_configs(("topic", "payments"), [(MIN_ISR, 0, "3")], False))
+    capsys.readouterr()
+    assert alter(cluster, "--revert-last", "--write", "--yes") == 20
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert ("topic payments min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+            "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+            f"{cluster.bootstrap} --topic payments --unset min.insync.replicas --write") in err
+    assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")
+    # --revert 1 is the undo of orders: undoing it re-applies orders' change, a new change in the history
+    assert alter(cluster, "--revert", "1", "--write", "--yes") == 0
+    assert topic_value(cluster, "orders") == ("2", "DYNAMIC_TOPIC_CONFIG")
+    capsys.readouterr()
+    assert alter(cluster, "--history") == 0
+    history = capsys.readouterr().out.splitlines()
+    assert len(history) == 4 and "(re-applied)" in history[0] and "(revert) [undone]" in history[1]
+    assert alter(cluster, "--revert", "9", "--write", "--yes") == 16
+    assert "no change number 9" in capsys.readouterr().err

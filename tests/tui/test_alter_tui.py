@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, OptionList, RadioSet, Static, TextArea
 
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.plan import ChangePlan, ConfigChange
@@ -542,3 +542,35 @@ def test_the_dashboard_reports_an_interrupted_change_at_start(cluster: SimRunner
     run(sim_app(cluster), scenario)
     (rec,) = records(audit_log)
     assert rec["outcome"] == "applied" and rec["recovered"] is True and rec["command_id"] == intent.command_id
+
+
+def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_log: Path) -> None:
+    from kafkatui.tui.screens.history import HistoryScreen
+
+    cluster.call(lambda c: c.create_topic("payments", 2, 3))
+    _alter_cli(cluster, "2")  # orders
+    from kafkatui.alter.cli import main_alter
+
+    assert main_alter(["--bootstrap", cluster.bootstrap, "--topic", "payments", "--set", f"{MIN_ISR}=3", "--write",
+                       "--yes"]) == 0
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.action_change_history()
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5)
+        await pilot.pause()
+        listed = app.screen.query_one(OptionList)
+        lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        assert len(lines) == 2
+        assert lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 3" in lines[0]
+        assert lines[1].startswith("  2  ") and "topic orders min.insync.replicas 1 -> 2" in lines[1]
+        await pilot.press("down", "enter")  # the older change: orders
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")
