@@ -243,7 +243,8 @@ def settle(snapshot: ClusterSnapshot, path: Path | None = None) -> list[str]:
                 judged = [judge(action, c, snapshot) for c in changes]
                 records = [_record(intent, c, outcome, now) for c, (outcome, now) in zip(changes, judged, strict=True)]
                 audit.write_locked(fd, target, records)
-                names = ", ".join(dict.fromkeys(_name(c) for c in changes)) or "nothing"
+                every = list(dict.fromkeys(_name(c) for c in changes))
+                names = ", ".join(every[:5]) + (f" and {len(every) - 5} more" if len(every) > 5 else "")
                 when = str(intent.get("time", ""))[:19].replace("T", " ")
                 lines.append(f"an earlier {action} of {names} was interrupted: {_summary([o for o, _ in judged])} "
                              f"(by {intent.get('user')} at {when} UTC, audit id {str(intent.get('command_id'))[:8]}); "
