@@ -108,7 +108,7 @@ def begin(action: str, cluster_id: str | None, changes: Sequence[dict[str, Any]]
     cid = command_id or str(uuid.uuid4())
     lock_fd: int | None = None
     lock_path: Path | None = None
-    with contextlib.suppress(OSError):  # without a live lock the intent still counts; settle then waits for age
+    with contextlib.suppress(OSError):  # no live lock (a read-only dir): the intent is still written first
         live = _live_dir(log)
         live.mkdir(parents=True, exist_ok=True, mode=0o700)
         lock_path = live / cid
