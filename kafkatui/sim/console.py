@@ -56,6 +56,8 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     sec.add_argument("--tls-key", default=None, metavar="PEM", help="its private key")
     sec.add_argument("--tls-ca", default=None, metavar="PEM", help="CA that signs client certificates (mTLS)")
     sec.add_argument("--require-client-cert", action="store_true", help="mTLS: refuse clients without a certificate")
+    p.add_argument("--cluster-id", default=None, metavar="ID",
+                   help="a fixed cluster id (default: a new random one per start, so audit histories never mix)")
     from kafkatui.history import simday
 
     simday.add_arguments(p)
@@ -244,7 +246,8 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         return EXIT_USAGE
     racks = [r.strip() for r in ns.racks.split(",") if r.strip()] if ns.racks else None
     try:
-        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks)
+        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks,
+                           cluster_id=getattr(ns, "cluster_id", None))
     except Exception as exc:  # a scenario that does not fit the requested cluster
         error(f"scenario {sc.name}: {exc}")
         return EXIT_SCENARIO

@@ -83,11 +83,13 @@ class Scenario:
     bulk: dict[str, int] | None = None  # generated topics for scale: {topics, partitions, rf}
     source: str = "<scenario>"
 
-    def build(self, clock: VirtualClock | None = None, brokers: int | None = None, racks: list[str] | None = None) -> SimCluster:
-        """A new cluster in the scenario's starting state (before its timeline)."""
+    def build(self, clock: VirtualClock | None = None, brokers: int | None = None, racks: list[str] | None = None,
+              cluster_id: str | None = None) -> SimCluster:
+        """A new cluster in the scenario's starting state (before its timeline); a random cluster id unless
+        `cluster_id` fixes one."""
         cluster = SimCluster(
             brokers=brokers or self.brokers, racks=racks or self.racks, clock=clock,
-            static_configs=self.broker_configs, elr=self.elr,
+            static_configs=self.broker_configs, elr=self.elr, cluster_id=cluster_id,
         )
         for t in self.topics:
             cluster.create_topic(t.name, t.partitions, t.replication_factor, assignment=t.assignment, configs=t.configs)

@@ -53,6 +53,11 @@ def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
     except scenario.ScenarioError as exc:
         raise UsageError(str(exc)) from None
     cluster = sc.build(clock=VirtualClock(speed=speed))
+    from kafkatui.alter import audit
+
+    if not os.environ.get(audit.AUDIT_ENV):  # the demo's writes never go into the user's own audit history
+        audit.route_to(audit.demo_path(cluster.cluster_id))
+        stack.callback(audit.route_to, None)
     runner = SimRunner(cluster)
     player = scenario.ScenarioPlayer(sc, cluster)
     runner.server.tick_hooks.append(player.poll)

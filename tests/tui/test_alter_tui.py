@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, OptionList, RadioSet, Static, TextArea
 
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.plan import ChangePlan, ConfigChange
@@ -74,7 +74,9 @@ def topic_value(sim: SimRunner, topic: str = "orders", key: str = MIN_ISR) -> tu
 
 
 def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    """The outcome records (the intents written before each change left out)."""
+    every = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in every if r.get("record") != "intent"]
 
 
 async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
@@ -432,8 +434,8 @@ def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) ->
     assert len(records(audit_log)) == 1
 
 
-def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluster: SimRunner,
-                                                                            audit_log: Path) -> None:
+def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(cluster: SimRunner,
+                                                                              audit_log: Path) -> None:
     cluster.call(lambda c: c.create_topic("payments", 2, 3))
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
@@ -447,6 +449,14 @@ def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluste
         await pilot.click("#apply")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         cluster.call(lambda c: c.delete_topic("payments"))  # gone between the validation and the apply
+        first = app.screen
+        await pilot.press("2", "enter")
+        # read again before sending: nothing sent, what changed shown, and the confirmation asked again
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen is not first)
+        again = str(app.screen.query_one("#confirm-text", Static).render())
+        assert "! the cluster changed since you confirmed (someone else changed it):" in again
+        assert "!   topic payments was deleted" in again and "Nothing was sent." in again
+        assert not records(audit_log) and topic_value(cluster) == ("1", "DEFAULT_CONFIG")
         await pilot.press("2", "enter")
         assert await wait_until(pilot, lambda: preview.verified is not None)
         shown = status(app)
@@ -483,3 +493,111 @@ def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_wr
     (app,) = seen
     assert app.read_only is read_only
     assert app.settings is not None and app.settings.bootstrap_servers == "127.0.0.1:1"
+
+
+# ---------------------------------------------------------------------------- history, revert rules
+def _alter_cli(sim: SimRunner, value: str) -> None:
+    from kafkatui.alter.cli import main_alter
+
+    assert main_alter(["--bootstrap", sim.bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}={value}", "--write",
+                       "--yes"]) == 0
+
+
+def _behind_kafkatuis_back(sim: SimRunner, value: str) -> None:
+    sim.call(lambda c: c.alter_configs(("topic", "orders"), [(MIN_ISR, 0, value)], False))  # op 0: SET
+
+
+def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(cluster: SimRunner,
+                                                                               audit_log: Path) -> None:
+    _alter_cli(cluster, "2")
+    _alter_cli(cluster, "3")
+
+    async def revert_once(pilot: Pilot[Any], app: KafkaTuiApp, heading: str) -> None:
+        await pilot.press("u")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen) and heading in preview.heading
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+        assert all(v.ok for v in preview.verified or [])
+        await pilot.press("escape")
+        await pilot.pause()
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await revert_once(pilot, app, "topic orders min.insync.replicas 2 -> 3")
+        assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
+        await revert_once(pilot, app, "topic orders min.insync.replicas 1 -> 2")  # u again: one further back
+        assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+        await pilot.press("u")
+        await pilot.pause()
+        assert any("every change in the audit log" in str(n.message) and "already undone" in str(n.message)
+                   for n in app._notifications)
+        # a new change, then someone else changes the same value: u refuses and names the difference
+        _alter_cli(cluster, "2")
+        _behind_kafkatuis_back(cluster, "3")
+        app.request_refresh()
+        assert await wait_until(pilot, lambda: app.state.snapshot is not None
+                                and app.state.snapshot.topic_config("orders", MIN_ISR).value == "3")
+        await pilot.press("u")
+        await pilot.pause()
+        assert not isinstance(app.screen, AlterPreviewScreen)
+        refused = [str(n.message) for n in app._notifications if "cannot revert" in str(n.message)]
+        assert len(refused) == 1
+        assert ("topic orders min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+                "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+                f"{cluster.bootstrap} --topic orders --unset {MIN_ISR} --write") in refused[0]
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("3", "DYNAMIC_TOPIC_CONFIG")
+    reverts = [r for r in records(audit_log) if r.get("revert_of")]
+    assert len(reverts) == 2
+
+
+def test_the_dashboard_reports_an_interrupted_change_at_start(cluster: SimRunner, audit_log: Path) -> None:
+    from kafkatui.alter import journal
+
+    change = ConfigChange("topic", "orders", MIN_ISR, "2")
+    intent = journal.begin("alter", snapshot(cluster).cluster_id, [journal.config_change(change, snapshot(cluster))])
+    intent.release()  # the run died after sending: its live lock is gone, its outcome never written
+    _behind_kafkatuis_back(cluster, "2")
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        assert await wait_until(pilot, lambda: any("was interrupted" in str(n.message) for n in app._notifications))
+        (note,) = [str(n.message) for n in app._notifications if "was interrupted" in str(n.message)]
+        assert note.startswith("an earlier alter of topic orders was interrupted: applied, not verified by that run")
+
+    run(sim_app(cluster), scenario)
+    (rec,) = records(audit_log)
+    assert rec["outcome"] == "applied" and rec["recovered"] is True and rec["command_id"] == intent.command_id
+
+
+def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_log: Path) -> None:
+    from kafkatui.tui.screens.history import HistoryScreen
+
+    cluster.call(lambda c: c.create_topic("payments", 2, 3))
+    _alter_cli(cluster, "2")  # orders
+    from kafkatui.alter.cli import main_alter
+
+    assert main_alter(["--bootstrap", cluster.bootstrap, "--topic", "payments", "--set", f"{MIN_ISR}=3", "--write",
+                       "--yes"]) == 0
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.action_change_history()
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5)
+        await pilot.pause()
+        listed = app.screen.query_one(OptionList)
+        lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        assert len(lines) == 2
+        assert lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 3" in lines[0]
+        assert lines[1].startswith("  2  ") and "topic orders min.insync.replicas 1 -> 2" in lines[1]
+        await pilot.press("down", "enter")  # the older change: orders
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")
