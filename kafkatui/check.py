@@ -311,7 +311,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
 
 def main_check(argv: list[str]) -> int:
     p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
-                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see README)")
+                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see docs/exit-codes.md)")
     add_arguments(p)
     return run(p.parse_args(argv))
 
