@@ -258,7 +258,7 @@ def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) ->
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.progress is not None)
         assert not screen.progress.done  # type: ignore[union-attr]
-        await pilot.press("c")
+        await pilot.press("C")
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.cancelled)
         assert "reassignment cancelled; audit records written" in status(app)

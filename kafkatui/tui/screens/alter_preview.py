@@ -29,6 +29,7 @@ from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.preview_modal import PreviewModal
+from kafkatui.tui.widgets.marks import MarkedCheckbox
 
 
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
@@ -77,6 +78,7 @@ class AlterPreviewScreen(PreviewModal):
 
     BINDINGS = [
         Binding("escape", "close", "close"),
+        Binding("enter", "primary", "primary", show=False),
         Binding("x", "export('kafka-configs')", "kafka-configs command"),
         Binding("y", "export('strimzi')", "Strimzi YAML"),
         Binding("c", "copy_export", "copy export"),
@@ -87,7 +89,7 @@ class AlterPreviewScreen(PreviewModal):
     AlterPreviewScreen #strimzi { margin-top: 1; }
     """
 
-    subtitle = "Esc closes · x command line · y Strimzi YAML · c copies the export"
+    subtitle = "Enter {apply} · x command line · y Strimzi YAML · c copy · Esc close"
     export_button = "#export-commands"
     in_flight = "the change is being sent"
     copy_hint = "x for the command line, y for the Strimzi YAML"
@@ -104,7 +106,7 @@ class AlterPreviewScreen(PreviewModal):
 
     def under_body(self) -> ComposeResult:
         if self.plan.topics:
-            yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
+            yield MarkedCheckbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
 
     def buttons(self) -> ComposeResult:
         yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
@@ -205,7 +207,9 @@ class AlterPreviewScreen(PreviewModal):
             self.status(t)
             self.notify(f"validate-only refused: {problems[0]}", severity="error", timeout=8)
             return
-        self.status(Text(f"validate-only: the brokers accept all {len(self.plan.changes)} changes", style="green"))
+        n = len(self.plan.changes)
+        said = "the change" if n == 1 else f"all {n} changes"
+        self.status(Text(f"validate-only: the brokers accept {said}", style="green"))
         self.app.push_screen(ConfirmScreen(self.plan, self.heading), self._confirmed)
 
     def _confirmed(self, ok: bool | None) -> None:

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, Label, Static
 
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.widgets.summary import SummaryBar
@@ -39,8 +39,13 @@ class DashScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    DashScreen #filter { dock: bottom; height: 1; border: none; padding: 0 1; display: none; }
-    DashScreen #filter.visible { display: block; }
+    DashScreen #filter-bar { height: 1; display: none; background: $boost; }
+    DashScreen #filter-bar.visible { display: block; }
+    DashScreen #filter-bar Label { width: auto; height: 1; padding: 0 1; }
+    DashScreen #filter-bar #filter-label { background: $accent; color: $text; text-style: bold; }
+    DashScreen #filter-bar #filter-hint { color: $text-muted; }
+    DashScreen #filter { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
+    DashScreen #filter:focus { background: $surface-lighten-1; }
     DashScreen #too-small { display: none; width: 100%; height: 100%; content-align: center middle; color: $warning; }
     DashScreen.too-small #too-small { display: block; }
     DashScreen.too-small #screen-body { display: none; }
@@ -57,9 +62,12 @@ class DashScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield SummaryBar(id="summary")
         yield Static(id="too-small")
+        with Horizontal(id="filter-bar"):
+            yield Label("/ filter", id="filter-label")
+            yield Input(placeholder="text, or /regex/", id="filter")
+            yield Label("", id="filter-hint")
         with Vertical(id="screen-body"):
             yield from self.body()
-        yield Input(placeholder="filter: text, or /regex/  (Enter keeps it, Esc clears)", id="filter")
         yield Footer()
 
     def body(self) -> ComposeResult:
@@ -109,8 +117,25 @@ class DashScreen(Screen[None]):
         self._filter_for = target
         box = self.query_one("#filter", Input)
         box.value = getattr(target, "filter_text", "")
-        box.add_class("visible")
-        box.focus()
+        self.query_one("#filter-bar").add_class("visible")
+        self._filter_hint(typing=True)
+        self.set_focus(box)  # at once: `focus()` is deferred and keys typed right after `/` went to the table
+
+    def _filter_hint(self, *, typing: bool) -> None:
+        """'Enter keeps · Esc clears' while typing; 'N of M rows · / edits · Esc clears' while active."""
+        from kafkatui.tui.widgets.vtable import VirtualTable
+
+        target = getattr(self, "_filter_for", None)
+        counts = ""
+        if isinstance(target, VirtualTable) and target.filter_text:
+            counts = f"{target.visible_count} of {target.total_count} rows · "
+        hint = counts + ("Enter keeps · Esc clears" if typing else "/ edits · Esc clears")
+        self.query_one("#filter-hint", Label).update(hint)
+
+    @property
+    def filter_active(self) -> bool:
+        """True while the filter bar shows (typing, or a kept filter)."""
+        return self.query_one("#filter-bar").has_class("visible")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "filter":
@@ -121,19 +146,23 @@ class DashScreen(Screen[None]):
             event.input.border_subtitle = error or ""
             if error:
                 self.notify(error, severity="warning", timeout=2)
+            self._filter_hint(typing=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "filter":
-            event.input.remove_class("visible")
             target = getattr(self, "_filter_for", None)
+            if not event.value:  # an empty filter is no filter: the bar goes
+                self.query_one("#filter-bar").remove_class("visible")
+            else:
+                self._filter_hint(typing=False)
             if target is not None:
                 target.focus()  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.has_class("visible"):
+        if self.filter_active:
+            box = self.query_one("#filter", Input)
             box.value = ""
-            box.remove_class("visible")
+            self.query_one("#filter-bar").remove_class("visible")
             target = getattr(self, "_filter_for", None)
             if target is not None:
                 target.set_filter("")  # type: ignore[attr-defined]

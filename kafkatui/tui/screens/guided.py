@@ -38,8 +38,9 @@ class GuidedScreen(PreviewModal):
 
     BINDINGS = [
         Binding("escape", "close", "close"),
+        Binding("enter", "primary", "primary", show=False),
         Binding("x", "export", "export"),
-        Binding("y", "copy_export", "copy export"),
+        Binding("c", "copy_export", "copy export"),
         Binding("r", "refresh", "refresh"),
         Binding("q", "quit", "quit", show=False),
     ]
@@ -48,7 +49,7 @@ class GuidedScreen(PreviewModal):
     export_title = "export"
     export_what = "the equivalent Kafka tool command"  # what the read-only modal says Export shows
     apply_label = "Apply…"
-    subtitle = "Esc closes · x export · y copies the export"
+    subtitle = "Enter {apply} · x export · c copy · r refresh · Esc close"
 
     def __init__(self) -> None:
         super().__init__()
@@ -74,6 +75,9 @@ class GuidedScreen(PreviewModal):
         yield Button(self.apply_label, id="apply", variant="error", disabled=True)
         yield Button(self.export_title, id="export-button")
         yield Button("Close", id="close")
+
+    def has_export(self) -> bool:
+        return self.shown is not None and bool(self.export_text())
 
     def offer_apply(self) -> None:
         self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
@@ -127,7 +131,7 @@ class GuidedScreen(PreviewModal):
     # export ------------------------------------------------------------------
     @abstractmethod
     def export_text(self) -> str:
-        """What x shows and y copies: the equivalent command line or file."""
+        """What x shows and c copies: the equivalent command line or file."""
 
     def action_export(self) -> None:
         if self.shown is None:

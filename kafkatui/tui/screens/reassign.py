@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Label, ProgressBar, RadioButton, RadioSet
+from textual.widgets import Label, ProgressBar, RadioSet
 
 from kafkatui.alter.reassign import (
     PartitionMove,
@@ -36,6 +36,7 @@ from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
+from kafkatui.tui.widgets.marks import MarkedRadioButton
 
 MAX_RF_CHOICES = 7
 
@@ -70,14 +71,14 @@ def progress_text(state: Progress) -> Text:
         t.append("\n✓ done: every partition has its new replicas, all in sync", style="bold green")
     else:
         pending = ", ".join(state.pending[:5]) + (" …" if len(state.pending) > 5 else "")
-        t.append(f"\nstill copying: {pending} (updated at every refresh; c cancels)", style="dim")
+        t.append(f"\nstill copying: {pending} (updated at every refresh; C cancels)", style="dim")
     return t
 
 
 class ReassignScreen(GuidedScreen):
     """The replication factor of `topic`: plan, export, apply, progress, cancel."""
 
-    BINDINGS = [Binding("c", "cancel_reassignment", "cancel reassignment")]
+    BINDINGS = [Binding("C", "cancel_reassignment", "cancel reassignment")]
 
     DEFAULT_CSS = """
     ReassignScreen #rf { layout: horizontal; height: auto; width: 100%; }
@@ -89,7 +90,7 @@ class ReassignScreen(GuidedScreen):
     export_title = "kafka-reassign-partitions.sh"
     export_what = "the kafka-reassign-partitions.sh JSON and command lines"
     apply_label = "Reassign…"
-    subtitle = "Esc closes · ←→ Enter picks the RF · x export · y copies it · c cancels a running reassignment"
+    subtitle = "←→ picks the RF · Enter {apply} · x export · c copy · C cancels a running one · Esc close"
 
     def __init__(self, topic: str, snapshot: ClusterSnapshot) -> None:
         super().__init__()
@@ -109,7 +110,7 @@ class ReassignScreen(GuidedScreen):
         yield Label(f"new replication factor (now {self.current}):")
         with RadioSet(id="rf"):
             for n in self.choices:
-                yield RadioButton(str(n), value=n == self.rf)
+                yield MarkedRadioButton(str(n), value=n == self.rf)
 
     def under_status(self) -> ComposeResult:
         yield ProgressBar(id="progress", show_eta=False)

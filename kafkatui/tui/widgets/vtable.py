@@ -408,6 +408,10 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._move_cursor(position)
         return True
 
+    def cursor_to_top(self) -> None:
+        """Cursor on the first shown row, scrolled to the top (the worst row of a worst-first table)."""
+        self._move_cursor(0, top=0)
+
     # -- actions ------------------------------------------------------------------------------
     def action_cursor_up(self) -> None:
         self._move_cursor(self._cursor - 1)
