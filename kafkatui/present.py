@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
+from kafkatui.model.findings import human_bytes as _bytes
 from kafkatui.model.health import BrokerHealth, Health, TopicHealth
 
 # A symbol plus a short word: readable without colour and narrow enough to leave names their room.
@@ -47,14 +48,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def human_bytes(n: int | None) -> str:
     """1536 -> '1.5 KiB', 355700 -> '347.4 KiB'; None -> 'unknown'."""
-    if n is None:
-        return "unknown"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"  # pragma: no cover
+    return "unknown" if n is None else _bytes(n)
 
 
 def failures(n: int) -> str:
