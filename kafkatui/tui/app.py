@@ -24,6 +24,7 @@ from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
     from kafkatui.history.replay_data import ReplayData
+    from kafkatui.tui.demo import DemoNarrator
 
 MIN_WIDTH, MIN_HEIGHT = 60, 16
 
@@ -123,6 +124,9 @@ class StateUpdated(Message):
         self.state = state
 
 
+NAME_SCORE = 1000.0  # palette hits for topic, partition and broker names, above every command's
+
+
 class ScreensProvider(Provider):
     """The command palette: kafkatui's commands (screens, replay, changes, themes), and any topic, partition
     or broker by name (k9s habit: `:` then `orders` and Enter opens the topic).
@@ -167,7 +171,8 @@ class ScreensProvider(Provider):
         for name in report.topics:
             low = name.lower()
             if q in low:
-                score = 3.0 if low == q else (2.5 if low.startswith(q) else 2.0)
+                # Textual's fuzzy scores reach ~10: names always rank above commands
+                score = NAME_SCORE + (2.0 if low == q else (1.0 if low.startswith(q) else 0.0))
                 hits.append((score, f"Topic: {name}", lambda n=name: app.open_topic(n), "open the topic"))
                 if len(hits) >= self.MAX_NAME_HITS:
                     break
@@ -175,11 +180,11 @@ class ScreensProvider(Provider):
         if dash and number.isdigit():
             exact = next((n for n in report.topics if n.lower() == topic), None)
             if exact is not None and any(p.partition == int(number) for p in report.snapshot.topics[exact].partitions):
-                hits.append((3.5, f"Partition: {exact}-{int(number)}",
+                hits.append((NAME_SCORE + 3.0, f"Partition: {exact}-{int(number)}",
                              lambda t=exact, n=int(number): app.open_partition(t, n), "open the partition"))
         bid = q.removeprefix("broker").strip()
         if bid.isdigit() and int(bid) in report.brokers:
-            hits.append((3.2, f"Broker: {int(bid)}", lambda b=int(bid): app.open_broker(b), "open the broker"))
+            hits.append((NAME_SCORE + 2.5, f"Broker: {int(bid)}", lambda b=int(bid): app.open_broker(b), "open the broker"))
         return hits
 
     async def discover(self) -> Hits:
@@ -225,8 +230,10 @@ class KafkaTuiApp(App[None]):
         auto_refresh: bool = True,
         replay: ReplayData | None = None,
         settings: ConnectionSettings | None = None,
+        demo: DemoNarrator | None = None,
     ) -> None:
         super().__init__()
+        self.demo = demo  # `--demo`: the scenario's story, told in the events pane
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
         self.refresh_seconds = max(0.5, refresh_seconds)

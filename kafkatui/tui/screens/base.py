@@ -33,9 +33,18 @@ def check_size(screen: Screen[None]) -> None:
 class DashScreen(Screen[None]):
     """Base screen: subclasses implement `body()` and `show(state)`."""
 
+    # The app's keys are repeated here so that the footer lists them before each screen's own: at 80
+    # columns the footer is cut on the right, and f, w, p and q were the keys it lost.
     BINDINGS = [
-        Binding("escape", "back", "back"),
+        Binding("escape", "back", "back", show=False),  # in help and in the filter bar's hint
         Binding("slash", "filter", "filter"),
+        Binding(":", "app.command_palette", "palette"),
+        Binding("question_mark", "app.help", "help"),
+        Binding("r", "app.refresh", "refresh"),
+        Binding("p", "app.pause", "pause"),
+        Binding("f", "app.findings", "findings"),
+        Binding("w", "app.what_if", "what-if"),
+        Binding("q", "app.quit", "quit"),
     ]
 
     DEFAULT_CSS = """
@@ -68,7 +77,7 @@ class DashScreen(Screen[None]):
             yield Label("", id="filter-hint")
         with Vertical(id="screen-body"):
             yield from self.body()
-        yield Footer()
+        yield Footer(compact=True)
 
     def body(self) -> ComposeResult:
         yield from ()
@@ -93,8 +102,8 @@ class DashScreen(Screen[None]):
     def tick(self) -> None:
         """Refresh the summary bar (the data's age moves on even when nothing else does)."""
         app = self.dash
-        self.query_one(SummaryBar).show(app.state, paused=app.paused, read_only=app.read_only,
-                                        source=app.source_label, now=app.clock())
+        for bar in self.query(SummaryBar):  # none while the screen is being built or torn down
+            bar.show(app.state, paused=app.paused, read_only=app.read_only, source=app.source_label, now=app.clock())
 
     def show(self, state: ViewState) -> None:
         """Subclasses redraw their tables from the new state."""

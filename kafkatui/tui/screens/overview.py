@@ -119,8 +119,8 @@ class OverviewScreen(DashScreen):
     """Brokers on top, topics worst first in the middle, events at the bottom."""
 
     BINDINGS = [
-        Binding("b", "focus_brokers", "brokers"),
-        Binding("t", "focus_topics", "topics"),
+        Binding("b", "focus_brokers", "brokers", show=False),  # in help; Tab moves between the panes too
+        Binding("t", "focus_topics", "topics", show=False),
         Binding("e", "focus_events", "events", show=False),
         Binding("a", "alter", "alter"),
     ]
@@ -139,8 +139,10 @@ class OverviewScreen(DashScreen):
     def on_mount(self) -> None:
         self.query_one("#topics", VirtualTable).focus()
         self.query_one("#events", EventLog).border_title = "events"
-        self.query_one("#events", EventLog).placeholder(Text("waiting for the first snapshot…", style="dim"))
+        log = self.query_one("#events", EventLog)
+        log.placeholder(Text("waiting for the first snapshot…", style="dim"))
         self._first = True
+        self._demo_intro = self.dash.demo.intro() if self.dash.demo is not None else ""
 
     def on_resize(self) -> None:
         self._check_size()
@@ -183,6 +185,12 @@ class OverviewScreen(DashScreen):
             when = datetime.fromtimestamp(state.snapshot.taken_at).strftime("%H:%M:%S")
             log.add(Text(f"{when} first snapshot: {report.counts.partitions} partitions on "
                          f"{report.counts.brokers_total} brokers; changes between refreshes appear here", style="dim"))
+            if getattr(self, "_demo_intro", ""):
+                log.add(Text(self._demo_intro, style="bold"))
+        demo = self.dash.demo
+        if demo is not None:
+            for note in demo.drain():
+                log.add(Text(note, style="bold yellow"))
         if state.changes:
             topics.flash({c.topic for c in state.changes if c.topic})
             brokers.flash({c.broker for c in state.changes if c.broker is not None and c.kind.value.startswith("broker")})
@@ -196,6 +204,10 @@ class OverviewScreen(DashScreen):
         if sentence and sentence != self._last_problems:
             log.add(Text(f"PARTIAL snapshot, {sentence}", style="yellow"))
         self._last_problems = sentence
+        over = demo.over() if demo is not None else None
+        if over:
+            log.add(Text(over, style="bold"))
+            self.notify(over, timeout=15)
 
     _last_problems: str = ""
 

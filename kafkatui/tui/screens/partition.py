@@ -197,7 +197,7 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
 
     leader = leader_text(ph)
     if ph.leader >= 0 and ph.health != Health.OFFLINE:
-        leader.append(f"   (preferred {ph.preferred_leader})" if ph.non_preferred else "   (preferred)", style="dim")
+        leader.append("   (not its preferred replica)" if ph.non_preferred else "   (preferred)", style="dim")
     else:
         leader.append(" — no leader: no reads or writes", style="bold red")
     grid.add_row("leader", leader)

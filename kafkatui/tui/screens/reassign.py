@@ -95,7 +95,7 @@ class ReassignScreen(GuidedScreen):
     export_title = "kafka-reassign-partitions.sh"
     export_what = "the kafka-reassign-partitions.sh JSON and command lines"
     apply_label = "Reassign…"
-    subtitle = "←→ picks the RF · Enter {apply} · x export · c copy · C cancels a running one · Esc close"
+    subtitle = "←→ RF · Enter {apply} · x export · c copy · C cancel it · Esc close"
 
     def __init__(self, topic: str, snapshot: ClusterSnapshot) -> None:
         super().__init__()

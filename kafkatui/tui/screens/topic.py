@@ -21,11 +21,11 @@ GAUGE_CELLS = 6
 PARTITION_COLUMNS = [
     Column("status", "status", 9),
     Column("partition", "part", 5, "right"),
-    Column("leader", "leader", 18, min_width=6),
-    Column("replicas", "replicas ✗=out", 14, min_width=9),
+    Column("leader", "leader", 12, min_width=6),
+    Column("replicas", "replicas", 12, min_width=8),
     Column("isr", "ISR", 10, min_width=5),
     Column("minisr", "minISR", 6, "right"),
-    Column("headroom", "headroom", 10, min_width=6),
+    Column("headroom", "headroom", 10, min_width=8),
     Column("lag", "out-of-ISR lag", 20, min_width=8),
     Column("elr", "ELR", 6, min_width=3),
 ]
@@ -83,12 +83,12 @@ def replicas_text(ph: PartitionHealth, live: frozenset[int] | None = None) -> Te
 
 
 def leader_text(ph: PartitionHealth) -> Text:
-    """'3', '3 ↺ not preferred', or '✖ none' when offline."""
+    """'3', '3 ↺ (pref 1)' when not led by its preferred replica, or '✖ none' when offline."""
     if ph.leader < 0 or ph.health == Health.OFFLINE:
         return Text("✖ none", style="bold red")
     t = Text(str(ph.leader))
     if ph.non_preferred:
-        t.append(" ↺ not preferred", style="cyan")
+        t.append(f" ↺ (pref {ph.preferred_leader})", style="cyan")
     return t
 
 

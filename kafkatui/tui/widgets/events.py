@@ -14,7 +14,8 @@ class EventLog(RichLog):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, max_lines=500, markup=False, wrap=True, highlight=False)
+        # min_width: RichLog wraps at 78 cells at least, so at 80 columns two letters went under the edge
+        super().__init__(id=id, max_lines=500, markup=False, wrap=True, highlight=False, min_width=20)
         self._last_key: str | None = None
         self._last_text: Text | None = None
         self._repeats = 0

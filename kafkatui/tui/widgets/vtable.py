@@ -156,7 +156,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         Binding("home", "cursor_home", "First row", show=False),
         Binding("end", "cursor_end", "Last row", show=False),
         Binding("enter", "select", "Select", show=False),
-        Binding("s", "cycle_sort", "Sort"),
+        Binding("s", "cycle_sort", "sort", show=False),  # in help; a click on a header sorts too
         Binding("S", "reverse_sort", "Reverse sort", show=False),
     ]
 
