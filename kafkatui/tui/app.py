@@ -335,10 +335,15 @@ class KafkaTuiApp(App[None]):
         self.gc_pacer.state_applied()
 
     def refresh_header(self) -> None:
+        from contextlib import suppress
+
+        from textual.css.query import NoMatches
+
         for screen in self.screen_stack:
             tick = getattr(screen, "tick", None)
             if tick is not None:
-                tick()
+                with suppress(NoMatches):  # a screen still being composed or already torn down: next second
+                    tick()
 
     def on_unmount(self) -> None:
         self.workers.cancel_all()

@@ -267,13 +267,28 @@ def test_worst_topic_stays_in_view_when_the_order_changes() -> None:
 
 
 def test_buttons_say_their_state_without_colour() -> None:
+    from textual.app import App, ComposeResult
+
     from kafkatui.tui.widgets.marks import MarkedCheckbox, MarkedRadioButton
 
-    assert str(MarkedRadioButton("x", value=True)._button) == "(•)"
-    assert str(MarkedRadioButton("x", value=False)._button) == "( )"
-    assert str(MarkedCheckbox("x", value=True)._button) == "[x]"
-    assert str(MarkedCheckbox("x", value=False)._button) == "[ ]"
-    assert Button  # the dialogs' buttons are covered above
+    class Marks(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MarkedRadioButton("on", value=True, id="r1")
+            yield MarkedRadioButton("off", value=False, id="r0")
+            yield MarkedCheckbox("on", value=True, id="c1")
+            yield MarkedCheckbox("off", value=False, id="c0")
+
+    async def main() -> None:
+        app = Marks()
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            shown = {w.id: str(w._button) for w in app.query("#r1, #r0, #c1, #c0")}  # type: ignore[attr-defined]
+            assert shown == {"r1": "(•)", "r0": "( )", "c1": "[x]", "c0": "[ ]"}
+            assert not isinstance(app.query_one("#r1"), Button)
+
+    import asyncio
+
+    asyncio.run(main())
 
 
 # ------------------------------------------------------------------------------------------ snapshots

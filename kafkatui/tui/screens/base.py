@@ -37,7 +37,9 @@ class DashScreen(Screen[None]):
     # columns the footer is cut on the right, and f, w, p and q were the keys it lost.
     BINDINGS = [
         Binding("escape", "back", "back", show=False),  # in help and in the filter bar's hint
-        Binding("slash", "filter", "filter"),
+        # priority: checked when the key arrives, so the keys typed right after `/` (a burst from tmux or a
+        # fast typist) go to the filter; without it they were already on their way to the table
+        Binding("slash", "filter", "filter", priority=True),
         Binding(":", "app.command_palette", "palette"),
         Binding("question_mark", "app.help", "help"),
         Binding("r", "app.refresh", "refresh"),
@@ -92,6 +94,12 @@ class DashScreen(Screen[None]):
 
     def _check_size(self) -> None:
         check_size(self)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `/` inside a text box is a character (a /regex/ filter, a path), not the filter key
+        if action == "filter" and isinstance(self.focused, Input):
+            return False
+        return super().check_action(action, parameters)
 
     def update_state(self, state: ViewState) -> None:
         """Called by the app after every refresh."""

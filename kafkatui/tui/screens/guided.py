@@ -98,6 +98,9 @@ class GuidedScreen(PreviewModal):
         apply = self.query_one("#apply", Button)
         was_disabled, had_focus = apply.disabled, apply.has_focus
         apply.disabled = not (ready and self.writes) or self.started or self.busy
+        export = self.query_one("#export-button", Button)
+        if export.has_focus and not ready:  # the plan emptied under the keyboard: Enter closes, not "nothing to export"
+            self.query_one("#close", Button).focus()
         if apply.disabled and had_focus:
             self._apply_offered = False  # the cluster took the keyboard away (nothing to do for a moment)
         elif was_disabled and not apply.disabled and not self._apply_offered:

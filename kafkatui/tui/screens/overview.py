@@ -191,6 +191,7 @@ class OverviewScreen(DashScreen):
         if demo is not None:
             for note in demo.drain():
                 log.add(Text(note, style="bold yellow"))
+                log.border_title = f"events · {note}"  # the story's latest step stays in view
         if state.changes:
             topics.flash({c.topic for c in state.changes if c.topic})
             brokers.flash({c.broker for c in state.changes if c.broker is not None and c.kind.value.startswith("broker")})

@@ -216,6 +216,8 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
             line.append(": its lag cannot be read while it is down", style="dim")
         elif r.byte_lag is None and r.offset_lag is None:
             line.append(": lag unknown (log dirs not read)", style="dim")
+        elif r.byte_lag is None:
+            line.append(f": {r.offset_lag:,} offsets behind (size unknown)")
         else:
             line.append(f": {human_bytes(r.byte_lag)} behind")
             if r.offset_lag is not None:

@@ -137,6 +137,8 @@ def durability_text(th: TopicHealth) -> str:
     if th.writes_blocked:
         return (f"tolerates {th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss; "
                 f"acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})")
+    if th.loss_tolerance == th.write_tolerance == 0:
+        return "tolerates no broker failure: one loss can lose acknowledged data and stop acks=all writes"
     if th.loss_tolerance == th.write_tolerance:
         return f"tolerates {tolerance_text(th)} (no data loss, acks=all writes go on)"
     return (f"tolerates {th.loss_tolerance} broker failure{'s' if th.loss_tolerance != 1 else ''} without data "

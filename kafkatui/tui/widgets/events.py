@@ -45,7 +45,9 @@ class EventLog(RichLog):
     def _write(self, text: Text) -> None:
         self._last_text = text
         self._last_count = len(self.lines)
-        self.write(text)
+        # the pane's own width: left to measure, RichLog wraps at the console's 80 columns even at 120
+        width = self.scrollable_content_region.width
+        self.write(text, width=width if width > 0 else None)
 
     def _drop_last(self) -> bool:
         """Remove the strips the previous line took (False when they are not rendered yet)."""

@@ -13,11 +13,13 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from kafkatui.model.health import Health
-from kafkatui.present import SHORT_LABEL, VERDICT_SYMBOL, verdict_of
+from kafkatui.present import VERDICT_SYMBOL, verdict_of
 from kafkatui.tui.feed import ViewState
 
 WIDE = 110  # columns from which the summary uses long words
-NARROW_LABEL = {Health.NON_PREFERRED_LEADER: "non-pref"}
+# the topic table's column headers, so that 3-digit counts still fit 80 columns
+NARROW_LABEL = {Health.OFFLINE: "offl", Health.UNDER_MIN_ISR: "<min", Health.AT_MIN_ISR: "=min",
+                Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "non-pref"}
 
 
 def ago(seconds: float) -> str:
@@ -77,7 +79,7 @@ def summary_markup(state: ViewState, *, paused: bool, read_only: bool, source: s
     ]
     sep = "   " if wide else " "
     for health, label, n, style in pieces:
-        word = label if wide else NARROW_LABEL.get(health, SHORT_LABEL[health])
+        word = label if wide else NARROW_LABEL[health]
         if n:
             out.append(f"[{style}]{health.symbol} [b]{n}[/b] {word}[/]{sep}")
         else:
