@@ -214,7 +214,8 @@ def _run(ns: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int
             raise ValidationRefusedError(
                 f"the brokers refused {len(problems)} of {len(checked)} resources in the validate-only "
                 f"request: nothing changed ({problems[0]})")
-        out.write(f"validate-only: the brokers accept all {len(plan.changes)} changes\n")
+        n = len(plan.changes)
+        out.write(f"validate-only: the brokers accept {'the change' if n == 1 else f'all {n} changes'}\n")
         if ns.dry_run:
             out.write("dry run: nothing changed\n")
             return 0

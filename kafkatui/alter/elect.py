@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kafkatui.alter.errors import NotApplicableError
 from kafkatui.kafka.errors import UsageError
+from kafkatui.model.findings import human_bytes
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 
@@ -200,7 +201,7 @@ def data_loss_warning(plan: UncleanPlan) -> list[str]:
     else:
         lines.append(f"  broker {c.broker} reports no offset lag, but Kafka counts it against the replica's own last "
                      "known high watermark: a replica out of the ISR can show 0 and still be behind")
-    lines.append(f"  it holds {c.size} bytes of this partition" if c.size is not None
+    lines.append(f"  it holds {human_bytes(c.size)} ({c.size:,} bytes) of this partition" if c.size is not None
                  else "  its size on disk is unknown")
     if gone:
         lines.append(f"  the last in-sync replica(s) {gone} are down: what they hold beyond the candidate is unknown")

@@ -41,7 +41,9 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", default="healthy", help="shipped scenario name or a YAML file (see --list)")
     p.add_argument("--speed", type=number(0, 100_000, low_open=True), default=1.0, help="simulated seconds per real second (60: a minute per second)")
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
-    p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the bootstrap and control lines, not every event (`kafkatui sim ctl events 20` "
+                        "lists the last events, `kafkatui sim ctl status` the state)")
     sec = p.add_argument_group("listener security (default PLAINTEXT)")
     sec.add_argument("--security-protocol", type=str.upper, choices=PROTOCOLS, default="PLAINTEXT",
                      help="every broker listener's protocol")
@@ -286,6 +288,9 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
     if security.protocol != "PLAINTEXT":
         out.print(describe_security(security), markup=False, highlight=False)
     out.print(f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...", markup=False, highlight=False)
+    if ns.quiet:
+        out.print(f"quiet: events are not narrated; `kafkatui sim ctl --control-port {ctl.port} events 20` lists "
+                  "the last ones", markup=False, highlight=False, style="dim")
     stop = {"now": False}
 
     def _stop(*_: object) -> None:
@@ -375,7 +380,10 @@ def main_sim(argv: list[str]) -> int:
         p = Parser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
         add_ctl_arguments(p)
         return run_ctl(p.parse_args(argv[1:]), out)
-    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.")
+    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.",
+               epilog="while it runs, inject faults from another terminal with `kafkatui sim ctl`: "
+                      "crash N, restore N, shutdown N, hang N, isolate N, slow N FACTOR, pause N SECONDS, "
+                      "set-config, load, elect, events, status, speed (`kafkatui sim ctl --help`)")
     add_sim_arguments(p)
     return run_sim(p.parse_args(argv), out)
 

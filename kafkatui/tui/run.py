@@ -15,6 +15,7 @@ from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.options import connection_from
+from kafkatui.tui.demo import DemoNarrator
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.shutdown import close_within, exit_now_if_stuck
 
@@ -25,11 +26,13 @@ MAX_SPEED = 100_000.0  # simulated seconds per real second: a day in under a sec
 
 
 def add_tui_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--refresh", type=seconds(MAX_REFRESH), default=None, metavar="SECONDS", help="refresh interval (default 5; 2 with --demo)")
+    p.add_argument("--refresh", type=seconds(MAX_REFRESH), default=None, metavar="SECONDS", help="refresh interval (default 5; 1 with --demo)")
     p.add_argument("--theme", default=None, help="kafkatui-dark (default), kafkatui-light, kafkatui-contrast, or a theme of yours")
     p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
                    help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)")
-    p.add_argument("--speed", type=number(0, MAX_SPEED, low_open=True), default=10.0, help="with --demo: simulated seconds per real second (default 10)")
+    p.add_argument("--speed", type=number(0, MAX_SPEED, low_open=True), default=DEMO_SPEED,
+                   help=f"with --demo: simulated seconds per real second (default {DEMO_SPEED:g}: the hour-long "
+                        "incident in about 15 minutes, a 12 s GC pause visible for 3 s)")
     p.add_argument("--no-record", action="store_true",
                    help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)")
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
@@ -40,8 +43,11 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
                         "confirmed and audited (or writes: true in the profile); default: read-only")
 
 
-def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
-    """Start the simulator with a scenario unfolding; returns its bootstrap list."""
+DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell between two refreshes
+
+
+def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> tuple[str, DemoNarrator]:
+    """Start the simulator with a scenario unfolding; returns its bootstrap list and the narrator."""
     from kafkatui.sim import scenario
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
@@ -60,10 +66,11 @@ def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
         stack.callback(audit.route_to, None)
     runner = SimRunner(cluster)
     player = scenario.ScenarioPlayer(sc, cluster)
+    narrator = DemoNarrator(player, sc.name, speed)
     runner.server.tick_hooks.append(player.poll)
     runner.start()
     stack.callback(runner.stop)
-    return runner.bootstrap
+    return runner.bootstrap, narrator
 
 
 def log_to_file() -> Path | None:
@@ -115,11 +122,12 @@ def run_tui(ns: argparse.Namespace) -> int:
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     with ExitStack() as stack:
         try:
+            narrator = None
             if ns.demo is not None:
-                bootstrap = start_demo(stack, ns.demo, ns.speed)
+                bootstrap, narrator = start_demo(stack, ns.demo, ns.speed)
                 settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=5.0 if ns.timeout is None else ns.timeout)
                 label = f"demo: {ns.demo}"
-                refresh = 2.0 if ns.refresh is None else ns.refresh
+                refresh = 1.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write)
             else:
                 conn = connection_from(ns)
@@ -148,7 +156,7 @@ def run_tui(ns: argparse.Namespace) -> int:
         if problem is not None:
             feed.recording_failed(problem)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
-                          settings=settings)
+                          settings=settings, demo=narrator)
         log_to_file()
         app.run()
         # the screen is gone: close (history first) without letting a hung cluster hold the prompt

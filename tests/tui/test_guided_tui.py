@@ -246,6 +246,35 @@ def test_rf_1_to_3_shows_the_plan_and_progress_until_done(racked: SimRunner, aud
     assert len(recs) == 3 and all(r["action"] == "reassign" and r["result"] == "ok" for r in recs)
 
 
+def test_rf_change_with_a_throttle_sets_it_and_removes_it_when_done(racked: SimRunner, audit_log: Path) -> None:
+    """As `kafkatui reassign --throttle`: set before the moves, removed once they finished, both audited;
+    "(now N)" follows the cluster once the change is done."""
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, ReassignScreen)
+        assert "(now 1)" in text_of(screen.query_one("#rf-label"))  # type: ignore[arg-type]
+        screen.query_one("#throttle", Input).focus()
+        await pilot.press(*"50000000")
+        await pilot.pause()
+        assert screen.rate == 50_000_000
+        assert "throttle: 50,000,000 bytes/s on brokers" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: bool(screen.moves))
+        assert "throttle: 50,000,000 bytes/s" in status(app)
+        assert await refresh_until(pilot, app, lambda: screen.progress is not None and screen.progress.done)
+        assert await wait_until(pilot, lambda: "throttle removed from orders" in status(app), 10), status(app)
+        assert await refresh_until(pilot, app, lambda: "(now 3)" in text_of(screen.query_one("#rf-label")))  # type: ignore[arg-type]
+
+    run(sim_app(racked), scenario)
+    actions = [r["action"] for r in records(audit_log)]
+    assert actions[0] == "throttle" and "reassign" in actions and actions[-1] == "throttle-clear", actions
+
+
 def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) -> None:
     before = replicas_isr(racked)
     racked.call(lambda c: setattr(c, "replication_rate", 500.0))  # a minute of copying: still going when cancelled
@@ -260,7 +289,7 @@ def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) ->
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.progress is not None)
         assert not screen.progress.done  # type: ignore[union-attr]
-        await pilot.press("c")
+        await pilot.press("C")
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.cancelled)
         assert "reassignment cancelled; audit records written" in status(app)

@@ -31,6 +31,7 @@ from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.preview_modal import PreviewModal
+from kafkatui.tui.widgets.marks import MarkedCheckbox
 
 
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
@@ -89,6 +90,7 @@ class AlterPreviewScreen(PreviewModal):
 
     BINDINGS = [
         Binding("escape", "close", "close"),
+        Binding("enter", "primary", "primary", show=False),
         Binding("x", "export('kafka-configs')", "kafka-configs command"),
         Binding("y", "export('strimzi')", "Strimzi YAML"),
         Binding("c", "copy_export", "copy export"),
@@ -99,7 +101,7 @@ class AlterPreviewScreen(PreviewModal):
     AlterPreviewScreen #strimzi { margin-top: 1; }
     """
 
-    subtitle = "Esc closes · x command line · y Strimzi YAML · c copies the export"
+    subtitle = "Enter {apply} · x command line · y Strimzi YAML · c copy · Esc close"
     export_button = "#export-commands"
     in_flight = "the change is being sent"
     copy_hint = "x for the command line, y for the Strimzi YAML"
@@ -117,7 +119,7 @@ class AlterPreviewScreen(PreviewModal):
 
     def under_body(self) -> ComposeResult:
         if self.plan.topics:
-            yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
+            yield MarkedCheckbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
 
     def buttons(self) -> ComposeResult:
         yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
@@ -221,7 +223,9 @@ class AlterPreviewScreen(PreviewModal):
             self.status(t)
             self.notify(f"validate-only refused: {problems[0]}", severity="error", timeout=8)
             return
-        status = Text(f"validate-only: the brokers accept all {len(self.plan.changes)} changes", style="green")
+        n = len(self.plan.changes)
+        said = "the change" if n == 1 else f"all {n} changes"
+        status = Text(f"validate-only: the brokers accept {said}", style="green")
         message = Text()
         if diffs:
             status.append_text(changed_text(diffs, "since the preview"))

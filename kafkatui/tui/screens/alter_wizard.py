@@ -16,13 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static
 
 from kafkatui.alter.plan import ALTERABLE, STATIC_KEYS, ChangePlan, ConfigChange, label, normalize_value
 from kafkatui.alter.risk import Recommendation, current_value, is_change, recommend, recommendation_changes
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.screens.topic import source_word
+from kafkatui.tui.widgets.marks import MarkedCheckbox, MarkedRadioButton
 
 Target = tuple[str, str]  # (kind, name) as in kafkatui.alter.plan
 
@@ -180,20 +181,20 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
                 yield Label("goal", classes="wizard-label")
                 with RadioSet(id="goal"):
                     for i, (_, text) in enumerate(GOALS):
-                        yield RadioButton(text, value=i == 0)
+                        yield MarkedRadioButton(text, value=i == 0)
                 with Vertical(id="goal-n"):
                     yield Label("N (broker failures)", classes="wizard-label")
                     with RadioSet(id="failures"):
                         for n in FAILURES:
-                            yield RadioButton(str(n), value=n == DEFAULT_FAILURES)
+                            yield MarkedRadioButton(str(n), value=n == DEFAULT_FAILURES)
                     yield Static(id="recommendation")
                 with Vertical(id="explicit"):
                     yield Label("config", classes="wizard-label")
                     with RadioSet(id="key"):
                         for i, key in enumerate(self.keys):
-                            yield RadioButton(key, value=i == 0)
+                            yield MarkedRadioButton(key, value=i == 0)
                     yield Input(placeholder="new value", id="value")
-                    yield Checkbox("remove the override (back to the default)", id="remove")
+                    yield MarkedCheckbox("remove the override (back to the default)", id="remove")
                 yield Static(id="wizard-error")
             with Horizontal(id="wizard-buttons"):
                 yield Button("Preview", id="wizard-preview", variant="primary")

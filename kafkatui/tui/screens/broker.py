@@ -22,7 +22,7 @@ from kafkatui.tui.widgets.vtable import Column, VirtualTable
 PartitionKey = tuple[str, int]
 
 MISSING_COLUMNS = [
-    Column("status", "status", 18, min_width=3),
+    Column("status", "status", 9),
     Column("partition", "partition", 24, min_width=10),
     Column("leader", "leader", 8, min_width=6),
     Column("replicas", "replicas", 12, min_width=7),

@@ -45,8 +45,9 @@ class GuidedScreen(PreviewModal):
 
     BINDINGS = [
         Binding("escape", "close", "close"),
+        Binding("enter", "primary", "primary", show=False),
         Binding("x", "export", "export"),
-        Binding("y", "copy_export", "copy export"),
+        Binding("c", "copy_export", "copy export"),
         Binding("r", "refresh", "refresh"),
         Binding("q", "quit", "quit", show=False),
     ]
@@ -55,7 +56,7 @@ class GuidedScreen(PreviewModal):
     export_title = "export"
     export_what = "the equivalent Kafka tool command"  # what the read-only modal says Export shows
     apply_label = "Apply…"
-    subtitle = "Esc closes · x export · y copies the export"
+    subtitle = "Enter {apply} · x export · c copy · r refresh · Esc close"
 
     def __init__(self) -> None:
         super().__init__()
@@ -83,6 +84,9 @@ class GuidedScreen(PreviewModal):
         yield Button(self.export_title, id="export-button")
         yield Button("Close", id="close")
 
+    def has_export(self) -> bool:
+        return self.shown is not None and bool(self.export_text())
+
     def offer_apply(self) -> None:
         self.status(Text("Nothing changes before you confirm by typing.", style="dim"))
         apply = self.query_one("#apply", Button)
@@ -107,6 +111,9 @@ class GuidedScreen(PreviewModal):
         apply = self.query_one("#apply", Button)
         was_disabled, had_focus = apply.disabled, apply.has_focus
         apply.disabled = not (ready and self.writes) or self.started or self.busy
+        export = self.query_one("#export-button", Button)
+        if export.has_focus and not ready:  # the plan emptied under the keyboard: Enter closes, not "nothing to export"
+            self.query_one("#close", Button).focus()
         if apply.disabled and had_focus:
             self._apply_offered = False  # the cluster took the keyboard away (nothing to do for a moment)
         elif was_disabled and not apply.disabled and not self._apply_offered:
@@ -140,7 +147,7 @@ class GuidedScreen(PreviewModal):
     # export ------------------------------------------------------------------
     @abstractmethod
     def export_text(self) -> str:
-        """What x shows and y copies: the equivalent command line or file."""
+        """What x shows and c copies: the equivalent command line or file."""
 
     def action_export(self) -> None:
         if self.shown is None:

@@ -161,7 +161,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         Binding("home", "cursor_home", "First row", show=False),
         Binding("end", "cursor_end", "Last row", show=False),
         Binding("enter", "select", "Select", show=False),
-        Binding("s", "cycle_sort", "Sort"),
+        Binding("s", "cycle_sort", "sort", show=False),  # in help; a click on a header sorts too
         Binding("S", "reverse_sort", "Reverse sort", show=False),
     ]
 
@@ -417,6 +417,10 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             return False
         self._move_cursor(position)
         return True
+
+    def cursor_to_top(self) -> None:
+        """Cursor on the first shown row, scrolled to the top (the worst row of a worst-first table)."""
+        self._move_cursor(0, top=0)
 
     # -- actions ------------------------------------------------------------------------------
     def action_cursor_up(self) -> None:
