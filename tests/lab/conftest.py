@@ -1,5 +1,6 @@
-"""The real-Kafka suite shares one lab per Kafka line for the whole package (stopped after it) (`lab41`, `lab39`, and
-`lab`, parametrized over both); every test leaves the cluster whole again and uses its own topics."""
+"""The real-Kafka suite shares one lab per Kafka line across tests/lab (`lab41`, `lab39`, and `lab`,
+parametrized over both), stopped after the package; every test leaves the cluster whole again and uses
+its own topics."""
 
 from __future__ import annotations
 
