@@ -26,9 +26,12 @@ from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
+from kafkatui.pipes import PipeConsole, write_stdout
 from kafkatui.present import broker_state, restart_now
+from kafkatui.textfilter import FilterTooSlow, select
 
 SCHEMA = "kafkatui.check/1"
+TOPIC_FILTER_BUDGET_S = 2.0
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 SHORT_LABEL = {
     Health.OFFLINE: "OFFLINE", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
@@ -50,6 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="check an in-process simulated cluster playing SCENARIO (default incident)")
     p.add_argument("--at", default=None, metavar="DURATION",
                    help="with --demo: how far into the scenario to look (default 6m)")
+    p.add_argument("--history", default=None, metavar="DIR",
+                   help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
+                        "shrinks per broker for the isr-flapping finding")
 
 
 # ----------------------------------------------------------------------------- verdict
@@ -70,7 +76,12 @@ def filter_topics(snapshot: ClusterSnapshot, pattern: str | None) -> ClusterSnap
         rx = re.compile(pattern)
     except re.error as exc:
         raise UsageError(f"--topic: not a regular expression: {pattern!r} ({exc})") from None
-    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if rx.search(n)})
+    names = list(snapshot.topics)
+    try:
+        keep = {names[i] for i in select(rx, names, budget=TOPIC_FILTER_BUDGET_S)}
+    except FilterTooSlow as exc:
+        raise UsageError(f"--topic: regular expression {pattern!r} not used: {exc}") from None
+    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if n in keep})
 
 
 def parse_ids(text: str | None) -> set[int]:
@@ -240,10 +251,26 @@ def _source(source: str) -> str:
 
 
 # ----------------------------------------------------------------------------- running
-def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[dict[int, int] | None, str]:
+    """ISR shrinks per broker from `--history` (None without it), and one line saying what was used."""
+    directory = getattr(ns, "history", None)
+    if not directory:
+        return None, ("isr-flapping is judged from ISR history, which one check run does not have: pass "
+                      "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard")
+    from kafkatui.history.shrinks import WINDOW_S, shrink_counts
+
+    counts = shrink_counts(directory, snapshot.cluster_id, snapshot.taken_at, WINDOW_S)
+    if counts is None:
+        return None, f"no ISR history of cluster {snapshot.cluster_id or '?'} in the last hour under {directory}"
+    total = sum(counts.values())
+    return counts, f"ISR history from {directory}: {total} shrink(s) in the last hour"
+
+
+def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
+             shrinks: dict[int, int] | None = None) -> tuple[HealthReport, list[Finding], WhatIf | None]:
     snapshot = filter_topics(snapshot, ns.topic)
     report = assess(snapshot)
-    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B")
+    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B", shrink_counts=shrinks)
     down = parse_ids(ns.what_if_down)
     wi = what_if(snapshot, down) if down else None
     return report, found, wi
@@ -259,7 +286,7 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
 
     try:
         sc = scenario.load(scenario_name)
-        at_ms = scenario.parse_duration(at)
+        at_ms = scenario.parse_fast_forward(at)
     except (scenario.ScenarioError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     cluster = sc.build(clock=VirtualClock(manual=True))
@@ -274,7 +301,7 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
 
 
 def run(ns: argparse.Namespace, out: Console | None = None) -> int:
-    out = out or Console()
+    out = out or PipeConsole()
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     try:
         parse_ids(ns.what_if_down)
@@ -282,7 +309,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         if ns.at is not None and ns.demo is None:
             raise UsageError("--at only applies to --demo (how far into the simulated scenario to look)")
         if ns.demo is not None:
-            snapshot = demo_snapshot(ns.demo, ns.at or "6m", ns.timeout or 10.0)
+            snapshot = demo_snapshot(ns.demo, ns.at or "6m", 10.0 if ns.timeout is None else ns.timeout)
         else:
             conn = connection_from(ns)
             for w in conn.warnings:
@@ -294,7 +321,8 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
                 snapshot = source.snapshot()
             finally:
                 source.close()
-        report, found, wi = evaluate(snapshot, ns)
+        shrinks, history_note = history_shrinks(ns, snapshot)
+        report, found, wi = evaluate(snapshot, ns, shrinks)
     except KafkaTuiError as exc:
         err.print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code
@@ -303,9 +331,10 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         doc = to_json(snapshot, report, found, wi)
         # indented for a person at a terminal; compact (and 10x faster: the C encoder) for pipes and files
         text = json.dumps(doc, indent=2) if sys.stdout.isatty() else json.dumps(doc, separators=(",", ":"))
-        sys.stdout.write(text + "\n")
+        write_stdout(text + "\n")
     else:
         render(out, snapshot, report, found, wi, show_all=ns.all)
+        out.print(history_note, style="dim", markup=False, highlight=False, soft_wrap=True)
     return code
 
 

@@ -28,6 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
+from kafkatui.argparsing import whole
 from kafkatui.history import schema
 from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.sim import brokerlog as bl
@@ -347,7 +348,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history-day", metavar="YYYY-MM-DD", default=None,
                    help="simulate that UTC day of incidents and write its ISR recordings and broker logs to --out")
     p.add_argument("--out", type=Path, default=None, help="with --history-day: the directory to write")
-    p.add_argument("--partitions", type=int, default=None,
+    p.add_argument("--partitions", type=whole(1, scenario.MAX_PARTITIONS), default=None,
                    help="with --history-day: about this many partitions in all (default 602)")
     p.add_argument("--seed", type=int, default=0, help="with --history-day: seed for the cluster and topic ids")
 

@@ -278,6 +278,9 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
     low = detail.lower()
     if event.name == "_AUTHENTICATION" or "sasl" in low and "authentication" in low:
         reason = re.sub(r"^SASL authentication error:\s*", "", detail)
+        if "current sasl state" in low:  # how a Kafka listener without SASL answers SaslHandshake
+            reason = re.sub(r":?\s*broker's supported mechanisms:\s*$", "", reason)
+            reason += " (that listener does not do SASL: use its SASL port, or security.protocol PLAINTEXT or SSL)"
         return AuthenticationError(f"SASL authentication with {addr} failed: {reason}")
     if "alert certificate required" in low or "ssl alert number 116" in low:
         return AuthenticationError(

@@ -70,16 +70,17 @@ class SimCluster:
         static_configs: dict[str, str] | None = None,
         replication_rate: float = DEFAULT_REPLICATION_RATE,
         elr: bool = False,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> None:
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         self.clock = clock or VirtualClock()
-        self.cluster_id = cluster_id or _cluster_id(seed)
+        # every cluster its own id (audit history is kept per cluster id); fixed only when asked for
+        self.cluster_id = cluster_id or (_cluster_id(seed) if seed is not None else _cluster_id(None))
         self.host = host
         self.replication_rate = replication_rate
         self.elr_enabled = elr
-        self.rng = random.Random(seed)
+        self.rng = random.Random(0 if seed is None else seed)
         self.events = EventLog()
         self.brokers: dict[int, Broker] = {}
         self.topics: dict[str, Topic] = {}
@@ -1123,9 +1124,9 @@ class SimCluster:
         return counts
 
 
-def _cluster_id(seed: int) -> str:
-    """A Kafka-style cluster id (22 chars of URL-safe base64 of a UUID)."""
+def _cluster_id(seed: int | None) -> str:
+    """A Kafka-style cluster id (22 chars of URL-safe base64 of a UUID): from `seed`, or random (None)."""
     import base64
 
-    raw = uuid.UUID(int=random.Random(seed).getrandbits(128)).bytes
+    raw = uuid.uuid4().bytes if seed is None else uuid.UUID(int=random.Random(seed).getrandbits(128)).bytes
     return base64.urlsafe_b64encode(raw).decode()[:22]

@@ -135,6 +135,7 @@ class ScreensProvider(Provider):
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
             ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
             ("Revert the last config change", app.action_revert_last, "u"),
+            ("Change history: revert any config change of this cluster", app.action_change_history, ""),
             ("Preferred leader election (all topics)", app.action_elect_all, ""),
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
@@ -143,7 +144,7 @@ class ScreensProvider(Provider):
         ]
         if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
             live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
-                    app.action_elect_all, app.action_refresh, app.action_pause)
+                    app.action_change_history, app.action_elect_all, app.action_refresh, app.action_pause)
             commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
@@ -252,6 +253,7 @@ class KafkaTuiApp(App[None]):
         self.request_refresh()
 
     _last_attempt: float = 0.0
+    _settled = False  # the audit log's interrupted changes were looked for
 
     def request_refresh(self) -> None:
         """Start a refresh in a worker thread unless one is running: the UI never waits on the network."""
@@ -274,14 +276,32 @@ class KafkaTuiApp(App[None]):
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
 
+    _record_error_shown: str | None = None
+
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
         self.state = message.state
+        self._show_record_error()
+        if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
+            self._settled = True
+            from kafkatui.tui.write_actions import settle_interrupted
+
+            settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             update = getattr(screen, "update_state", None)
             if update is not None:
                 update(message.state)
         self.gc_pacer.state_applied()
+
+    def _show_record_error(self) -> None:
+        """A history write that failed is told once (again only after recording worked in between)."""
+        if self.feed is None:
+            return
+        problem = self.feed.record_error
+        if problem is not None and self._record_error_shown is None:
+            self.notify(f"{problem}; the dashboard goes on without recording (exit status 17 at quit)",
+                        severity="error", timeout=15)
+        self._record_error_shown = problem
 
     def refresh_header(self) -> None:
         for screen in self.screen_stack:
@@ -311,7 +331,7 @@ class KafkaTuiApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
         return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
-                                                       "alter_defaults", "elect_all")
+                                                       "change_history", "alter_defaults", "elect_all")
 
     def action_replay(self) -> None:
         from kafkatui.tui.screens.replay import ask_replay_dir
@@ -348,6 +368,11 @@ class KafkaTuiApp(App[None]):
         from kafkatui.tui.write_actions import start_revert
 
         start_revert(self)
+
+    def action_change_history(self) -> None:
+        from kafkatui.tui.write_actions import open_history
+
+        open_history(self)
 
     def action_alter_defaults(self) -> None:
         from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter

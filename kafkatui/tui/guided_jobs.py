@@ -47,15 +47,21 @@ class Started:
     command_id: str
 
 
-def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], cluster_id: str | None) -> Started:
-    """Refuse when the topics already have a reassignment in flight; else start the moves and audit them."""
+def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], cluster_id: str | None,
+                       settings: ConnectionSettings | None = None) -> Started:
+    """Refuse when the topics already have a reassignment in flight; else start the moves the write-ahead way
+    (with `settings`: re-read first, refused when a partition's replicas changed since the plan)."""
     running = reassigner.ongoing({m.topic for m in moves})
     if running:
         names = ", ".join(f"{t}-{p}" for t, p in sorted(running))
         raise NotApplicableError(f"a reassignment is already in progress for {names}: wait for it or cancel it; "
                                  "nothing changed")
     command_id = str(uuid.uuid4())
-    results = start_audited(reassigner, moves, cluster_id, command_id)
+    if settings is None:
+        results = start_audited(reassigner, moves, cluster_id, command_id)
+    else:
+        with _source(settings) as source:
+            results = start_audited(reassigner, moves, cluster_id, command_id, read=source.snapshot)
     started = tuple(m for m in moves if results[(m.topic, m.partition)] is None)
     refused = tuple((m, str(results[(m.topic, m.partition)])) for m in moves if m not in started)
     return Started(started, refused, command_id)

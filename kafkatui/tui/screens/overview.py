@@ -129,7 +129,7 @@ class OverviewScreen(DashScreen):
     def body(self) -> ComposeResult:
         yield VirtualTable[int](BROKER_COLUMNS, id="brokers")
         yield VirtualTable[str](TOPIC_COLUMNS, id="topics")
-        yield RichLog(id="events", max_lines=500, markup=False, wrap=False, highlight=False)
+        yield RichLog(id="events", max_lines=500, markup=False, wrap=True, highlight=False)  # errors in full
 
     def on_mount(self) -> None:
         self.query_one("#topics", VirtualTable).focus()

@@ -161,9 +161,23 @@ class ReassignScreen(GuidedScreen):
         plan = self.plan
         if plan is None or not plan.moves:
             return
+        self.refresh_then(lambda snapshot, age: self._ask(plan, age))
+
+    def _ask(self, seen: ReassignPlan, age: str) -> None:
+        """After the refresh: the confirmation on the plan as the cluster is now."""
+        plan = self.plan
+        if plan is None or not plan.moves:
+            self.status(Text("✖ the topic changed since the preview: nothing to reassign; nothing changed",
+                             style="bold red"), reveal=True)
+            return
         n = len(plan.moves)
-        message = (f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
-                   "(AlterPartitionReassignments); the new replicas copy the data from the leaders.")
+        message = Text()
+        if plan.moves != seen.moves:
+            message.append("! the cluster changed since the preview: the plan above is the new one\n",
+                           style="bold yellow")
+        message.append(f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
+                       "(AlterPartitionReassignments); the new replicas copy the data from the leaders.\n")
+        message.append(age, style="dim")
         self.app.push_screen(ConfirmScreen(None, self.heading, expected=self.topic, what="the topic name",
                                            message=message, button="Reassign"), lambda ok: self._confirmed(plan, ok))
 
@@ -185,7 +199,7 @@ class ReassignScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _start(self, plan: ReassignPlan, cluster_id: str | None) -> None:
         done: guided_jobs.Started | str = result_or_error(
-            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id))
+            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings))
         self.app.call_from_thread(self._started, done)
 
     def _started(self, done: guided_jobs.Started | str) -> None:

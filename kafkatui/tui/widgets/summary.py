@@ -20,6 +20,18 @@ def ago(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
+SHORT_ERROR = 60
+
+
+def short_error(text: str, limit: int = SHORT_ERROR) -> str:
+    """`text` cut at a word boundary to about `limit` characters, with "…" when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(" :,;(")
+    return f"{cut}… (see events)"
+
+
 def summary_markup(state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None) -> str:
     """Two lines of Textual markup: who and how fresh; then the counts an operator looks at first."""
     now = time.time() if now is None else now
@@ -38,8 +50,8 @@ def summary_markup(state: ViewState, *, paused: bool, read_only: bool, source: s
         out.append(brokers)
     out.append(f"  {c.topics} topics  {c.partitions} partitions  ")
     when = datetime.fromtimestamp(snap.taken_at).strftime("%H:%M:%S")
-    if state.stale:
-        out.append(f"[b reverse $error] STALE {ago(state.age(now))} [/] [$error]{escape(state.error or '')}"
+    if state.stale:  # the error in short: the counts below must stay on screen; the events log has it whole
+        out.append(f"[b reverse $error] STALE {ago(state.age(now))} [/] [$error]{escape(short_error(state.error or ''))}"
                    f" (retry in {state.retry_in:.0f}s)[/]")
     else:
         out.append(f"[dim]@{when}, {ago(state.age(now))} ago[/dim]")
@@ -71,7 +83,7 @@ class SummaryBar(Static):
     """Top of every screen: what is wrong right now, and how old the data is."""
 
     DEFAULT_CSS = """
-    SummaryBar { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    SummaryBar { height: auto; max-height: 6; padding: 0 1; background: $panel; }
     """
 
     def show(self, state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None) -> None:
