@@ -16,7 +16,9 @@ Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger n
 
 ``[Broker id=B] Leader T-P with topic id Some(ID) starts at leader epoch N from offset O with
 partition epoch E, high watermark H, ISR [1,2], ... (state.change.logger)``, in state-change.log
-(2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B.
+(2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B. 3.x/4.x
+end it ``removing replicas [] (under-min-isr). Previous leader ...`` or ``removing replicas [] .
+Previous leader ...``: ``under_min_isr`` True / False (None for the older forms).
 
 ``[Broker id=B] Skipped the become-leader state change for T-P with topic id Some(ID) and partition
 state ... since it is already the leader with leader epoch N. Current high watermark H, ISR [1,2], ...``
@@ -38,6 +40,10 @@ leader: -1 -> 3, leaderRecoveryState: RECOVERED -> RECOVERING, ...`` (controller
 ``unclean`` event, ``broker`` and ``leader`` = the new leader. 4.1 (ELR) also writes it when the
 last known ELR member of an emptied ISR comes back (``isr: [] -> [1]``), not only for
 ``kafkatui elect --unclean`` / ``kafka-leader-election.sh --election-type unclean``.
+
+``[QuorumController id=C] Replayed PartitionRecord for new partition T-P with topic ID X and
+PartitionRegistration(replicas=[1, 2, 3], ..., isr=[1, 2, 3], ..., leader=1, ..., leaderEpoch=0, ...)``
+(controller.log): a ``leader`` event for the new partition's leader (``broker`` = ``leader``).
 
 Broker lines (`parse_broker_line`, controller.log): ``[QuorumController id=C] Replayed
 BrokerRegistrationChangeRecord modifying the registration for broker B:
@@ -96,6 +102,8 @@ _LEADER_OLD = re.compile(r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset 
 _LEADER_NEW = re.compile(r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
                          rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
                          )
+LEADER_UNDER_MIN = re.compile(r"removing replicas \[[\d,]*\] (\(under-min-isr\))?\. Previous leader")
+"""The 3.x/4.x leader line's min-ISR marker: ``[] (under-min-isr). Previous`` or ``[] . Previous``."""
 _LEADER_SKIPPED = re.compile(r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
                              r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
                              rf"Current high watermark (-?\d+), ISR \[{_IDS}\]")
@@ -113,6 +121,10 @@ UNCLEAN_CHANGE = re.compile(r"UNCLEAN partition change for (\S+)-(\d+) with topi
 """controller.log (3.9/4.x): the diff of a partition an unclean election gave a leader."""
 DIFF_ISR = re.compile(rf"(?:^|, )isr: \[{_LIST}\] -> \[{_LIST}\]")
 DIFF_LEADER = re.compile(r"(?:^|, )leader: (-?\d+) -> (-?\d+)")
+PARTITION_CREATED = re.compile(
+    r"Replayed PartitionRecord for new partition (\S+)-(\d+) with topic ID \S+ and PartitionRegistration\("
+    rf"replicas=\[{_LIST}\], .*?\bisr=\[{_LIST}\], .*?\bleader=(-?\d+), .*?\bleaderEpoch=(-?\d+)")
+"""controller.log (3.9/4.x): a new partition's replicas, ISR and leader."""
 REGISTRATION = re.compile(
     r"Replayed BrokerRegistrationChangeRecord modifying the registration for broker (\d+): "
     r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)")
@@ -123,7 +135,7 @@ KNOWN_NO_EVENT = re.compile(
 """controller.log lines understood but carrying no event (the UNCLEAN change / registration line follows).
 A registration change with ``fenced=0`` (entering controlled shutdown) carries none either."""
 _LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
-                    r"|Skipped the become-|UNCLEAN partition change|unclean election|Fencing broker"
+                    r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|Fencing broker"
                     r"|Replayed BrokerRegistrationChangeRecord", re.IGNORECASE)
 
 
@@ -259,10 +271,16 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
             return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), sk.group(1), int(sk.group(2)), "update", None,
                                _ids(sk.group(5)), high_watermark=int(sk.group(4)), leader_epoch=int(sk.group(3)),
                                source=source)
+        mark = LEADER_UNDER_MIN.search(b.group(2), lm.end())
         return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), lm.group(1), int(lm.group(2)), "leader", None,
-                           _ids(lm.group(6)), high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
+                           _ids(lm.group(6)), under_min_isr=None if mark is None else mark.group(1) is not None,
+                           high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
                            leader_epoch=int(lm.group(3)), source=source)
     c = CONTROLLER.match(rest)
+    if c is not None and (pc := PARTITION_CREATED.match(c.group(2))) is not None:
+        lead = int(pc.group(5))
+        return IsrLogEvent(_ts_ms(head, tz), lead if lead >= 0 else -1, pc.group(1), int(pc.group(2)), "leader",
+                           None, _list(pc.group(4)), leader_epoch=int(pc.group(6)), source=source, leader=lead)
     if c is not None and (u := UNCLEAN_CHANGE.match(c.group(2))) is not None:
         diff = u.group(3)
         ld, isr = DIFF_LEADER.search(diff), DIFF_ISR.search(diff)

@@ -120,9 +120,10 @@ def match(recorded: list[Step], logged: list[Step], st: list[int], end_ms: int) 
         if k == len(logged):
             problems.append(f"recorded {r.state} at {r.ts}: not logged within [{lo}, {hi}]")
             continue
-        for x in range(j, k):
-            nxt = logged[x + 1].ts if x + 1 < len(logged) else end_ms
-            if x > 0 and not unseen(st, logged[x].ts, nxt) and logged[x].state != recorded[0].state:
+        before = recorded[n - 1].state if n else None
+        for x in range(j, k):  # logged states the recording lacks: too short to see, or a return to the
+            nxt = logged[x + 1].ts if x + 1 < len(logged) else end_ms  # state recorded before after one
+            if x > 0 and not unseen(st, logged[x].ts, nxt) and logged[x].state != before:
                 problems.append(f"logged {logged[x].state} {logged[x].ts}-{nxt}: long enough to record, not recorded")
         j = k + 1
     return problems

@@ -52,7 +52,7 @@ KEEP = re.compile(
     r"|Fencing broker|unfence|controlled shutdown|changing \d+ partition|unclean election|UNCLEAN partition"
     r"|RECOVERING|using ELR|Kafka Server started|Transition from \w+ to \w+|BrokerRegistrationChangeRecord"
     r"|Failed to alter partition|Exiting Kafka|Removed fetcher|Added fetcher|The broker has been unfenced"
-    r"|In the new epoch")
+    r"|In the new epoch|Replayed PartitionRecord for new partition")
 """Lines kept in the trimmed copies (others are startup noise, request logs, segment rolls...)."""
 DROP = re.compile(r"^\s|LogLoader|UnifiedLog|ProducerStateManager|DynamicConfigPublisher|Recorded new KRaft"
                   r"|RaftManager|Exception|NodeToControllerRequestThread")
