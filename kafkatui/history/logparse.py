@@ -1,4 +1,4 @@
-"""ISR history from Kafka broker logs (server.log, state-change.log) of Kafka 2.x, 3.x and 4.x.
+"""ISR history from Kafka broker logs (server.log, state-change.log, KRaft controller.log), Kafka 2.x-4.x.
 
 Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger name last):
 
@@ -51,7 +51,9 @@ BrokerRegistrationChangeRecord(brokerId=B, brokerEpoch=E, fenced=F, inControlled
 ``fenced=1`` -- broker B is fenced (session timeout, or a controlled shutdown completed); ``fenced=-1``
 -- unfenced. No per-partition line says "offline" at INFO when the last ISR member of a partition is
 fenced, so `parse_logs` derives it (`derive_offline`): when the leader of a partition is fenced and
-no other ISR member is unfenced, the partition gets an ``offline`` event at that instant.
+no other ISR member is unfenced, the partition gets an ``offline`` event at that instant. Whatever
+parses these lines elsewhere (a Spark stage reusing the regexes) must pass the time-sorted events
+through `derive_offline` too.
 
 Topic names may contain dots, dashes and underscores: the partition number follows the LAST dash.
 
