@@ -4,24 +4,18 @@ A short fault under load (a follower hung with SIGSTOP until the controller fenc
 and then every line of every node's server.log / state-change.log / controller.log is parsed: none
 may look like an ISR / leader / fencing line in an unknown form, and the events must tell the story
 the cluster went through. A future Kafka whose log formats change fails here, not in a user's replay.
+It runs on the labs the whole package shares, so every line the other real-Kafka tests made them log
+(controlled shutdowns, crashes, unclean elections, reassignments) must parse too.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-
-import pytest
 
 from kafkatui.history.logparse import parse_logs
 from kafkatui.lab import load
 from kafkatui.lab.cluster import LabCluster
-from tests.lab.support import create_topic, describe, lab_fixture, wait_for
-
-
-@pytest.fixture(scope="module", params=["4.1", "3.9"])
-def lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    yield from lab_fixture(request, tmp_path_factory)
+from tests.lab.support import create_topic, describe, wait_for
 
 
 def test_parser_reads_a_hung_follower_and_its_fence(lab: LabCluster) -> None:
