@@ -209,10 +209,10 @@ class LabCluster:
         """Format every node's storage with one cluster id, in parallel."""
         procs = []
         for node in self.nodes.values():
-            cmd = [*self._java_base("128m"), "kafka.tools.StorageTool", "format",
+            cmd = [*self._java_base("128m"), f"-Dkafka.logs.dir={node.logs}", "kafka.tools.StorageTool", "format",
                    f"--cluster-id={self.cluster_id}", "--config", str(node.home / "server.properties")]
-            with open(node.logs / "format.out", "wb") as out:
-                procs.append((node, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+            with open(node.logs / "format.out", "wb") as out:  # its log files go to the node's logs, not the cwd
+                procs.append((node, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=node.home,
                                                      stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)))
         failed = []
         for node, proc in procs:

@@ -1,5 +1,6 @@
-"""The real-Kafka suite shares one lab per Kafka line for the whole session (`lab41`, `lab39`, and
-`lab`, parametrized over both); every test leaves the cluster whole again and uses its own topics."""
+"""The real-Kafka suite shares one lab per Kafka line across tests/lab (`lab41`, `lab39`, and `lab`,
+parametrized over both), stopped after the package; every test leaves the cluster whole again and uses
+its own topics."""
 
 from __future__ import annotations
 
@@ -27,13 +28,13 @@ def _session_lab(version: str, factory: pytest.TempPathFactory) -> Iterator[LabC
         lab.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
     """Kafka 4.1 (ELR on): a controller and brokers 1-3."""
     yield from _session_lab("4.1", tmp_path_factory)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab39(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
     """Kafka 3.9, the last 3.x line: a controller and brokers 1-3."""
     yield from _session_lab("3.9", tmp_path_factory)

@@ -22,8 +22,8 @@ def run_all(lab: LabCluster, doc: dict[str, Any], cwd: Path) -> list[str]:
     seen: set[str] = set()
     for f in doc["findings"]:
         for command in f["commands"]:
-            if command.startswith("kubectl ") or (command in seen and "printf" not in command):
-                continue  # the Strimzi form of the same change (no Kubernetes here), or a command already run
+            if not command.startswith(("kafka-", "printf ")) or (command in seen and "printf" not in command):
+                continue  # run on a broker host (grep of server.log), the Strimzi form (kubectl), or run already
             seen.add(command)
             proc = run_printed_command(lab.rel, command, cwd)
             said = (proc.stdout + proc.stderr).strip()

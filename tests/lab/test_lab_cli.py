@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kafkatui.lab.cluster import pid_alive
-from kafkatui.lab.fetch import libs_dir
+from kafkatui.lab.fetch import ensure_jars, libs_dir
 from kafkatui.lab.versions import release
 from tests.lab.support import ROOT, in_ci, kafkatui
 
@@ -124,8 +124,8 @@ def test_missing_maven_or_java_is_one_line_and_its_own_exit_code(tmp_path: Path)
 
 def test_jars_are_cached_once_per_version() -> None:
     rel = release("4.1")
-    if not (libs_dir(rel) / ".complete").exists():
-        pytest.skip("the 4.1 jars are fetched by the other lab tests first")
+    first = ensure_jars(rel)
+    assert ensure_jars(rel) == first == libs_dir(rel) and (first / ".complete").exists()
     jars = {p.name for p in libs_dir(rel).glob("*.jar")}
     assert "kafka_2.13-4.1.1.jar" in jars and "kafka-tools-4.1.1.jar" in jars
     # exactly one SLF4J binding, SLF4J 1.7, as the tarball ships: otherwise no server.log at all
