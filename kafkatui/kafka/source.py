@@ -577,7 +577,10 @@ class KafkaClusterSource:
             if self._kadmin is not None:
                 return self._kadmin
         kwargs = self.settings.to_kafka_python()
-        kwargs["bootstrap_servers"] = self._bootstrap()
+        # kafka-python bootstraps from ONE server picked at random and gives it the whole timeout:
+        # a hung broker in the configured list (SIGSTOP, a stuck disk) would cost the log dirs and
+        # ELR of one snapshot in N. The brokers the metadata just named are registered and unfenced.
+        kwargs["bootstrap_servers"] = list(self._learnt) or self._bootstrap()
         remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
         kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)

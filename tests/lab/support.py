@@ -80,7 +80,7 @@ def create_topic(lab: LabCluster, name: str, partitions: int, rf: int, min_isr: 
 
     conf = {"min.insync.replicas": str(min_isr), **{k.replace("_", "."): v for k, v in configs.items()}}
     if assignment is not None:
-        topic = NewTopic(name, replica_assignment=assignment, config=conf)
+        topic = NewTopic(name, len(assignment), replica_assignment=assignment, config=conf)
     else:
         topic = NewTopic(name, partitions, replication_factor=rf, config=conf)
     client = admin(lab)  # kept alive until the future resolves (a destroyed handle fails it)
