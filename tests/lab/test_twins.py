@@ -8,19 +8,40 @@ observation: `kafkatui check --json` with the volatile fields masked (timestamps
 id, controller id), the class of every partition as kafkatui sees it once the cluster settled,
 and the error names real clients get. The two lists of observations must be equal.
 
-Divergences found by these tests, and what became of them (see the report of issue 12):
+Divergences these tests found on Kafka 4.1.1, and what became of each:
 
-- KRaft Metadata names a random live broker as "controller" (the real controller is node 0, not a
-  broker): kafkatui labelled that broker "ctrl". Now kafkatui labels no broker as controller on a
-  KRaft cluster (`test_healthy_cluster_is_healthy_on_both`).
 - A follower of an idle partition is never shrunk out of the ISR by its leader (its log end equals
-  the leader's); only fencing removes it. The simulator shrank it after replica.lag.time.max.ms:
-  fixed in the simulator (`test_crashed_brokers_are_fenced_out_of_idle_isrs`).
-- Kafka 4.1 enables ELR (KIP-966) on new clusters: the simulator twin of a 4.1 lab runs with ELR on.
-- Kept on purpose: on real Kafka the *leader* shrinks a hung follower of a written partition after
-  replica.lag.time.max.ms, then the controller fences the hung broker after
-  broker.session.timeout.ms; the simulator does the same (the shrink's cause is asserted on both:
-  the lab's "Shrinking ISR" line, the simulator's ISR_SHRINK event with reason "lag").
+  the leader's: Replica.isCaughtUp); only the controller's fencing removes it. The simulator shrank
+  it after replica.lag.time.max.ms. Fixed in the simulator
+  (`test_crashed_brokers_are_fenced_out_of_idle_isrs`: no leader shrank; the hung follower of a
+  written partition, `test_hung_follower_under_load_is_shrunk_by_its_leader`, is shrunk by its leader).
+- With ELR (on by default in 4.1) the controller fences even the last ISR member into the ELR: an
+  offline RF-1 partition has an empty ISR, so kafkatui counts its broker out of the ISR. The
+  simulator kept the member in the ISR. Fixed in the simulator (`test_offline_rf1_partition`).
+- Enabling ELR makes the controller write a cluster-level min.insync.replicas from its *own*
+  server.properties: on the lab (whose controller sets none) every topic without an override has
+  min ISR 1 from DYNAMIC_DEFAULT_BROKER_CONFIG, not the brokers' static 2. Fixed in the simulator
+  (`SimCluster(elr=True, controller_configs=...)`); the lab's config is the lead's to decide
+  (`test_configs_overrides_defaults_and_validation`).
+- DescribeConfigs of a topic's retention.ms listed a DEFAULT_CONFIG synonym log.retention.ms; Kafka's
+  default of that key is null, so it lists none; and brokers have a read-only log.retention.hours.
+  Fixed in the simulator (same test).
+- kafkatui's kafka-python client bootstrapped from one configured server chosen at random and gave
+  it the whole timeout: with a hung broker in the bootstrap list, one snapshot in three lost its log
+  dirs and ELR (partial, after 10 s). Fixed in kafkatui: it bootstraps from the brokers the metadata
+  just named (`test_hung_follower_under_load_is_shrunk_by_its_leader`: not partial on either).
+- KRaft Metadata names a random live broker as controller (the real controller is node 0, not a
+  broker) and kafkatui labelled that broker "ctrl" (and would record a controller change at almost
+  every refresh). Fixed in kafkatui: on KRaft (process.roles in the brokers' configs) the controller
+  is the single quorum voter, else unknown (`test_no_broker_is_labelled_controller_on_a_kraft_cluster`).
+  Kept on purpose: the simulator is a combined-mode cluster without process.roles whose Metadata
+  names its real controller, broker 1; the controller fields are masked in the comparisons.
+- Checked and already alike: an ISR shrink does not bump the leader epoch (metadata >= 3.6); SIGTERM
+  is a controlled shutdown (leaders move first); acks=all under min ISR gets NOT_ENOUGH_REPLICAS and
+  acks=1 goes on; validation errors of IncrementalAlterConfigs (INVALID_CONFIG for
+  min.insync.replicas=0 or "abc", an unknown key, retention.ms=-5, cleanup.policy=bogus); ElectLeaders
+  answers (ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE,
+  UNKNOWN_TOPIC_OR_PARTITION); a reassignment to an unknown broker; a producer to an offline partition.
 """
 
 from __future__ import annotations
@@ -30,6 +51,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,10 +59,11 @@ from typing import Any, Protocol
 import pytest
 
 from kafkatui.kafka.settings import ConnectionSettings
-from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.kafka.source import KafkaClusterSource, controller_of
 from kafkatui.lab import config as labconfig
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.model.health import assess
+from kafkatui.model.snapshot import ConfigValue
 from kafkatui.sim.events import EventKind
 from kafkatui.sim.runner import SimRunner
 from tests.lab.support import kafkatui, lab_fixture, wait_for
@@ -72,7 +95,7 @@ class Twin(Protocol):
     def shutdown(self, broker: int) -> None: ...
     def hang(self, broker: int) -> None: ...
     def restore(self, broker: int) -> None: ...
-    def leader_shrank(self, topic: str) -> bool: ...
+    def leader_shrinks(self, topic: str) -> list[tuple[int, list[int]]]: ...
 
 
 class SimTwin:
@@ -98,11 +121,13 @@ class SimTwin:
     def restore(self, broker: int) -> None:
         self.runner.restore(broker)
 
-    def leader_shrank(self, topic: str) -> bool:
-        """True when a leader (not the controller's fencing) took a follower out of `topic`'s ISRs."""
+    def leader_shrinks(self, topic: str) -> list[tuple[int, list[int]]]:
+        """Each time a leader (not the controller's fencing) took followers out of one of `topic`'s
+        ISRs: (partition, the followers taken out)."""
         events = self.runner.call(lambda c: c.events.snapshot())
-        return any(e.kind == EventKind.ISR_SHRINK and e.topic == topic and e.detail.get("reason") == "lag"
-                   for e in events)
+        return sorted((int(e.partition or 0), sorted(int(r) for r in e.detail["out"]))  # type: ignore[union-attr]
+                      for e in events
+                      if e.kind == EventKind.ISR_SHRINK and e.topic == topic and e.detail.get("reason") == "lag")
 
     def stop(self) -> None:
         self.runner.stop()
@@ -127,16 +152,19 @@ class LabTwin:
         self.lab.hang(str(broker))
 
     def restore(self, broker: int) -> None:
-        self.lab.restore(str(broker))
+        self.lab.restore(str(broker), wait=False)  # JVMs start side by side; a Settle step waits
 
-    def leader_shrank(self, topic: str) -> bool:
-        """True when a leader's server.log says it shrank one of `topic`'s ISRs (a fencing logs no such line)."""
-        shrink = re.compile(rf"\[Partition {re.escape(topic)}-\d+ broker=\d+\] Shrinking ISR")
+    def leader_shrinks(self, topic: str) -> list[tuple[int, list[int]]]:
+        """Each "Shrinking ISR" line of `topic` in the brokers' server.log (a fencing logs none):
+        (partition, the followers its "Out of sync replicas" names)."""
+        line = re.compile(rf"\[Partition {re.escape(topic)}-(\d+) broker=\d+\] Shrinking ISR .*Out of sync replicas: (.*)")
+        out: list[tuple[int, list[int]]] = []
         for node in self.lab.broker_nodes:
             log = node.logs / "server.log"
-            if log.exists() and shrink.search(log.read_text(encoding="utf-8", errors="replace")):
-                return True
-        return False
+            text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+            for m in line.finditer(text):
+                out.append((int(m.group(1)), sorted(int(b) for b in re.findall(r"brokerId: (\d+)", m.group(2)))))
+        return sorted(out)
 
 
 # --------------------------------------------------------------------------- the steps
@@ -199,7 +227,7 @@ class Ask:
 
 @dataclass(frozen=True)
 class LeaderShrank:
-    """Record whether a leader shrank `topic`'s ISRs (rather than the controller fencing a broker)."""
+    """Record where a leader shrank `topic`'s ISRs (rather than the controller fencing a broker)."""
 
     topic: str
 
@@ -231,7 +259,7 @@ def run(twin: Twin, steps: Sequence[Step]) -> list[tuple[str, Any]]:
             elif isinstance(step, Ask):
                 seen.append((step.label, step.fn(twin.bootstrap)))
             elif isinstance(step, LeaderShrank):
-                seen.append((f"a leader shrank {step.topic}'s ISR", twin.leader_shrank(step.topic)))
+                seen.append((f"leader shrinks of {step.topic}", twin.leader_shrinks(step.topic)))
     finally:
         for loader in loads.values():
             loader.stop()
@@ -421,20 +449,27 @@ def alter_topic(topic: str, key: str, value: str) -> Callable[[str], Any]:
 
 
 def alter_cluster_default(key: str, value: str | None) -> Callable[[str], Any]:
-    """SET (or DELETE, value None) a cluster-wide broker default (entity-default): error name or None."""
+    """SET (or DELETE, value None) a cluster-wide broker default (entity-default), as kafkatui's alter
+    sends it (kafka-python; confluent-kafka refuses a broker resource with an empty name)."""
     def ask(bootstrap: str) -> Any:
-        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+        from kafka.admin import AlterConfigOp, ConfigResourceType, KafkaAdminClient
+        from kafka.admin import ConfigResource as KPResource
 
-        op = AlterConfigOpType.SET if value is not None else AlterConfigOpType.DELETE
-        res = ConfigResource(ResourceType.BROKER, "", incremental_configs=[
-            ConfigEntry(key, value or "", incremental_operation=op)])
+        op = (AlterConfigOp.SET, value) if value is not None else (AlterConfigOp.DELETE, None)
+        client = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), request_timeout_ms=30000)
         try:
-            client = _admin(bootstrap)
-            client.incremental_alter_configs([res])[res].result(30)
-        except Exception as exc:  # noqa: BLE001 - the answer under test
-            return _error_name(exc)
-        time.sleep(1.0)  # brokers apply a dynamic default from the metadata log, within a moment
-        return None
+            request = client._alter_configs_request([KPResource(ConfigResourceType.BROKER, "", {key: op})],
+                                                    False, incremental=True)
+
+            async def send() -> Any:
+                response = await client._manager.send(request)
+                return client._alter_configs_process_responses(response.responses)
+
+            result = client._manager.run(send)["broker"][""]
+        finally:
+            client.close()
+        time.sleep(1.0)  # brokers apply a dynamic default from the metadata log within a moment
+        return None if result == "OK" else str(result)
     return ask
 
 
@@ -473,7 +508,7 @@ def reassign(topic: str, partition: int, replicas: list[int]) -> Callable[[str],
         finally:
             client.close()
         err = next(iter(answer.values()))
-        return None if err is None else type(err).__name__ if isinstance(err, BaseException) else str(err)
+        return None if err is None else getattr(err, "__name__", None) or type(err).__name__
     return ask
 
 
@@ -511,9 +546,23 @@ def twins(lab: LabCluster) -> Iterator[tuple[SimTwin, LabTwin]]:
 
 
 def both(twins: tuple[SimTwin, LabTwin], steps: Sequence[Step]) -> None:
-    """Run `steps` on the simulator, then on real Kafka, and compare what each showed."""
+    """Run `steps` on the simulator and on real Kafka side by side, and compare what each showed."""
     sim, lab = twins
-    assert_twins(run(sim, steps), run(lab, steps))
+    # the lab runs on this thread: a JVM it starts dies with the thread that started it (its
+    # parent-death signal is per thread), so never from a pool's worker
+    with ThreadPoolExecutor(1, thread_name_prefix="twin-sim") as pool:
+        on_sim = pool.submit(run, sim, steps)
+        on_lab = run(lab, steps)
+        assert_twins(on_sim.result(), on_lab)
+
+
+def restore_both(twins: tuple[SimTwin, LabTwin], topics: Sequence[str], *brokers: int) -> None:
+    """Clear the faults on both clusters (in a test's finally) and wait until the ISRs are whole."""
+    sim, lab = twins
+    with ThreadPoolExecutor(1, thread_name_prefix="twin-sim") as pool:
+        on_sim = pool.submit(run, sim, restore_all(topics, *brokers))
+        run(lab, restore_all(topics, *brokers))
+        on_sim.result()
 
 
 RF3 = [[1, 2, 3], [2, 3, 1], [3, 1, 2]]
@@ -555,8 +604,7 @@ def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTw
             LeaderShrank(t),
         ])
     finally:
-        for twin in twins:
-            run(twin, restore_all([t], 2, 3))
+        restore_both(twins, [t], 2, 3)
     both(twins, [Check("restored", [t])])
 
 
@@ -575,8 +623,7 @@ def test_controlled_shutdown_moves_leaders_first(twins: tuple[SimTwin, LabTwin])
             LeaderShrank(t),
         ])
     finally:
-        for twin in twins:
-            run(twin, restore_all([t], 1))
+        restore_both(twins, [t], 1)
     both(twins, [
         Check("back, partition 0 led by broker 2", [t]),
         Ask("preferred election where it is needed", elect("PREFERRED", t, 0)),
@@ -602,8 +649,7 @@ def test_hung_follower_under_load_is_shrunk_by_its_leader(twins: tuple[SimTwin, 
             Check("hung follower, fenced", [t]),
         ])
     finally:
-        for twin in twins:
-            run(twin, restore_all([t], 3))
+        restore_both(twins, [t], 3)
 
 
 @full_set
@@ -622,8 +668,7 @@ def test_offline_rf1_partition(twins: tuple[SimTwin, LabTwin]) -> None:
             Ask("unclean election of an offline partition", elect("UNCLEAN", t, 0)),
         ])
     finally:
-        for twin in twins:
-            run(twin, restore_all([t], 2))
+        restore_both(twins, [t], 2)
 
 
 TOPIC_KEYS = ("min.insync.replicas", "retention.ms", "unclean.leader.election.enable", "cleanup.policy")
@@ -661,15 +706,30 @@ def test_configs_overrides_defaults_and_validation(twins: tuple[SimTwin, LabTwin
 
 
 @full_set
-@pytest.mark.xfail(strict=True, reason="kept divergence: KRaft Metadata names a random live broker as controller "
-                   "and kafkatui labels it; the real controller (node 0) is no broker")
 def test_no_broker_is_labelled_controller_on_a_kraft_cluster(twins: tuple[SimTwin, LabTwin]) -> None:
-    """On the lab the active controller is node 0, a dedicated KRaft controller: kafkatui should label
-    no broker "ctrl" and not report a broker id as the controller. It does today (the simulator, a
-    combined-mode cluster whose controller is broker 1, cannot show it): the fix needs kafkatui to
-    ask DescribeQuorum (API 55) and the simulator to answer it."""
-    _, lab = twins
-    proc = kafkatui("check", "--bootstrap", lab.bootstrap, "--json", "--timeout", "10")
-    doc = json.loads(proc.stdout)
-    assert [b["id"] for b in doc["brokers"] if b["controller"]] == []
-    assert doc["cluster"]["controller"] not in [b["id"] for b in doc["brokers"]]
+    """KRaft Metadata names a random live broker as "controller"; the lab's active controller is node 0,
+    a dedicated KRaft controller. kafkatui reads process.roles and controller.quorum.voters from the
+    brokers' configs: no broker is labelled "ctrl", the controller is 0, in every snapshot. The
+    simulator (combined mode, no process.roles) keeps naming broker 1, its real controller."""
+    sim, lab = twins
+    for _ in range(3):  # the metadata's id is random: one lucky snapshot proves nothing
+        doc = json.loads(kafkatui("check", "--bootstrap", lab.bootstrap, "--json", "--timeout", "10").stdout)
+        assert [b["id"] for b in doc["brokers"] if b["controller"]] == []
+        assert doc["cluster"]["controller"] == labconfig.CONTROLLER_ID
+    doc = json.loads(kafkatui("check", "--bootstrap", sim.bootstrap, "--json", "--timeout", "10").stdout)
+    assert [b["id"] for b in doc["brokers"] if b["controller"]] == [1] and doc["cluster"]["controller"] == 1
+
+
+def test_controller_of_trusts_the_metadata_only_without_kraft() -> None:
+    """ZooKeeper (no process.roles): the metadata's id. KRaft: the single voter, else unknown (-1)."""
+    def configs(roles: str | None, voters: str | None) -> dict[int, dict[str, ConfigValue]]:
+        return {b: {"process.roles": ConfigValue(roles), "controller.quorum.voters": ConfigValue(voters)}
+                for b in (1, 2, 3)}
+
+    assert controller_of(2, configs(None, None)) == 2
+    assert controller_of(2, {}) == 2 and controller_of(None, {}) == -1
+    assert controller_of(2, configs("broker", "0@127.0.0.1:9093")) == 0
+    assert controller_of(2, configs("broker", "7@c1:9093,8@c2:9093,9@c3:9093")) == -1
+    assert controller_of(2, configs("broker,controller", "1@b1:9093,2@b2:9093,3@b3:9093")) == -1
+    assert controller_of(1, configs("broker,controller", "1@b1:9093")) == 1
+    assert controller_of(3, configs("broker", "")) == -1  # a dynamic quorum (bootstrap servers only)
