@@ -71,6 +71,7 @@ class SimCluster:
         replication_rate: float = DEFAULT_REPLICATION_RATE,
         elr: bool = False,
         controller_configs: dict[str, str] | None = None,
+        idle_followers_shrink: bool = False,
         seed: int = 0,
     ) -> None:
         if brokers < 1:
@@ -80,6 +81,10 @@ class SimCluster:
         self.host = host
         self.replication_rate = replication_rate
         self.elr_enabled = elr
+        # False is Kafka: a follower whose log end equals the leader's stays in the ISR however long
+        # it is silent. True keeps the simulator's older model (a silent follower leaves after
+        # replica.lag.time.max.ms even on an idle partition), which the synthetic replay day relies on.
+        self.idle_followers_shrink = idle_followers_shrink
         self.rng = random.Random(seed)
         self.events = EventLog()
         self.brokers: dict[int, Broker] = {}
@@ -777,7 +782,9 @@ class SimCluster:
         # a follower whose log end equals the leader's is caught up however long ago it fetched
         # (Kafka's Replica.isCaughtUp): a leader never shrinks a stopped follower of an idle
         # partition out of the ISR; only the controller's fencing does
-        out = [r for r in isr if r != leader and leo.get(r, 0) < leader_end and now - caught_up.get(r, 0) > lag_max]
+        idle_ok = not self.idle_followers_shrink
+        out = [r for r in isr if r != leader and now - caught_up.get(r, 0) > lag_max
+               and not (idle_ok and leo.get(r, 0) >= leader_end)]
         if out:
             self._remove_from_isr(p, out, reason="lag")
         for r in members:

@@ -442,6 +442,15 @@ _BROKER_DEFS: list[ConfigDef] = [
          "The broker id for this server (in KRaft mode, the same as node.id).", dynamic=False),
     _def("node.id", _T.INT, None,
          "The node ID associated with the roles this process is playing.", dynamic=False),
+    # Kafka's defaults (empty): the simulator names its controller in Metadata as a ZooKeeper
+    # cluster did, so kafkatui trusts that id (a KRaft broker names a random one; see
+    # kafkatui.kafka.source.controller_of)
+    _def("process.roles", _T.LIST, "",
+         "The roles that this process plays: 'broker', 'controller', or 'broker,controller' if it is both.",
+         dynamic=False),
+    _def("controller.quorum.voters", _T.LIST, "",
+         "Map of id/endpoint information for the set of voters in a comma-separated list of {id}@{host}:{port}.",
+         dynamic=False),
     _def("broker.rack", _T.STRING, None,
          "Rack of the broker, used in rack aware replication assignment for fault tolerance.", dynamic=False),
     # listeners is in DynamicListenerConfig.RECONFIGURABLE_CONFIGS: Kafka lets it change per broker.
