@@ -116,7 +116,11 @@ def build_cluster(sc: scenario.Scenario, start_ms: int, partitions: int | None, 
     if partitions is not None and partitions < len(sc.topics):
         raise SimDayError(f"--partitions must be at least {len(sc.topics)} (one per topic of the day's script)")
     cluster = SimCluster(brokers=n, racks=sc.racks, clock=VirtualClock(manual=True, start_ms=start_ms),
-                         static_configs=sc.broker_configs, elr=sc.elr, seed=seed)
+                         static_configs=sc.broker_configs, elr=sc.elr, seed=seed,
+                         # the day has no steady load (it would cost its speed): its followers leave
+                         # idle ISRs after the lag time, as the simulator did before the twin tests
+                         # (real Kafka keeps a caught-up follower of an idle partition in the ISR)
+                         idle_followers_shrink=True)
     for b in cluster.brokers.values():
         b.port = BASE_PORT + b.id - 1
     rng = random.Random(seed)

@@ -92,8 +92,10 @@ BROKER_CONFIG_KEYS = frozenset({
     "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr",
     "broker.rack",
+    "process.roles",
+    "controller.quorum.voters",
 })
-"""Broker configs kept in a snapshot."""
+"""Broker configs kept in a snapshot (the last two tell a KRaft cluster's controller: `controller_of`)."""
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 """Kafka's internal topics (Topic.INTERNAL_TOPICS); librdkafka's metadata has no internal flag."""
@@ -580,7 +582,10 @@ class KafkaClusterSource:
             if self._kadmin is not None:
                 return self._kadmin
         kwargs = self.settings.to_kafka_python()
-        kwargs["bootstrap_servers"] = self._bootstrap()
+        # kafka-python bootstraps from ONE server picked at random and gives it the whole timeout:
+        # a hung broker in the configured list (SIGSTOP, a stuck disk) would cost the log dirs and
+        # ELR of one snapshot in N. The brokers the metadata just named are registered and unfenced.
+        kwargs["bootstrap_servers"] = list(self._learnt) or self._bootstrap()
         remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
         kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
@@ -618,7 +623,7 @@ class KafkaClusterSource:
                 raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
             return ClusterSnapshot(
                 cluster_id=md.cluster_id,
-                controller_id=md.controller_id if md.controller_id is not None else -1,
+                controller_id=controller_of(md.controller_id, snap.broker_configs),
                 brokers=snap.brokers,
                 topics=snap.topics,
                 broker_configs=snap.broker_configs,
@@ -1102,6 +1107,27 @@ def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
     if err is not None:
         return None, _kafka_error_reason(err, budget)
     return None, one_line(f"{type(exc).__name__}: {exc}", 200)
+
+
+def controller_of(reported: int | None, broker_configs: Mapping[int, Mapping[str, ConfigValue]]) -> int:
+    """The active controller's id, or -1 when unknown.
+
+    A KRaft broker answers Metadata with a random live broker as "controller" (the quorum is not
+    a broker's to name), so there the metadata's id is trusted only on a ZooKeeper cluster (no
+    process.roles). On KRaft the brokers' controller.quorum.voters names the controller when the
+    quorum has one voter (the usual dedicated controller of small clusters, `kafkatui lab`);
+    with several voters which one leads is not in any broker's answer: unknown.
+    """
+    roles = [(c.get("process.roles") or ConfigValue(None)).value for c in broker_configs.values()]
+    if not roles or not any(roles):
+        return reported if reported is not None else -1
+    voters = {(c.get("controller.quorum.voters") or ConfigValue(None)).value or "" for c in broker_configs.values()}
+    ids = {v.split("@", 1)[0].strip() for text in voters for v in text.split(",") if "@" in v}
+    if len(ids) == 1:
+        (only,) = ids
+        if only.isdigit():
+            return int(only)
+    return -1
 
 
 def _config_values(entries: Mapping[str, Any], keys: frozenset[str]) -> dict[str, ConfigValue]:
