@@ -7,26 +7,29 @@ critical finding); connection and input problems have their own codes (kafkatui.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import sys
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
-
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
-from kafkatui.model.findings import Finding, findings
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
-from kafkatui.present import broker_state, restart_now
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kafkatui.model.findings import Finding
+    from kafkatui.model.whatif import WhatIf
+
+# Start-up: `check --json` imports neither rich (tables and messages) nor the what-if model unless it
+# uses them, and imports the findings (their catalog included) on a thread while the cluster is read.
 
 SCHEMA = "kafkatui.check/1"
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -153,6 +156,12 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
 def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding],
            wi: WhatIf | None, show_all: bool = False) -> None:
     """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from kafkatui.present import broker_state, restart_now
+
     c = report.counts
     level, _ = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -240,12 +249,28 @@ def _source(source: str) -> str:
 
 
 # ----------------------------------------------------------------------------- running
+def _warm_findings() -> None:
+    """Import the findings and parse their catalog (the CPU work of start-up that needs no cluster)."""
+    try:
+        from kafkatui.model.findings import load_catalog
+
+        load_catalog()
+    except Exception:
+        pass  # evaluate() imports it again, and fails there if it must
+
+
 def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+    from kafkatui.model.findings import findings
+
     snapshot = filter_topics(snapshot, ns.topic)
     report = assess(snapshot)
     found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B")
     down = parse_ids(ns.what_if_down)
-    wi = what_if(snapshot, down) if down else None
+    wi = None
+    if down:
+        from kafkatui.model.whatif import what_if
+
+        wi = what_if(snapshot, down)
     return report, found, wi
 
 
@@ -273,9 +298,13 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
             source.close()
 
 
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True, highlight=False)
+
+
 def run(ns: argparse.Namespace, out: Console | None = None) -> int:
-    out = out or Console()
-    err = Console(stderr=True, soft_wrap=True, highlight=False)
     try:
         parse_ids(ns.what_if_down)
         filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)  # reject a bad --topic before connecting
@@ -286,17 +315,19 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         else:
             conn = connection_from(ns)
             for w in conn.warnings:
-                err.print(f"kafkatui: warning: {w}", markup=False)
+                _stderr().print(f"kafkatui: warning: {w}", markup=False)
             from kafkatui.kafka.source import KafkaClusterSource
 
             source = KafkaClusterSource(conn.settings, log_dirs="out-of-sync")
+            # the findings load while the cluster answers (its waits release the GIL)
+            threading.Thread(target=_warm_findings, name="kafkatui-warm", daemon=True).start()
             try:
                 snapshot = source.snapshot()
             finally:
                 source.close()
         report, found, wi = evaluate(snapshot, ns)
     except KafkaTuiError as exc:
-        err.print(f"kafkatui: error: {exc}", markup=False)
+        _stderr().print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code
     _, code = verdict(found)
     if ns.json:
@@ -305,6 +336,10 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         text = json.dumps(doc, indent=2) if sys.stdout.isatty() else json.dumps(doc, separators=(",", ":"))
         sys.stdout.write(text + "\n")
     else:
+        if out is None:
+            from rich.console import Console
+
+            out = Console()
         render(out, snapshot, report, found, wi, show_all=ns.all)
     return code
 
@@ -313,7 +348,23 @@ def main_check(argv: list[str]) -> int:
     p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
                                 epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see README)")
     add_arguments(p)
-    return run(p.parse_args(argv))
+    # one short run: the cyclic collector would only walk the cluster's metadata again and again
+    # (100,000 partitions: ~0.3 s); reference counting frees what the command drops
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return run(p.parse_args(argv))
+    finally:
+        if collecting:
+            gc.enable()
 
 
-__all__ = ["main_check", "render", "restart_safety", "run", "to_json", "verdict"]
+def __getattr__(name: str) -> Any:
+    if name == "restart_safety":  # re-exported, imported when asked for
+        from kafkatui.model.whatif import restart_safety
+
+        return restart_safety
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["main_check", "render", "run", "to_json", "verdict"]  # and restart_safety, on demand

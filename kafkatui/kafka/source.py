@@ -35,6 +35,7 @@ import re
 import socket
 import threading
 import time
+from array import array
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -65,8 +66,10 @@ from kafkatui.model.snapshot import (
     BrokerInfo,
     ClusterSnapshot,
     ConfigValue,
-    PartitionInfo,
+    PartitionExtra,
+    Partitions,
     ReplicaLog,
+    StateTable,
     TopicInfo,
 )
 
@@ -118,6 +121,8 @@ RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
 MAX_WORKERS = 16
 LOG_DIR_MODES = ("all", "out-of-sync", "none")
+STATE_TABLE_MIN = 100_000
+"""Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 
 _SOURCES = {
     1: DYNAMIC_TOPIC_CONFIG,
@@ -488,6 +493,7 @@ class KafkaClusterSource:
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
+        self._table = StateTable()  # partition states, shared by this source's snapshots
         self._admin = self._new_admin()
 
     # ------------------------------------------------------------------ lifecycle
@@ -588,6 +594,14 @@ class KafkaClusterSource:
                 return client
         self._close_kadmin(client)  # closed meanwhile
         raise KafkaTuiError("the cluster source is closed")
+
+    def _state_table(self, md: Any) -> StateTable:
+        """The table of partition states this source's snapshots share (so that equal states of two
+        snapshots have equal ids), started afresh when churn has grown it far past the cluster's size."""
+        partitions = sum(len(t.partitions) for t in md.topics.values())
+        if len(self._table) > max(STATE_TABLE_MIN, 4 * partitions):
+            self._table = StateTable()
+        return self._table
 
     # ------------------------------------------------------------------ snapshot
     def snapshot(self) -> ClusterSnapshot:
@@ -806,12 +820,7 @@ class KafkaClusterSource:
         # then kafka-python is not even started (its import and bootstrap cost about half a second)
         # the partitions first: CPU work that overlaps the config requests in flight
         live = frozenset(broker_ids)
-        parts: dict[str, tuple[PartitionInfo, ...]] = {}
-        any_out_of_sync = False
-        for name in topic_names:
-            built, lagging = _partitions(name, md.topics[name], live, None)
-            parts[name] = built
-            any_out_of_sync = any_out_of_sync or lagging
+        parts, any_out_of_sync = _read_partitions(md, topic_names, live, self._state_table(md))
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all"
             or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
@@ -865,13 +874,14 @@ class KafkaClusterSource:
         elif self.log_dirs_mode == "out-of-sync" and (kadmin is not None or not any_out_of_sync):
             log_dirs = {}  # nothing out of sync: nothing to ask
 
+        if elr is not None:
+            _add_elr(parts, elr)
         topics: dict[str, TopicInfo] = {}
         for name in topic_names:
             t = md.topics[name]
             topics[name] = TopicInfo(
                 name=name,
-                # with an ELR answer every partition's ELR is known (empty for most): rebuild them
-                partitions=parts[name] if elr is None else _partitions(name, t, live, elr)[0],
+                partitions=parts[name],
                 internal=name in INTERNAL_TOPICS,
                 configs=topic_configs.get(name, {}),
                 error_code=t.error.code() if t.error is not None else 0,
@@ -898,6 +908,7 @@ class KafkaClusterSource:
     ) -> dict[str, dict[str, ConfigValue]]:
         out: dict[str, dict[str, ConfigValue]] = {}
         failed: dict[str, list[str]] = {}
+        seen: dict[tuple[Any, ...], ConfigValue] = {}
         for name, fut in futures.items():
             result, reason = _outcome(fut, budget)
             if reason is not None:
@@ -905,7 +916,7 @@ class KafkaClusterSource:
                     continue  # deleted since the metadata was read
                 failed.setdefault(reason, []).append(name)
                 continue
-            out[name] = _config_values(result, TOPIC_CONFIG_KEYS)
+            out[name] = _config_values(result, TOPIC_CONFIG_KEYS, seen)
         for reason, names in failed.items():
             problems.append(
                 f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
@@ -1053,39 +1064,70 @@ def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) 
             raise TimeoutError("DescribeTopicPartitions paging ran out of time")
 
 
-def _partitions(
-    topic: str, t: Any, live: frozenset[int], elr: Mapping[tuple[str, int], Mapping[str, Any]] | None
-) -> tuple[tuple[PartitionInfo, ...], bool]:
-    """A topic's partitions from librdkafka's metadata, with ELR where DescribeTopicPartitions told,
-    and whether any of them has an out-of-sync replica.
+def _read_partitions(
+    md: Any, names: Sequence[str], live: frozenset[int], table: StateTable
+) -> tuple[dict[str, Partitions], bool]:
+    """Every topic's partitions from librdkafka's metadata as columns of `table` (one pass, no object
+    per partition), and whether any partition has an out-of-sync replica.
 
-    librdkafka's metadata has no offline replicas: they are the replicas on brokers absent from
-    the metadata (fenced or dead), plus any DescribeTopicPartitions named.
+    librdkafka's metadata has no offline replicas: the views derive them from `live` (replicas on
+    brokers absent from the metadata: fenced or dead), plus any DescribeTopicPartitions names.
     """
-    known = () if elr is not None else None
-    out = []
-    lagging = False
-    for pid in sorted(t.partitions):
-        p = t.partitions[pid]
-        replicas = tuple(p.replicas)
-        isr = tuple(p.isrs)
-        if len(isr) < len(replicas):
-            lagging = True
-        offline = () if live.issuperset(replicas) else tuple(r for r in replicas if r not in live)
-        error_code = p.error.code() if p.error is not None else 0
-        dtp = elr.get((topic, pid)) if elr else None
-        if dtp is None:
-            out.append(PartitionInfo(topic, pid, p.leader, replicas, isr, offline, -1, known, known, error_code))
+    index = table.index
+    id_of = table.id_of
+    out: dict[str, Partitions] = {}
+    used: set[int] = set()
+    for name in names:
+        t = md.topics[name]
+        by_id = t.partitions
+        pids = sorted(by_id)
+        states = array("i")
+        add = states.append
+        extras: dict[int, PartitionExtra] | None = None
+        for i, pid in enumerate(pids):
+            p = by_id[pid]
+            key = (p.leader, tuple(p.replicas), tuple(p.isrs))
+            sid = index.get(key)
+            add(sid if sid is not None else id_of(*key))
+            if p.error is not None:
+                if extras is None:
+                    extras = {}
+                extras[i] = PartitionExtra(error_code=p.error.code())
+        n = len(pids)
+        ids: Sequence[int] = range(n) if not pids or (pids[0] == 0 and pids[-1] == n - 1) else tuple(pids)
+        out[name] = Partitions(name, ids, states, table, live, extras=extras)
+        used.update(states)
+    known = table.states
+    return out, any(len(known[sid][2]) < len(known[sid][1]) for sid in used)
+
+
+def _add_elr(parts: Mapping[str, Partitions], elr: Mapping[tuple[str, int], Mapping[str, Any]]) -> None:
+    """With an ELR answer every partition's ELR is known: empty, unless DescribeTopicPartitions named it."""
+    for each in parts.values():
+        each.elr_known = True
+    where: dict[str, dict[int, int]] = {}
+    for (topic, pid), dtp in elr.items():
+        found = parts.get(topic)
+        if found is None:
             continue
-        extra = [r for r in dtp.get("offline_replicas") or () if r not in offline]
-        out.append(PartitionInfo(
-            topic, pid, p.leader, replicas, isr, offline + tuple(extra),
-            int(dtp.get("leader_epoch", -1)),
-            tuple(dtp.get("eligible_leader_replicas") or ()),
-            tuple(dtp.get("last_known_elr") or ()),
-            error_code,
-        ))
-    return tuple(out), lagging
+        cols = found
+        if isinstance(cols.ids, range):
+            if pid not in cols.ids:
+                continue
+            i = pid
+        else:
+            pos = where.setdefault(topic, {p: j for j, p in enumerate(cols.ids)})
+            if pid not in pos:
+                continue
+            i = pos[pid]
+        before = cols.extras.get(i)
+        cols.extras[i] = PartitionExtra(
+            error_code=before.error_code if before is not None else 0,
+            leader_epoch=int(dtp.get("leader_epoch", -1)),
+            elr=tuple(dtp.get("eligible_leader_replicas") or ()),
+            last_known_elr=tuple(dtp.get("last_known_elr") or ()),
+            offline_replicas=tuple(dtp.get("offline_replicas") or ()),
+        )
 
 
 def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
@@ -1101,18 +1143,26 @@ def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
     return None, one_line(f"{type(exc).__name__}: {exc}", 200)
 
 
-def _config_values(entries: Mapping[str, Any], keys: frozenset[str]) -> dict[str, ConfigValue]:
+def _config_values(
+    entries: Mapping[str, Any], keys: frozenset[str], seen: dict[tuple[Any, ...], ConfigValue] | None = None
+) -> dict[str, ConfigValue]:
+    """The `keys` among a DescribeConfigs answer; equal values share one ConfigValue (`seen`)."""
     out: dict[str, ConfigValue] = {}
-    for name, e in entries.items():
-        if name not in keys:
-            continue
-        source = getattr(e.source, "value", e.source)
-        out[name] = ConfigValue(
-            value=None if e.is_sensitive else e.value,
-            source=_SOURCES.get(int(source), "UNKNOWN"),
-            sensitive=bool(e.is_sensitive),
-            read_only=bool(e.is_read_only),
-        )
+    if seen is None:
+        seen = {}
+    for name in [n for n in entries if n in keys]:
+        e = entries[name]
+        key = (name, e.value, e.source, e.is_sensitive, e.is_read_only)
+        cv = seen.get(key)
+        if cv is None:
+            source = getattr(e.source, "value", e.source)
+            cv = seen[key] = ConfigValue(
+                value=None if e.is_sensitive else e.value,
+                source=_SOURCES.get(int(source), "UNKNOWN"),
+                sensitive=bool(e.is_sensitive),
+                read_only=bool(e.is_read_only),
+            )
+        out[name] = cv
     return out
 
 

@@ -120,7 +120,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                     f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
                     f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
         if rack_aware:
-            same = _single_rack(snapshot, name, racks, rack_of_set)
+            same = _single_rack(report, name, racks, rack_of_set)
             if same:
                 rack_names = sorted(set(same.values()))
                 found[SINGLE_RACK] = AuditIssue(
@@ -155,15 +155,14 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
             partitions=tuple(sorted(lagging)))
 
 
-def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None],
+def _single_rack(report: HealthReport, topic: str, racks: dict[int, str | None],
                  seen: dict[tuple[int, ...], str | None]) -> dict[int, str]:
     """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack.
 
     `seen` memoises the shared rack (or None) per replica tuple across calls.
     """
     out: dict[int, str] = {}
-    for p in snapshot.topics[topic].partitions:
-        key = p.replicas
+    for partition, key in report.replica_lists(topic):
         if key in seen:
             rack = seen[key]
         else:
@@ -175,5 +174,5 @@ def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | N
                     (rack,) = rs
             seen[key] = rack
         if rack:
-            out[p.partition] = rack
+            out[partition] = rack
     return out
