@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 # uses them, and imports the findings (their catalog included) on a thread while the cluster is read.
 
 SCHEMA = "kafkatui.check/1"
+_NAMES = tuple(h.name.lower() for h in Health)  # by Health value: the JSON's class names
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 SHORT_LABEL = {
     Health.OFFLINE: "OFFLINE", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
@@ -127,8 +128,8 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
         ],
         "topics": [
             {
-                "name": t.name, "internal": t.internal, "worst": t.worst.name.lower(), "partitions": t.partitions,
-                "counts": {h.name.lower(): t.count(h) for h in Health},
+                "name": t.name, "internal": t.internal, "worst": _NAMES[t.worst], "partitions": t.partitions,
+                "counts": dict(zip(_NAMES, t.counts, strict=True)),
                 "replication_factor": t.rf, "min_isr": t.min_isr, "min_isr_source": t.min_isr_source,
                 "min_headroom": t.min_headroom, "unclean_leader_election": t.unclean,
                 "tolerates_failures_without_data_loss": t.loss_tolerance,

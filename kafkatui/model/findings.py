@@ -322,6 +322,7 @@ class _Builder:
         self.cat = load_catalog()
         self.live = report.live
         self.base: dict[str, Any] = {"bootstrap": bootstrap, "namespace": namespace}
+        self.stand_ins: dict[int, A.AuditIssue] = {}  # id() of a stand-in finding -> its issue
 
     # -- rendering
     def make(self, fid: str, ctx: dict[str, Any], *, evidence: Iterable[str], topics: Iterable[str] = (),
@@ -625,11 +626,29 @@ class _Builder:
 
     # -- audit findings
     def audit_findings(self, issues: list[A.AuditIssue]) -> list[Finding]:
+        # a finding `group_inherited` folds into a cluster-wide one is not built (2,000 topics on Kafka's
+        # default minISR: 2,000 findings made to be dropped): a stand-in carries the id and topic it reads
+        stand_ins = {(i.rule, i.topic): Finding(i.rule, "info", "", topics=(i.topic,)) for i in issues}
+        folded: set[tuple[str, str]] = set()
+        for fid, source_of in self._FOLDED:
+            _, groups = self._inherited(list(stand_ins.values()), fid, source_of)
+            folded.update((fid, th.name) for ths in groups.values() for th in ths)
         out = []
         for issue in issues:
-            th = self.r.topics[issue.topic]
-            out.append(getattr(self, "audit_" + issue.rule.replace("-", "_"))(issue, th))
+            if (issue.rule, issue.topic) in folded:
+                stand_in = stand_ins[(issue.rule, issue.topic)]
+                self.stand_ins[id(stand_in)] = issue
+                out.append(stand_in)
+            else:
+                out.append(self.audit_finding(issue))
         return out
+
+    def audit_finding(self, issue: A.AuditIssue) -> Finding:
+        return getattr(self, "audit_" + issue.rule.replace("-", "_"))(issue, self.r.topics[issue.topic])  # type: ignore[no-any-return]
+
+    def built(self, found: list[Finding]) -> list[Finding]:
+        """`found` with any stand-in left unfolded built for real (none while both use `_FOLDED`)."""
+        return [self.audit_finding(self.stand_ins[id(f)]) if id(f) in self.stand_ins else f for f in found]
 
     def _raise_plan(self, th: TopicHealth, target: int) -> dict[str, Any]:
         moves = _Planner(self.r).raise_rf(self.s.topics[th.name].partitions, target) if len(self.live) >= target else None
@@ -718,9 +737,13 @@ class _Builder:
         gone = {th.name for ths in grouped.values() for th in ths}
         return [f for f in found if not (f.id == fid and f.topics and f.topics[0] in gone)], grouped
 
+    _FOLDED: tuple[tuple[str, Callable[[TopicHealth], str]], ...] = (
+        (A.MIN_ISR_ONE, lambda t: t.min_isr_source), (A.UNCLEAN_ENABLED, lambda t: t.unclean_source))
+    """The per-topic findings `group_inherited` folds, and the source each is grouped by."""
+
     def group_inherited(self, found: list[Finding]) -> list[Finding]:
         """`min-isr-one` and `unclean-enabled` of many topics inheriting the value: `...-default` findings."""
-        out, by_source = self._inherited(found, A.MIN_ISR_ONE, lambda t: t.min_isr_source)
+        out, by_source = self._inherited(found, *self._FOLDED[0])
         for source, ths in by_source.items():
             rf2 = [t.name for t in ths if t.min_rf < 3]
             rf3 = [t.name for t in ths if t.min_rf >= 3]
@@ -731,7 +754,7 @@ class _Builder:
                   *_named("RF 3 or more", rf3), *_named("RF 2", rf2)]
             out.append(self.make("min-isr-one-default", ctx, evidence=ev, topics=[t.name for t in ths],
                                  affected=parts, strimzi_ok=False))
-        out, by_source = self._inherited(out, A.UNCLEAN_ENABLED, lambda t: t.unclean_source)
+        out, by_source = self._inherited(out, *self._FOLDED[1])
         for source, ths in by_source.items():
             parts = sum(t.partitions for t in ths)
             ctx = {"count": len(ths), "partitions": parts, "unclean_source": source,
@@ -832,7 +855,7 @@ def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, boot
     b = _Builder(report, snap, bootstrap, namespace)
     out = b.class_findings() + b.broker_findings(shrink_counts)
     out += b.audit_findings(A.audit(snap, report)) + b.partial()
-    return sorted(b.group_inherited(out), key=finding_sort_key)
+    return sorted(b.built(b.group_inherited(out)), key=finding_sort_key)
 
 
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:

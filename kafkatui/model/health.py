@@ -48,7 +48,7 @@ Memory: one byte per partition (its class) plus the snapshot the report referenc
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -287,7 +287,7 @@ class HealthReport:
     """Everything `assess` computed: per-topic and per-broker verdicts, cluster counts, and the
     class of every partition (one byte each) with on-demand detail."""
 
-    __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_cols", "_pindex")
+    __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_cols", "_pindex", "_where")
 
     def __init__(self, snapshot: ClusterSnapshot, topics: dict[str, TopicHealth],
                  brokers: dict[int, BrokerHealth], counts: ClusterCounts, live: frozenset[int],
@@ -300,6 +300,7 @@ class HealthReport:
         self._classes = classes
         self._cols = cols or {}
         self._pindex: dict[str, dict[int, int]] = {}
+        self._where: dict[int, tuple[Callable[[tuple[int, ...]], object], frozenset[int]]] = {}
 
     def _ids(self, topic: str) -> Sequence[int]:
         cols = self._cols.get(topic)
@@ -330,6 +331,28 @@ class HealthReport:
         states = cols.table.states
         for pid, sid in zip(cols.ids, cols.states, strict=True):
             yield pid, states[sid][1]
+
+    def replica_lists_where(self, topic: str, test: Callable[[tuple[int, ...]], object]
+                            ) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """(partition id, replicas) of the partitions of `topic` whose replicas pass `test`, a pure
+        function of a replica list: the report asks it once per distinct state (for the same `test`
+        object across topics), so a topic without a match costs one set operation."""
+        cols = self._cols.get(topic)
+        if cols is None:
+            yield from ((pid, reps) for pid, reps in self.replica_lists(topic) if test(reps))
+            return
+        states = cols.table.states
+        memo = self._where.get(id(test))
+        if memo is None or memo[0] is not test:
+            used: set[int] = set()
+            for c in self._cols.values():
+                used.update(c.states)
+            memo = self._where[id(test)] = (test, frozenset(sid for sid in used if test(states[sid][1])))
+        hits = memo[1].intersection(cols.states)
+        if hits:
+            for pid, sid in zip(cols.ids, cols.states, strict=True):
+                if sid in hits:
+                    yield pid, states[sid][1]
 
     def health(self, topic: str, partition: int) -> Health:
         """The class of one partition (KeyError when unknown)."""
@@ -513,33 +536,40 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     totals = [0] * 6
     urp_total = 0
     nonpref_total = 0
+    # topics with the same states and min ISR (replica layouts repeat) share one computation
+    seen: dict[tuple[bytes, int], tuple[bytes, tuple[int, ...], int, int, int, int, int, list[tuple[int, int]]]] = {}
     for name, c in cols.items():
         t = snapshot.topics[name]
         sts = c.states
         min_isr, min_src = _min_isr(t.configs.get("min.insync.replicas", min_isr_default))
         unclean, unclean_src = _unclean(t.configs.get("unclean.leader.election.enable", unclean_default))
-        if min_isr in class_of:
-            cls_table, risky = class_of[min_isr], risky_of[min_isr]
-        else:
-            cls_table, risky = tables(min_isr)
-        cls = bytearray(map(cls_table.__getitem__, sts))
-        counts = [cls.count(k) for k in range(6)]
-        if sts:
-            rf = max(map(n_rep.__getitem__, sts))
-            min_rf = min(map(n_rep.__getitem__, sts))
-            smallest_isr = min(map(isr_if_led.__getitem__, sts))
-            t_urp = sum(map(urp.__getitem__, sts))
-            t_nonpref = sum(map(nonpref.__getitem__, sts))
-        else:
-            rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
-        hit = risky.intersection(sts) if risky else ()
-        for sid in hit:
-            k = sts.count(sid)
+        key = (sts.tobytes(), min_isr)
+        agg = seen.get(key)
+        if agg is None:
+            if min_isr in class_of:
+                cls_table, risky = class_of[min_isr], risky_of[min_isr]
+            else:
+                cls_table, risky = tables(min_isr)
+            codes = bytes(map(cls_table.__getitem__, sts))
+            if sts:
+                rf = max(map(n_rep.__getitem__, sts))
+                min_rf = min(map(n_rep.__getitem__, sts))
+                smallest_isr = min(map(isr_if_led.__getitem__, sts))
+                t_urp = sum(map(urp.__getitem__, sts))
+                t_nonpref = sum(map(nonpref.__getitem__, sts))
+            else:
+                rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
+            hits = [(sid, sts.count(sid)) for sid in risky.intersection(sts)] if risky else []
+            agg = seen[key] = (codes, tuple(codes.count(k) for k in range(6)), rf, min_rf, smallest_isr, t_urp,
+                               t_nonpref, hits)
+        codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
+        for sid, k in hits:
             target = restart_off if live_isr[sid] == 1 else restart_under
             for b in states[sid][2]:
                 if b in live:
                     target[b] += k
                     restart_topics.setdefault(b, set()).add(name)
+        cls = bytearray(codes)
         for k in range(6):
             totals[k] += counts[k]
         urp_total += t_urp
@@ -549,7 +579,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         loss = base - 1 if not unclean else min(base, smallest_isr) - 1
         classes[name] = cls
         topics[name] = TopicHealth(
-            name=name, internal=is_internal(t), partitions=len(sts), worst=worst, counts=tuple(counts),
+            name=name, internal=is_internal(t), partitions=len(sts), worst=worst, counts=counts,
             rf=rf, min_rf=min_rf, min_isr=min_isr, min_isr_source=min_src,
             min_headroom=(smallest_isr - min_isr) if sts else 0, smallest_isr=smallest_isr,
             unclean=unclean, unclean_source=unclean_src, loss_tolerance=max(0, loss),
