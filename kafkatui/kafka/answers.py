@@ -117,22 +117,25 @@ def _read_partitions(
     librdkafka's metadata has no offline replicas: the views derive them from `live` (replicas on
     brokers absent from the metadata: fenced or dead), plus any DescribeTopicPartitions names.
     """
-    index = table.index
     id_of = table.id_of
+    flat: dict[tuple[int, ...], int] = {}  # (leader, len(replicas), *replicas, *isr) -> state id: one tuple to build
     out: dict[str, Partitions] = {}
     used: set[int] = set()
     for name in names:
         t = md.topics[name]
         by_id = t.partitions
         pids = sorted(by_id)
+        in_order = pids == list(by_id)
         states = array("i")
         add = states.append
         extras: dict[int, PartitionExtra] | None = None
-        for i, pid in enumerate(pids):
-            p = by_id[pid]
-            key = (p.leader, tuple(p.replicas), tuple(p.isrs))
-            sid = index.get(key)
-            add(sid if sid is not None else id_of(*key))
+        for i, p in enumerate(by_id.values() if in_order else [by_id[pid] for pid in pids]):
+            reps = p.replicas
+            key = (p.leader, len(reps), *reps, *p.isrs)
+            sid = flat.get(key)
+            if sid is None:
+                sid = flat[key] = id_of(p.leader, reps, p.isrs)
+            add(sid)
             if p.error is not None:
                 if extras is None:
                     extras = {}
