@@ -75,7 +75,7 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
             if olds.states == news.states:
                 continue
             for i in [i for i, (a, b) in enumerate(zip(olds.states, news.states, strict=False)) if a != b]:
-                q, p = olds[i], news[i]
+                q, p = olds.view(i), news.view(i)
                 if q.isr != p.isr or q.leader != p.leader:
                     out.extend(_partition_changes(at, q, p))
             continue

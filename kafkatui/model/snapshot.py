@@ -179,6 +179,22 @@ class Partitions(Sequence[PartitionInfo]):
             views = self._views = tuple(self._build())
         return views
 
+    def view(self, i: int) -> PartitionInfo:
+        """The partition at index `i`, built alone when the topic's views are not (cheap for a few)."""
+        if self._views is not None:
+            return self._views[i]
+        leader, reps, isr = self.table.states[self.states[i]]
+        live = self.live
+        offline = () if live.issuperset(reps) else tuple(r for r in reps if r not in live)
+        known = () if self.elr_known else None
+        x = self.extras.get(i)
+        if x is None:
+            return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline, -1, known, known, 0)
+        more = tuple(r for r in x.offline_replicas if r not in offline)
+        return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline + more, x.leader_epoch,
+                             x.elr if x.elr is not None else known,
+                             x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+
     def _build(self) -> Iterable[PartitionInfo]:
         topic, live, extras = self.topic, self.live, self.extras
         states = self.table.states

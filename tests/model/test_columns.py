@@ -168,6 +168,9 @@ def test_columns_read_like_their_partitions(snapshot: ClusterSnapshot) -> None:
     for name, t in snapshot.topics.items():
         parts = cols.topics[name].partitions
         assert len(parts) == len(t.partitions)
+        assert isinstance(parts, Partitions)
+        alone = [parts.view(i) for i in range(len(parts))]  # built one by one, views not built yet
+        assert alone == list(parts)
         # offline replicas come from the brokers metadata lists, as the source always derived them
         assert tuple(parts) == tuple(
             replace(p, offline_replicas=tuple(r for r in p.replicas if r not in {b.id for b in snapshot.brokers}))
