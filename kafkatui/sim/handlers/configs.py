@@ -165,8 +165,23 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
         )
         _CACHE[cache_key] = result
         results.append(result)
-    body = _CACHE[body_key] = bytes(DC(version=ctx.version, throttle_time_ms=0, results=results).encode(version=ctx.version))
+    response = DC(version=ctx.version, throttle_time_ms=0, results=results)
+    body = _CACHE[body_key] = _Encoded(response, bytes(response.encode(version=ctx.version)))
     return body
+
+
+class _Encoded:
+    """A DescribeConfigs response that keeps its encoding; reads like the response (`results`, ...)."""
+
+    def __init__(self, response: Any, body: bytes) -> None:
+        self._response = response
+        self._body = body
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._response, name)
+
+    def encode(self, version: int | None = None, **_: Any) -> bytes:
+        return self._body
 
 
 _CACHE: dict[Any, Any] = {}
