@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from kafkatui.model.health import Health, HealthReport, TopicHealth, assess
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -91,6 +93,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
     racks = {b.id: b.rack for b in snapshot.brokers}
     rack_aware = len({r for r in racks.values() if r}) >= 2
     rack_of_set: dict[tuple[int, ...], str | None] = {}  # replica sets repeat across topics: decide each once
+    one_rack = partial(_shared_rack, racks, rack_of_set)
     prod_topics = [n for n, th in report.topics.items() if not th.internal and is_production_triple(th)]
     issues: list[AuditIssue] = []
     for name in sorted(report.topics):
@@ -129,7 +132,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                     f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
                     f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
         if rack_aware:
-            same = _single_rack(snapshot, name, racks, rack_of_set)
+            same = _single_rack(report, name, one_rack)
             if same:
                 rack_names = sorted(set(same.values()))
                 found[SINGLE_RACK] = AuditIssue(
@@ -169,29 +172,10 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
             partitions=tuple(sorted(lagging)))
 
 
-def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None],
-                 seen: dict[tuple[int, ...], str | None]) -> dict[int, str]:
-    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack.
-
-    `seen` memoises the shared rack (or None) per replica tuple across calls.
-    """
-    out: dict[int, str] = {}
-    for p in snapshot.topics[topic].partitions:
-        key = p.replicas
-        if key in seen:
-            rack = seen[key]
-        else:
-            rack = None
-            reps = set(key)
-            if len(reps) >= 2:
-                rs = {racks.get(r) for r in reps}
-                if len(rs) == 1:
-                    (rack,) = rs
-            seen[key] = rack
-        if rack:
-            out[p.partition] = rack
-    return out
-
+def _single_rack(report: HealthReport, topic: str, one_rack: Callable[[tuple[int, ...]], str | None]) -> dict[int, str]:
+    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack."""
+    return {partition: rack for partition, key in report.replica_lists_where(topic, one_rack)
+            if (rack := one_rack(key))}
 
 def rack_cap(rf: int, min_isr: int, n_racks: int) -> int | None:
     """Most replicas of one partition a rack should hold so that losing the rack keeps acks=all writes
@@ -219,3 +203,19 @@ def _crowded_racks(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str |
         if max(Counter(rs).values()) > cap:
             out.append(p.partition)
     return out
+
+
+def _shared_rack(racks: dict[int, str | None], seen: dict[tuple[int, ...], str | None],
+                 key: tuple[int, ...]) -> str | None:
+    """The one rack of every replica in `key` (>= 2 distinct replicas, all racks known), else None;
+    memoised per replica tuple in `seen`."""
+    if key in seen:
+        return seen[key]
+    rack = None
+    reps = set(key)
+    if len(reps) >= 2:
+        rs = {racks.get(r) for r in reps}
+        if len(rs) == 1:
+            (rack,) = rs
+    seen[key] = rack
+    return rack
