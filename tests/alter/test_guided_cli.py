@@ -41,7 +41,7 @@ def test_help_lists_the_new_subcommands_and_their_exit_codes() -> None:
         (["reassign", "--topic", "t", "--rf", "x"], "invalid int value"),
         (["reassign", "--topic", "t", "--cancel", "--rf", "2"], "--cancel takes only --topic"),
         (["reassign", "--revert-last", "--topic", "t"], "--revert-last takes no --topic"),
-        (["reassign", "--topic", "t", "--rf", "2", "--wait-timeout", "0"], "--wait-timeout must be > 0"),
+        (["reassign", "--topic", "t", "--rf", "2", "--wait-timeout", "0"], "--wait-timeout: must be more than 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_3(args: list[str], fragment: str) -> None:
