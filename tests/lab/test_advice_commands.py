@@ -5,7 +5,7 @@ kafka-reassign-partitions.sh and kafka-leader-election.sh from the same Apache K
 
 from __future__ import annotations
 
-import time
+import json
 from pathlib import Path
 from typing import Any
 
@@ -53,11 +53,12 @@ def test_printed_commands_run_through_kafkas_own_tools(lab41: LabCluster, tmp_pa
         assert "broker-absent" in {f["id"] for f in down["findings"]}
         plan_dir = tmp_path / "down"
         plan_dir.mkdir()
-        ran = run_all(lab, down, plan_dir)
-        assert any("kafka-reassign-partitions.sh" in r for r in ran), ran
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and any(3 in p["replicas"] for p in describe(lab, "adv-wide")):
-            time.sleep(1)
-        assert not any(3 in p["replicas"] for p in describe(lab, "adv-wide")), "the plan moved adv-wide off broker 3"
+        run_all(lab, down, plan_dir)
+        # with 2 live brokers an RF-3 partition cannot leave broker 3: a plan may only name live brokers
+        # (Kafka refuses a whole file that names an absent one), and this cluster leaves nothing to plan
+        for written in plan_dir.glob("*.json"):
+            doc = json.loads(written.read_text())
+            for move in doc.get("partitions", []):
+                assert set(move["replicas"]) <= {1, 2}, (written.name, move)
     finally:
         lab.restore("3")
