@@ -11,7 +11,7 @@ partitions, RF 3 = 100,000 partitions), on a manual clock so every run sees the 
   from ISRs, byte lag from the log dirs), and leaders moved off their preferred replica.
 
 `masked(doc)` blanks what changes from run to run: the time the snapshot was taken, how long it took,
-the simulator's ports (in `bootstrap`, broker ports, and every string naming host:port).
+the cluster id (random per simulator start), the simulator's ports (in `bootstrap`, broker ports, and every string naming host:port).
 
 Regenerate the fixtures (only when the output is meant to change): ``python -m tests.integration.check_golden``.
 """
@@ -110,6 +110,7 @@ def masked(doc: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = _mask_strings(doc)
     out["cluster"]["taken_at"] = "TAKEN_AT"
     out["cluster"]["fetch_seconds"] = "FETCH_SECONDS"
+    out["cluster"]["id"] = "CLUSTER_ID"  # a simulated cluster gets a new random id at every start
     for b in out["brokers"]:
         if b["port"] is not None:
             b["port"] = "PORT"
