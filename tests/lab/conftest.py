@@ -18,6 +18,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.lab)
             # real JVMs: a restart can take a minute on a loaded 2-core machine (the suite default is 300 s)
             item.add_marker(pytest.mark.timeout(900))
+            # real brokers on 2 cores shared by 3-4 labs' JVMs: one fault story in a full run of the suite
+            # missed its timing once in two runs and passed alone; a failure must repeat to count (the
+            # rerun is reported in the summary, never hidden)
+            item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=5))
 
 
 def _session_lab(version: str, factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
