@@ -554,3 +554,13 @@ def test_failed_kafka_python_bootstrap_leaves_no_thread(
     with pytest.raises(Exception, match="bootstrap|timed out|Timeout"):
         _new_kafka_python_admin(kwargs)
     assert threading.active_count() == before
+
+
+def test_scrub_hides_short_secrets_without_mangling_words() -> None:
+    from kafkatui.kafka.errors import scrub
+
+    text = "SASL PLAIN not supported: password=p for ops:p (step up)"
+    assert scrub(text, ["p"]) == "SASL PLAIN not supported: password=*** for ops:*** (step up)"
+    assert scrub("login hunter2-pw failed, hunter2-pwx too", ["hunter2-pw"]) == "login *** failed, ***x too"
+    # the longer secret goes first, so a shorter one inside it cannot leave part of it behind
+    assert scrub("secret abc123def", ["abc", "abc123def"]) == "secret ***"

@@ -45,11 +45,21 @@ def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
 
 
+SHORT_SECRET = 6  # shorter secrets are replaced as whole tokens only, or "p" would mangle every word
+
+
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret in `text` with ``***``."""
-    for secret in secrets:
-        if secret:
+    """Replace each secret in `text` with ``***``, the longest first.
+
+    A secret of `SHORT_SECRET` characters or more is replaced wherever it occurs. A shorter one is
+    replaced where it stands as a token (not inside a longer run of letters and digits): a password
+    "p" leaves "supported" alone but still hides "password=p" and "ops:p".
+    """
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        if len(secret) >= SHORT_SECRET:
             text = text.replace(secret, "***")
+        else:
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
     return text
 
 
