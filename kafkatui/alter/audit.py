@@ -34,6 +34,7 @@ import fcntl
 import getpass
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -177,23 +178,36 @@ def append(records: Iterable[dict[str, Any]], path: Path | None = None) -> Path:
     return target
 
 
+MAX_RECORD = 1 << 20  # bytes: a longer line is not a record kafkatui wrote, and is skipped unread
+
+
 def read(path: Path | None = None) -> list[dict[str, Any]]:
-    """Every record (unreadable lines skipped); [] when there is no log yet."""
+    """Every record (unreadable or overlong lines skipped); [] when there is no log yet.
+
+    Read line by line, and only from a regular file: a log pointed at a device or a FIFO is refused
+    instead of read without end.
+    """
     target = path or audit_path()
+    out: list[dict[str, Any]] = []
     try:
-        text = target.read_text(encoding="utf-8")
+        with open(target, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise UsageError(f"cannot read the audit log {target}: not a regular file")
+            while line := fh.readline(MAX_RECORD + 1):
+                if len(line) > MAX_RECORD:
+                    while line and not line.endswith(b"\n"):  # skip the rest of the overlong line
+                        line = fh.readline(MAX_RECORD)
+                    continue
+                try:
+                    rec = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    continue
+                if isinstance(rec, dict):
+                    out.append(rec)
     except FileNotFoundError:
         return []
     except OSError as exc:
         raise UsageError(f"cannot read the audit log {target}: {exc.strerror or exc}") from None
-    out = []
-    for line in text.splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict):
-            out.append(rec)
     return out
 
 
