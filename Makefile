@@ -27,7 +27,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: $(STAMP) tools lint
-	$(PY) -m pytest -q -ra tests
+	$(PY) -m pytest -q -ra --durations=30 tests
 
 soak: $(STAMP)
 	$(PY) -m pytest -q -ra -m soak tests
