@@ -79,7 +79,7 @@ def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tu
         done = _cancel_records(intent, running, results, snapshot, after)
     if throttled(snapshot, topic):
         brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
-        done.throttle_line = throttle_apply.remove(settings, [topic], brokers, snapshot.cluster_id, command_id)
+        done.throttle_line = throttle_apply.remove(settings, [topic], brokers, snapshot.cluster_id, command_id, after)
     return done
 
 
@@ -115,5 +115,6 @@ def clear_throttle(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: C
         return 0
     if not ns.yes:
         typed_confirmation("the topic name", ns.topic, stdin, err, "to remove the throttle")
-    out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4())) + "\n")
+    out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4()),
+                                    snapshot) + "\n")
     return 0

@@ -243,7 +243,8 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
             raise changed_meanwhile(moved)
     command_id = str(uuid.uuid4())
     if throttle is not None:
-        problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id)
+        problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id,
+                                       snapshot)
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
     results = start_audited(reassigner, plan.moves, snapshot.cluster_id, command_id, extra, source.snapshot)
@@ -253,7 +254,8 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         out.write(f"FAILED  {line}\n")
     out.write(f"started {len(started)} of {len(plan.moves)} partition moves (audit id {command_id})\n")
     if throttle is not None and not started:
-        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id) + "\n")
+        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id,
+                                        snapshot) + "\n")
     elif started:
         _follow(ns, conn, plan, started, snapshot.cluster_id, command_id, throttle is not None, source, reassigner,
                 out, err, fail_quietly=bool(failed))

@@ -108,6 +108,8 @@ BROKER_CONFIG_KEYS = frozenset({
     "min.insync.replicas",
     "unclean.leader.election.enable",
     "replica.lag.time.max.ms",
+    "leader.replication.throttled.rate",
+    "follower.replication.throttled.rate",
     "default.replication.factor",
     "offsets.topic.replication.factor",
     "transaction.state.log.replication.factor",

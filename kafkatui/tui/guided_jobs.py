@@ -76,7 +76,9 @@ def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], c
         if problems:
             raise ValidationRefusedError(f"the brokers refused the throttle in the validate-only request: nothing "
                                          f"changed ({problems[0]})")
-        problems = throttle_apply.send(settings, plan, False, "throttle", cluster_id, command_id)
+        with _source(settings) as source:  # the values before, for the throttle's write-ahead intent
+            before = source.snapshot()
+        problems = throttle_apply.send(settings, plan, False, "throttle", cluster_id, command_id, before)
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
         line = f"throttle: {rate:,} bytes/s on brokers {', '.join(map(str, moved_brokers(moves)))}"

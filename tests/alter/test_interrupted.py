@@ -185,3 +185,29 @@ def test_reassign_killed(sim_factory: Callable[..., SimRunner], tmp_path: Path, 
                                           for p in c.topic("orders").partitions), 60)
 
     reassign_killed(sim.bootstrap, tmp_path / "audit.jsonl", step, finished)
+
+
+@pytest.mark.parametrize("step", ["throttle-before-send", "throttle-after-send"])
+def test_throttle_killed_is_reported_and_can_be_cleared(sim_factory: Callable[..., SimRunner], tmp_path: Path,
+                                                        step: str) -> None:
+    """A reassignment with --throttle killed while setting the throttle: the next run says whether the
+    throttle was left on the cluster (a forgotten throttle slows every later move), and --clear-throttle
+    removes it."""
+    sim = racked_cluster(sim_factory)
+    log = tmp_path / "audit.jsonl"
+    b = ("--bootstrap", sim.bootstrap)
+    killed(run(log, "reassign", *b, "--topic", "orders", "--rf", "3", "--throttle", "1000000", "--write", "--yes",
+               die_at=step))
+    (intent,) = intents(log)
+    assert intent["action"] == "throttle" and str(intent["command_id"]).endswith("/throttle")
+    left = sim.call(lambda c: {k for k in c.configs.topic_overrides("orders") if "throttled" in k})
+    assert bool(left) == (step == "throttle-after-send")
+    assert all(len(p) == 1 for p in sim.call(lambda c: [p.replicas for p in c.topic("orders").partitions]))
+    proc = run(log, "reassign", *b, "--topic", "orders", "--clear-throttle", "--write", "--yes")
+    assert proc.returncode == 0, proc.stderr
+    (line,) = warnings(proc)
+    outcome = "applied, not verified by that run" if left else "not applied"
+    assert "an earlier throttle of topic orders, broker " in line and f"was interrupted: {outcome}" in line, line
+    assert "throttle removed from orders" in proc.stdout
+    assert not sim.call(lambda c: {k for k in c.configs.topic_overrides("orders") if "throttled" in k})
+    assert {r["outcome"] for r in settled(log, str(intent["command_id"]))} == {"applied" if left else "not applied"}
