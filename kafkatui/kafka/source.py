@@ -352,7 +352,6 @@ class KafkaClusterSource:
     def snapshot(self) -> ClusterSnapshot:
         """Read metadata, configs, log dirs and ELR; raises KafkaTuiError when no metadata."""
         with self._lock:
-            taken_at = time.time()
             start = time.monotonic()
             deadline = start + self.settings.timeout
             admin = self._admin_client()
@@ -368,6 +367,9 @@ class KafkaClusterSource:
                 if isinstance(exc, KafkaTuiError):
                     self._reset_clients()
                 raise
+            # the partitions' state is as of this answer: DescribeCluster before it can wait seconds for a
+            # hung broker, and a stamp from the start made the recorder date changes that much too early
+            taken_at = time.time()
             self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
             try:
                 snap = self._details(admin, md, cluster, deadline, early.take(admin))
