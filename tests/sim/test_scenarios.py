@@ -501,7 +501,8 @@ def test_big_builds_100k_partitions_quickly_and_survives_a_crash() -> None:
     t0 = time.perf_counter()
     c = sc.build(VirtualClock(manual=True, start_ms=START_MS))
     build_s = time.perf_counter() - t0
-    assert build_s < 30, f"building 100,000 partitions took {build_s:.1f} s"
+    # a hang guard, not a speed target (bench/sim_scale.py measures the speed): ~8 s quiet, 30+ s under load
+    assert build_s < 120, f"building 100,000 partitions took {build_s:.1f} s"
     assert len(c.brokers) == 30 and len({b.rack for b in c.brokers.values()}) == 3
     assert len(c.topics) == 2000
     all_partitions = list(c.partitions())
@@ -514,7 +515,7 @@ def test_big_builds_100k_partitions_quickly_and_survives_a_crash() -> None:
     t0 = time.perf_counter()
     player.advance(parse_duration("1m15s"), step_ms=5_000)
     run_s = time.perf_counter() - t0
-    assert run_s < 30, f"75 s of simulated time took {run_s:.1f} s"
+    assert run_s < 120, f"75 s of simulated time took {run_s:.1f} s"
     assert c.brokers[7].fenced
     hosted = [p for p in all_partitions if 7 in p.replicas]
     s = c.summary()
