@@ -321,7 +321,7 @@ class SimCluster(LoadGen):
         """IncrementalAlterConfigs on a topic or broker resource."""
         if resource[0] == "topic":
             self.topic(resource[1])
-        self.configs.incremental_alter(resource, ops, validate_only)  # type: ignore[arg-type]
+        self.configs.incremental_alter(resource, ops, validate_only)
         if not validate_only:
             self._config_changed(resource, {k: v for k, _, v in ops})
 
@@ -329,7 +329,7 @@ class SimCluster(LoadGen):
         """Legacy AlterConfigs: replaces the resource's whole override set, as Kafka does."""
         if resource[0] == "topic":
             self.topic(resource[1])
-        self.configs.alter_legacy(resource, entries, validate_only)  # type: ignore[arg-type]
+        self.configs.alter_legacy(resource, entries, validate_only)
         if not validate_only:
             self._config_changed(resource, dict(entries))
 
