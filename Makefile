@@ -25,6 +25,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check kafkatui tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 test: $(STAMP) tools lint
 	$(PY) -m pytest -q -ra --durations=30 tests

@@ -21,7 +21,7 @@ from typing import Any
 try:  # Python 3.11+: the parser behind re
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
-    import sre_parse  # type: ignore[no-redef]
+    import sre_parse
 
 
 class FilterTooSlow(Exception):

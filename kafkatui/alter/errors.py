@@ -106,11 +106,3 @@ class ChangedMeanwhileError(KafkaTuiError):
         super().__init__(message)
         self.lines = list(lines)
         self.snapshot = snapshot
-
-
-ALTER_EXIT_CODES: dict[int, str] = {
-    cls.exit_code: cls.kind
-    for cls in (WritesDisabledError, ValidationRefusedError, NotConfirmedError, PartialFailureError,
-                NothingToRevertError, NotApplicableError, StillRunningError, RevertConflictError,
-                ChangedMeanwhileError)
-}

@@ -92,15 +92,6 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def pid_stopped(pid: int) -> bool:
-    """True when `pid` is stopped by SIGSTOP (state T)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] in ("T", "t")
-    except OSError:
-        return False
-
-
 @dataclass
 class Node:
     """One node of the lab and its process."""

@@ -42,7 +42,7 @@ def produce(bootstrap: str, topic: str, rate: float, seconds: float | None, acks
     try:
         while not stop() and (seconds is None or time.monotonic() - start < seconds):
             try:
-                producer.produce(topic, value=f"kafkatui-lab-load {i}".encode())
+                producer.produce(topic, value=f"kafkatui-lab-load {i}".encode(), on_delivery=delivered)
                 report.sent += 1
             except BufferError:
                 pass

@@ -57,13 +57,6 @@ def tool_command(rel: KafkaRelease, script: str, args: list[str]) -> list[str]:
             *tools_log_config(rel), "-cp", f"{libs}/*", main, *args]
 
 
-def run_tool(rel: KafkaRelease, script: str, args: list[str], timeout: float = 120.0,
-             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run one of Kafka's tools to the end and return its output (never raises on a non-zero exit)."""
-    return subprocess.run(tool_command(rel, script, args), capture_output=True, text=True, timeout=timeout,
-                          input=stdin)
-
-
 def run_printed_command(rel: KafkaRelease, command: str, cwd: Path, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
     """Run one command line as kafkatui prints it, the way a user pasting it would, with Kafka's tools
     from the lab's jars: `printf '%s\\n' 'TEXT' > FILE` writes FILE; `kafka-X.sh ARGS [| filter]` runs the

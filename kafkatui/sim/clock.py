@@ -55,7 +55,3 @@ class VirtualClock:
             self._anchor_virtual = float(now)
             self._anchor_real = time.monotonic()
             self._speed = speed
-
-    def real_seconds(self, virtual_ms: float) -> float:
-        """Wall-clock seconds that `virtual_ms` of simulated time take at the current speed."""
-        return virtual_ms / 1000.0 / self._speed

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from kafkatui.argparsing import Parser, number, whole
 from kafkatui.safeyaml import InputError, read_text_bounded
-from kafkatui.sim import control, scenario
+from kafkatui.sim import control, scenario, simday
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.events import EventKind, SimEvent
 from kafkatui.sim.runner import SimRunner
@@ -60,8 +60,6 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     sec.add_argument("--require-client-cert", action="store_true", help="mTLS: refuse clients without a certificate")
     p.add_argument("--cluster-id", default=None, metavar="ID",
                    help="a fixed cluster id (default: a new random one per start, so audit histories never mix)")
-    from kafkatui.history import simday
-
     simday.add_arguments(p)
 
 
@@ -225,8 +223,6 @@ def _ts(ms: int) -> str:
 def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = None) -> int:
     """Start the simulator with a scenario and narrate its events until Ctrl-C (or simulate a day: --history-day)."""
     if getattr(ns, "history_day", None) is not None:
-        from kafkatui.history import simday
-
         return simday.run(ns, lambda text: out.print(text, markup=False, highlight=False, soft_wrap=True))
     if ns.list:
         table = Table("scenario", "what you will see")

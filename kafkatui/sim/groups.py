@@ -19,295 +19,82 @@ Offsets and group state live on one coordinator object owned by the SimCluster (
 are replicated in ``__consumer_offsets``), so they survive the crash of the coordinator broker;
 only the coordinator placement moves (see `GroupCoordinator.coordinator_id`). Everything runs
 on the simulator's event loop thread; waiting JoinGroup/SyncGroup requests are asyncio futures.
+
+Three modules, one concern each: the groups and members as data (:mod:`kafkatui.sim.groupmodel`),
+placement, committed offsets and admin queries (:mod:`kafkatui.sim.groupoffsets`), and here the
+rebalance protocol itself (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, the timers).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from kafkatui.sim import errors as E
-from kafkatui.sim.state import BrokerState
+from kafkatui.sim.groupmodel import (
+    DEFAULTS,
+    FENCED_INSTANCE_ID,
+    GROUP_ID_NOT_FOUND,
+    INITIAL_DELAY_CAP_MS,
+    INVALID_GROUP_ID,
+    INVALID_SESSION_TIMEOUT,
+    NEW_MEMBER_JOIN_TIMEOUT_S,
+    NON_EMPTY_GROUP,
+    OFFSET_METADATA_TOO_LARGE,
+    CommittedOffset,
+    Group,
+    GroupState,
+    JoinResult,
+    Member,
+    PartitionKey,
+    SyncResult,
+    java_string_hash,
+    resolve_waiter,
+)
+from kafkatui.sim.groupoffsets import GroupOffsets
 
 if TYPE_CHECKING:
     from kafkatui.sim.cluster import SimCluster
 
 log = logging.getLogger("kafkatui.sim.groups")
 
-# Error codes of the group APIs that kafkatui.sim.errors does not define.
-OFFSET_METADATA_TOO_LARGE = 12
-INVALID_GROUP_ID = 24
-INVALID_SESSION_TIMEOUT = 26
-NON_EMPTY_GROUP = 68
-GROUP_ID_NOT_FOUND = 69
-FENCED_INSTANCE_ID = 82
-
-INITIAL_DELAY_CAP_MS = 300
-"""Upper bound (real milliseconds) on group.initial.rebalance.delay.ms, to keep tests fast."""
-
-NEW_MEMBER_JOIN_TIMEOUT_S = 300.0
-"""Kafka's NewMemberJoinTimeoutMs: how long a new member may wait in a join phase."""
+__all__ = [  # the group API's names callers import from here
+    "DEFAULTS",
+    "FENCED_INSTANCE_ID",
+    "GROUP_ID_NOT_FOUND",
+    "INITIAL_DELAY_CAP_MS",
+    "INVALID_GROUP_ID",
+    "INVALID_SESSION_TIMEOUT",
+    "NEW_MEMBER_JOIN_TIMEOUT_S",
+    "NON_EMPTY_GROUP",
+    "OFFSET_METADATA_TOO_LARGE",
+    "CommittedOffset",
+    "Group",
+    "GroupCoordinator",
+    "GroupState",
+    "JoinResult",
+    "Member",
+    "PartitionKey",
+    "SyncResult",
+    "coordinator_for",
+    "java_string_hash",
+]
 
 SWEEP_SECONDS = 0.05
 """Period of the timer that expires sessions and ends join/sync phases."""
 
-DEFAULTS = {
-    "group.initial.rebalance.delay.ms": 3000,
-    "group.min.session.timeout.ms": 6000,
-    "group.max.session.timeout.ms": 1800000,
-    "offsets.topic.num.partitions": 50,
-    "offset.metadata.max.bytes": 4096,
-}
 
-PartitionKey = tuple[str, int]
-
-
-class GroupState(StrEnum):
-    """States of a classic group, spelled as Kafka's DescribeGroups/ListGroups spell them."""
-
-    EMPTY = "Empty"
-    PREPARING_REBALANCE = "PreparingRebalance"
-    COMPLETING_REBALANCE = "CompletingRebalance"
-    STABLE = "Stable"
-    DEAD = "Dead"
-
-
-@dataclass(slots=True)
-class JoinResult:
-    """What a JoinGroup request is answered with."""
-
-    error: int
-    member_id: str
-    generation_id: int = -1
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    leader: str = ""
-    skip_assignment: bool = False
-    members: list[tuple[str, str | None, bytes]] = field(default_factory=list)  # (id, instance id, metadata)
-
-
-@dataclass(slots=True)
-class SyncResult:
-    """What a SyncGroup request is answered with."""
-
-    error: int
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    assignment: bytes = b""
-
-
-@dataclass(slots=True)
-class CommittedOffset:
-    """One committed offset of a group."""
-
-    offset: int
-    leader_epoch: int = -1
-    metadata: str = ""
-    commit_timestamp_ms: int = 0
-    topic_id: uuid.UUID | None = None  # the topic incarnation it was committed for
-
-
-@dataclass(slots=True)
-class Member:
-    """One member of a classic group."""
-
-    member_id: str
-    group_instance_id: str | None
-    client_id: str
-    client_host: str
-    session_timeout_ms: int
-    rebalance_timeout_ms: int
-    protocol_type: str
-    protocols: list[tuple[str, bytes]]
-    assignment: bytes = b""
-    last_heartbeat: float = 0.0
-    is_new: bool = False
-    join_waiter: asyncio.Future[JoinResult] | None = None
-    sync_waiter: asyncio.Future[SyncResult] | None = None
-    supports_skip_assignment: bool = False
-
-    @property
-    def awaiting_join(self) -> bool:
-        return self.join_waiter is not None
-
-    @property
-    def awaiting_sync(self) -> bool:
-        return self.sync_waiter is not None
-
-    def metadata(self, protocol: str | None) -> bytes:
-        for name, data in self.protocols:
-            if name == protocol:
-                return data
-        return b""
-
-    def matches(self, protocols: list[tuple[str, bytes]]) -> bool:
-        return self.protocols == protocols
-
-    def vote(self, candidates: set[str]) -> str:
-        """This member's most preferred protocol among `candidates` (its first one if none)."""
-        return next((name for name, _ in self.protocols if name in candidates), self.protocols[0][0])
-
-    def keep_alive(self, now: float) -> bool:
-        """Kafka's MemberMetadata.shouldKeepAlive: is this member's session still valid?"""
-        if self.awaiting_join:
-            return not self.is_new or self.last_heartbeat + NEW_MEMBER_JOIN_TIMEOUT_S > now
-        if self.awaiting_sync:
-            return True
-        return self.last_heartbeat + self.session_timeout_ms / 1000.0 > now
-
-
-@dataclass(slots=True)
-class Group:
-    """A classic consumer group and its committed offsets."""
-
-    group_id: str
-    state: GroupState = GroupState.EMPTY
-    generation_id: int = 0
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    leader_id: str | None = None
-    members: dict[str, Member] = field(default_factory=dict)
-    pending_members: dict[str, float] = field(default_factory=dict)  # member id -> expiry (loop time)
-    static_members: dict[str, str] = field(default_factory=dict)  # group instance id -> member id
-    pending_sync: set[str] = field(default_factory=set)
-    offsets: dict[PartitionKey, CommittedOffset] = field(default_factory=dict)
-    # join phase timer: initial delayed join (empty group) or delayed join (rebalance timeout)
-    join_deadline: float | None = None
-    initial_join: bool = False
-    initial_delay_s: float = 0.0
-    initial_remaining_s: float = 0.0
-    new_member_added: bool = False
-    sync_deadline: float | None = None
-    coordinator: int = -1  # the broker last seen serving it
-
-    # ------------------------------------------------------------------ queries
-    def is_leader(self, member_id: str) -> bool:
-        return self.leader_id == member_id
-
-    def has_all_members_joined(self) -> bool:
-        return all(m.awaiting_join for m in self.members.values()) and not self.pending_members
-
-    def rebalance_timeout_s(self) -> float:
-        return max((m.rebalance_timeout_ms for m in self.members.values()), default=0) / 1000.0
-
-    def candidate_protocols(self) -> set[str]:
-        sets = [{name for name, _ in m.protocols} for m in self.members.values()]
-        return set.intersection(*sets) if sets else set()
-
-    def select_protocol(self) -> str:
-        """The protocol every member supports that most members prefer (Kafka's vote)."""
-        candidates = self.candidate_protocols()
-        votes: dict[str, int] = {}
-        for m in self.members.values():
-            choice = m.vote(candidates)
-            votes[choice] = votes.get(choice, 0) + 1
-        return max(votes, key=lambda name: votes[name])  # ties: the first member's choice
-
-    def supports_protocols(self, protocol_type: str, protocols: list[tuple[str, bytes]]) -> bool:
-        names = {name for name, _ in protocols}
-        if self.state == GroupState.EMPTY or not self.members:
-            return bool(protocol_type) and bool(names)
-        return self.protocol_type == protocol_type and bool(names & self.candidate_protocols())
-
-    def static_member_fenced(self, group_instance_id: str | None, member_id: str) -> bool:
-        if group_instance_id is None:
-            return False
-        current = self.static_members.get(group_instance_id)
-        return current is not None and current != member_id
-
-    def current_member_metadata(self) -> list[tuple[str, str | None, bytes]]:
-        return [(m.member_id, m.group_instance_id, m.metadata(self.protocol_name)) for m in self.members.values()]
-
-    # ------------------------------------------------------------------ membership
-    def add(self, member: Member) -> None:
-        if not self.members:
-            self.protocol_type = member.protocol_type
-        self.members[member.member_id] = member
-        if member.group_instance_id is not None:
-            self.static_members[member.group_instance_id] = member.member_id
-        if self.leader_id is None:
-            self.leader_id = member.member_id
-
-    def remove(self, member_id: str) -> Member | None:
-        member = self.members.pop(member_id, None)
-        instance_id = member.group_instance_id if member is not None else None
-        if instance_id is not None and self.static_members.get(instance_id) == member_id:
-            del self.static_members[instance_id]
-        self.pending_sync.discard(member_id)
-        if self.leader_id == member_id:
-            self.leader_id = next(iter(self.members), None)
-        return member
-
-    def elect_joined_leader(self) -> bool:
-        """Kafka's maybeElectNewJoinedLeader: the leader must be a member that rejoined."""
-        if self.leader_id is None:
-            return False
-        leader = self.members.get(self.leader_id)
-        if leader is not None and leader.awaiting_join:
-            return True
-        for m in self.members.values():
-            if m.awaiting_join:
-                self.leader_id = m.member_id
-                return True
-        return False
-
-
-def _resolve(waiter: asyncio.Future[JoinResult] | asyncio.Future[SyncResult] | None, result: object) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(result)  # type: ignore[arg-type]
-
-
-def java_string_hash(s: str) -> int:
-    """Java's String.hashCode (over UTF-16 code units), as Kafka's partitionFor uses it."""
-    h = 0
-    data = s.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-class GroupCoordinator:
+class GroupCoordinator(GroupOffsets):
     """The cluster's classic group coordinator: groups, rebalances and committed offsets."""
 
     def __init__(self, cluster: SimCluster) -> None:
-        self.cluster = cluster
-        self.groups: dict[str, Group] = {}
+        super().__init__(cluster)
         self._ticker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    # ------------------------------------------------------------------ configuration and time
-    def _config(self, key: str) -> int:
-        brokers = self.cluster.brokers
-        if brokers:
-            value, _ = self.cluster.configs.effective_broker(min(brokers), key)
-            if value is not None:
-                with contextlib.suppress(ValueError):
-                    return int(value)
-        return DEFAULTS[key]
-
-    def initial_delay_s(self) -> float:
-        """group.initial.rebalance.delay.ms, capped at INITIAL_DELAY_CAP_MS, in seconds."""
-        return max(0, min(self._config("group.initial.rebalance.delay.ms"), INITIAL_DELAY_CAP_MS)) / 1000.0
-
-    def session_timeout_range(self) -> tuple[int, int]:
-        return self._config("group.min.session.timeout.ms"), self._config("group.max.session.timeout.ms")
-
-    def offset_metadata_max_bytes(self) -> int:
-        return self._config("offset.metadata.max.bytes")
-
-    def now(self) -> float:
-        """Real seconds (the asyncio loop's clock when one runs here)."""
-        try:
-            return asyncio.get_running_loop().time()
-        except RuntimeError:
-            return time.monotonic()
+    # ------------------------------------------------------------------ timer task
 
     def _ensure_ticker(self) -> None:
         """Start the timer task on the running loop (again, if the simulator was restarted)."""
@@ -336,43 +123,6 @@ class GroupCoordinator:
             except Exception:  # a bug here must not stop session expiry for good
                 log.exception("group coordinator sweep failed")
             await asyncio.sleep(SWEEP_SECONDS)
-
-    # ------------------------------------------------------------------ placement
-    def partition_for(self, key: str) -> int:
-        """The __consumer_offsets partition of a group, as Kafka computes it."""
-        return (java_string_hash(key) & 0x7FFFFFFF) % max(1, self._config("offsets.topic.num.partitions"))
-
-    def coordinator_id(self, key: str) -> int:
-        """The broker that coordinates `key`, or -1 when no broker can.
-
-        Brokers stand in for the leaders of __consumer_offsets partitions: partition p prefers
-        the p-th broker (by id, round robin) and fails over to the next live, unfenced one, so
-        a group keeps its coordinator as long as that broker lives and comes back to it when
-        the preferred broker returns (a preferred leader election). Adding brokers changes
-        the rotation and may move groups.
-        """
-        ids = sorted(self.cluster.brokers)
-        if not ids:
-            return -1
-        start = self.partition_for(key) % len(ids)
-        for i in range(len(ids)):
-            b = self.cluster.brokers[ids[(start + i) % len(ids)]]
-            if not b.fenced and b.state != BrokerState.DOWN:
-                return b.id
-        return -1
-
-    def is_coordinator(self, broker_id: int, group_id: str) -> bool:
-        return self.coordinator_id(group_id) == broker_id
-
-    def _serve(self, group: Group) -> None:
-        """Note which broker serves the group; a new coordinator gives every member a fresh
-        session, as Kafka's coordinator does when it loads a group it just took over."""
-        cid = self.coordinator_id(group.group_id)
-        if cid != group.coordinator:
-            group.coordinator = cid
-            now = self.now()
-            for m in group.members.values():
-                m.last_heartbeat = now
 
     # ------------------------------------------------------------------ JoinGroup
     async def join(
@@ -517,7 +267,7 @@ class GroupCoordinator:
         member.session_timeout_ms = session_ms
         member.rebalance_timeout_ms = rebalance_ms
         # a second join while one waits (a retry on a new connection) replaces the first
-        _resolve(member.join_waiter, JoinResult(E.REBALANCE_IN_PROGRESS, member.member_id))
+        resolve_waiter(member.join_waiter, JoinResult(E.REBALANCE_IN_PROGRESS, member.member_id))
         member.join_waiter = fut
 
     def _update_static_member(
@@ -533,8 +283,8 @@ class GroupCoordinator:
         old_id = group.static_members[instance_id]
         current_leader = group.leader_id
         member = group.members.pop(old_id)
-        _resolve(member.join_waiter, JoinResult(FENCED_INSTANCE_ID, old_id))
-        _resolve(member.sync_waiter, SyncResult(FENCED_INSTANCE_ID))
+        resolve_waiter(member.join_waiter, JoinResult(FENCED_INSTANCE_ID, old_id))
+        resolve_waiter(member.sync_waiter, SyncResult(FENCED_INSTANCE_ID))
         member.join_waiter = member.sync_waiter = None
         member.member_id = new_id
         member.client_id, member.client_host = args[0], args[1]
@@ -632,7 +382,7 @@ class GroupCoordinator:
         now = self.now()
         for m in group.members.values():
             waiter, m.join_waiter = m.join_waiter, None
-            _resolve(waiter, self._generation_result(group, m.member_id, with_members=group.is_leader(m.member_id)))
+            resolve_waiter(waiter, self._generation_result(group, m.member_id, with_members=group.is_leader(m.member_id)))
             m.last_heartbeat = now
             m.is_new = False
         group.pending_sync = set(group.members)
@@ -649,7 +399,7 @@ class GroupCoordinator:
             waiter, m.sync_waiter = m.sync_waiter, None
             if waiter is not None:
                 result = SyncResult(error, group.protocol_type, group.protocol_name, m.assignment if error == E.NONE else b"")
-                _resolve(waiter, result)
+                resolve_waiter(waiter, result)
                 m.last_heartbeat = now
 
     # ------------------------------------------------------------------ SyncGroup
@@ -691,7 +441,7 @@ class GroupCoordinator:
         if group.state != GroupState.COMPLETING_REBALANCE:
             return SyncResult(E.UNKNOWN_MEMBER_ID)
         fut: asyncio.Future[SyncResult] = asyncio.get_running_loop().create_future()
-        _resolve(member.sync_waiter, SyncResult(E.REBALANCE_IN_PROGRESS))
+        resolve_waiter(member.sync_waiter, SyncResult(E.REBALANCE_IN_PROGRESS))
         member.sync_waiter = fut
         self._synced(group, member_id)
         if group.is_leader(member_id):
@@ -759,8 +509,8 @@ class GroupCoordinator:
 
     def _remove_member(self, group: Group, member: Member, *, notify: int, rebalance: bool = True) -> None:
         """Remove a member (left, expired or not rejoined) and rebalance the rest."""
-        _resolve(member.join_waiter, JoinResult(notify, member.member_id))
-        _resolve(member.sync_waiter, SyncResult(notify))
+        resolve_waiter(member.join_waiter, JoinResult(notify, member.member_id))
+        resolve_waiter(member.sync_waiter, SyncResult(notify))
         member.join_waiter = member.sync_waiter = None
         group.remove(member.member_id)
         if not rebalance:
@@ -803,108 +553,6 @@ class GroupCoordinator:
             if member is not None:
                 group.remove(member_id)
         self._prepare_rebalance(group)
-
-    # ------------------------------------------------------------------ offsets
-    def commit_offsets(
-        self,
-        group_id: str,
-        generation_id: int,
-        member_id: str,
-        group_instance_id: str | None,
-        offsets: dict[PartitionKey, CommittedOffset],
-    ) -> dict[PartitionKey, int]:
-        """OffsetCommit: returns an error code per partition."""
-        results: dict[PartitionKey, int] = {}
-        valid: dict[PartitionKey, CommittedOffset] = {}
-        max_meta = self.offset_metadata_max_bytes()
-        for key, value in offsets.items():
-            topic = self.cluster.topics.get(key[0])
-            if topic is None or not 0 <= key[1] < len(topic.partitions):
-                results[key] = E.UNKNOWN_TOPIC_OR_PARTITION
-            elif value.metadata is not None and len(value.metadata.encode()) > max_meta:
-                results[key] = OFFSET_METADATA_TOO_LARGE
-            else:
-                value.topic_id = topic.topic_id
-                valid[key] = value
-        if not valid:
-            return results
-        error = self._commit_error(group_id, generation_id, member_id, group_instance_id)
-        if error == E.NONE:
-            group = self.groups.setdefault(group_id, Group(group_id))
-            now_ms = self.cluster.now_ms
-            for key, value in valid.items():
-                value.commit_timestamp_ms = now_ms
-                group.offsets[key] = value
-        results.update({key: error for key in valid})
-        return results
-
-    def _commit_error(self, group_id: str, generation_id: int, member_id: str, group_instance_id: str | None) -> int:
-        group = self.groups.get(group_id)
-        if group is None:
-            # a group that only stores offsets (generation -1) may commit; anything else is stale
-            return E.NONE if generation_id < 0 else E.ILLEGAL_GENERATION
-        self._serve(group)
-        if group.state == GroupState.DEAD:
-            return E.COORDINATOR_NOT_AVAILABLE
-        if group.static_member_fenced(group_instance_id, member_id):
-            return FENCED_INSTANCE_ID
-        if generation_id < 0 and group.state == GroupState.EMPTY:
-            return E.NONE
-        member = group.members.get(member_id)
-        if member is None:
-            return E.UNKNOWN_MEMBER_ID
-        if generation_id != group.generation_id:
-            return E.ILLEGAL_GENERATION
-        if group.state == GroupState.COMPLETING_REBALANCE:
-            return E.REBALANCE_IN_PROGRESS
-        member.last_heartbeat = self.now()
-        return E.NONE
-
-    def committed(self, group_id: str) -> dict[PartitionKey, CommittedOffset]:
-        """Every committed offset of a group whose topic still exists (same incarnation)."""
-        group = self.groups.get(group_id)
-        if group is None:
-            return {}
-        for key, value in list(group.offsets.items()):
-            topic = self.cluster.topics.get(key[0])
-            if topic is None or (value.topic_id is not None and topic.topic_id != value.topic_id):
-                del group.offsets[key]  # Kafka drops the offsets of deleted topics
-        return dict(group.offsets)
-
-    def fetch_offsets(
-        self, group_id: str, partitions: Iterable[PartitionKey] | None
-    ) -> dict[PartitionKey, CommittedOffset | None]:
-        """OffsetFetch: the committed offset of each partition (None: nothing committed).
-
-        `partitions=None` means every partition the group committed for.
-        """
-        committed = self.committed(group_id)
-        if partitions is None:
-            return dict(sorted(committed.items()))
-        return {key: committed.get(key) for key in partitions}
-
-    # ------------------------------------------------------------------ admin
-    def list_groups(self, broker_id: int | None = None) -> list[Group]:
-        """Groups coordinated by `broker_id` (all groups when None)."""
-        return [
-            g
-            for g in self.groups.values()
-            if g.state != GroupState.DEAD and (broker_id is None or self.coordinator_id(g.group_id) == broker_id)
-        ]
-
-    def delete_group(self, group_id: str) -> int:
-        """DeleteGroups semantics: only a group without members can go."""
-        group = self.groups.get(group_id)
-        if group is None or group.state == GroupState.DEAD:
-            return GROUP_ID_NOT_FOUND
-        if group.state != GroupState.EMPTY:
-            return NON_EMPTY_GROUP
-        group.state = GroupState.DEAD
-        for pid in list(group.pending_members):
-            del group.pending_members[pid]
-        del self.groups[group_id]
-        return E.NONE
-
 
 def coordinator_for(cluster: SimCluster) -> GroupCoordinator:
     """The cluster's group coordinator, created and attached on first use."""

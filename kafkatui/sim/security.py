@@ -326,4 +326,4 @@ class TlsStream:
         await self._writer.drain()
 
     def peercert(self) -> dict[str, Any] | None:
-        return self._obj.getpeercert()  # type: ignore[return-value]
+        return self._obj.getpeercert()

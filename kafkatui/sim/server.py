@@ -92,7 +92,7 @@ class BrokerListener:
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         self._conns.add(writer)
         peer = writer.get_extra_info("peername")
         try:
@@ -112,7 +112,7 @@ class BrokerListener:
             log.exception("broker %d: connection %s failed", self.broker.id, peer)
         finally:
             self._conns.discard(writer)
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             writer.close()
 
     async def _serve(self, reader: _Reader, writer: _Writer, conn: dict[str, object]) -> None:

@@ -103,15 +103,6 @@ class PartitionLog:
         self.lasts[i] = offset - 1
         return offset
 
-    def boundary_at_or_below(self, offset: int) -> int:
-        """The largest batch boundary <= offset (a follower truncates to whole batches)."""
-        if offset >= self.end_offset:
-            return self.end_offset
-        i = bisect.bisect_right(self.bases, offset) - 1
-        if i < 0:
-            return self.start_offset
-        return self.bases[i] if self.lasts[i] >= offset else self.lasts[i] + 1
-
     def truncate(self, offset: int) -> None:
         """Drop every batch at or above `offset` (which must be a batch boundary)."""
         i = bisect.bisect_left(self.bases, offset)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
-from kafkatui.history.simday import generate
+from kafkatui.sim.simday import generate
 
 DAY = date(2026, 11, 20)
 

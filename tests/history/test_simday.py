@@ -15,9 +15,9 @@ import pytest
 
 from kafkatui.history.logparse import IsrLogEvent, parse_line, parse_logs
 from kafkatui.history.recorder import read_day
-from kafkatui.history.simday import DayResult, EventTap, build_cluster, day_script, generate
 from kafkatui.sim.brokerlog import BrokerLogWriter
 from kafkatui.sim.console import main_sim
+from kafkatui.sim.simday import DayResult, EventTap, build_cluster, day_script, generate
 from kafkatui.sim.snapshot import SnapshotBuilder, cluster_snapshot
 
 DAY = date(2026, 11, 20)
@@ -255,7 +255,7 @@ def test_skipped_lines_are_other_broker_lines_not_isr_lines(day: tuple[Path, Day
 
 
 def test_no_textual() -> None:
-    code = ("import sys, kafkatui.history.simday, kafkatui.sim.brokerlog, kafkatui.sim.snapshot; "
+    code = ("import sys, kafkatui.sim.simday, kafkatui.sim.brokerlog, kafkatui.sim.snapshot; "
             "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("versions", "metadata", "data", "groups", "admin", "configs", "sasl")
+MODULES = ("versions", "metadata", "data", "groups", "admin", "topics", "configs", "sasl")
 
 
 def register_all() -> None:

@@ -15,7 +15,6 @@ from kafkatui.sim.state import Topic
 R = MetadataResponse
 RTopic = R.MetadataResponseTopic
 RPartition = RTopic.MetadataResponsePartition
-NULL_UUID = None
 
 
 class MetadataCache:

@@ -42,7 +42,7 @@ class MarkedSelectionList(SelectionList[int]):
             option = self.get_option_at_index(self.scroll_offset.y + y)
         except Exception:  # noqa: BLE001 - past the last option: nothing to mark
             return line
-        on = option.value in self.selected  # type: ignore[attr-defined]
+        on = option.value in self.selected
         style = segments[1].style
         marked = [Segment("[", style), Segment("x" if on else " ", style), Segment("]", style)]
         return Strip([*marked, *segments[3:]], line.cell_length)
