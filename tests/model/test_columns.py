@@ -277,3 +277,15 @@ def test_views_come_from_states_and_extras() -> None:
     assert cols[1] == PartitionInfo("t", 1, -1, (3, 4), (3,), (4,), -1, (4,), (), 2)
     assert cols[0] == PartitionInfo("t", 0, 1, (1, 2), (1, 2), (), -1, (), ())
     assert cols[1:] == (cols[1], cols[2])
+
+
+def test_a_few_partitions_are_built_alone_and_kept() -> None:
+    table = StateTable()
+    live = frozenset({1, 2, 3})
+    sts = array("i", [table.id_of(1, (1, 2), (1, 2))] * 50 + [table.id_of(1, (1, 4), (1,))])
+    cols = Partitions("t", range(51), sts, table, live)
+    snap = ClusterSnapshot("c", 1, tuple(BrokerInfo(b, "h", 9092) for b in sorted(live)), {"t": TopicInfo("t", cols)})
+    (found,) = snap.partitions_where(lambda _leader, reps, _isr: 4 in reps)
+    assert found == PartitionInfo("t", 50, 1, (1, 4), (1,), (4,))
+    assert cols._views is None  # the other 50 were not built
+    assert cols.view(50) is found and cols.views()[50] is found  # the same object, built once
