@@ -7,38 +7,33 @@ critical finding); connection and input problems have their own codes (kafkatui.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import sys
+import threading
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
-
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
-from kafkatui.model.findings import Finding, findings
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
-from kafkatui.pipes import PipeConsole, write_stdout
-from kafkatui.present import (
-    HEALTH_STYLE,
-    SHORT_LABEL,
-    broker_state,
-    plural,
-    restart_now,
-    tolerance_text,
-    verdict_of,
-)
 from kafkatui.textfilter import FilterTooSlow, select
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from kafkatui.model.finding import Finding
+    from kafkatui.model.whatif import WhatIf
+
+# Start-up (issue 17): `check --json` imports neither rich (tables, messages) nor the what-if model unless
+# it uses them, and imports the findings and their catalog on a thread while the cluster answers.
+
 SCHEMA = "kafkatui.check/1"
+_NAMES = tuple(h.name.lower() for h in Health)  # by Health value: the JSON's class names
 TOPIC_FILTER_BUDGET_S = 2.0
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 BRIEF_FINDINGS = 5  # findings `--brief` lists (the rest are counted)
@@ -65,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # ----------------------------------------------------------------------------- verdict
 def verdict(found: list[Finding]) -> tuple[str, int]:
     """('critical'|'warning'|'healthy', exit code) from the findings."""
+    from kafkatui.present import verdict_of
+
     level = verdict_of(f.severity for f in found)
     return level, {"critical": EXIT_CRITICAL, "warning": EXIT_WARNINGS}.get(level, EXIT_HEALTHY)
 
@@ -135,8 +132,8 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
         ],
         "topics": [
             {
-                "name": t.name, "internal": t.internal, "worst": t.worst.name.lower(), "partitions": t.partitions,
-                "counts": {h.name.lower(): t.count(h) for h in Health},
+                "name": t.name, "internal": t.internal, "worst": _NAMES[t.worst], "partitions": t.partitions,
+                "counts": dict(zip(_NAMES, t.counts, strict=True)),
                 "replication_factor": t.rf, "min_isr": t.min_isr, "min_isr_source": t.min_isr_source,
                 "min_headroom": t.min_headroom, "unclean_leader_election": t.unclean,
                 "tolerates_failures_without_data_loss": t.loss_tolerance,
@@ -164,6 +161,12 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
 def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding],
            wi: WhatIf | None, show_all: bool = False) -> None:
     """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from kafkatui.present import HEALTH_STYLE, SHORT_LABEL, broker_state, restart_now, tolerance_text
+
     c = report.counts
     level, _ = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -247,6 +250,10 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
 
 def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding]) -> None:
     """About ten lines for a chat message or a pager: verdict, counts, worst topics, top findings."""
+    from rich.text import Text
+
+    from kafkatui.present import SHORT_LABEL, plural
+
     c = report.counts
     level, code = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
@@ -304,13 +311,31 @@ def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[
     return counts, f"ISR history from {directory}: {total} shrink(s) in the last hour"
 
 
+def _warm_findings() -> None:
+    """Import the findings and parse their catalog: start-up CPU work that needs no cluster, done on a
+    thread while the cluster answers (its network waits release the GIL)."""
+    try:
+        from kafkatui.model.finding import load_catalog
+        from kafkatui.model.findings import findings  # noqa: F401  (imported for its cost)
+
+        load_catalog()
+    except Exception:  # evaluate() imports them again and reports there what it must
+        pass
+
+
 def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
              shrinks: dict[int, int] | None = None) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+    from kafkatui.model.findings import findings
+
     snapshot = filter_topics(snapshot, ns.topic)
     report = assess(snapshot)
     found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B", shrink_counts=shrinks)
     down = parse_ids(ns.what_if_down)
-    wi = what_if(snapshot, down) if down else None
+    wi = None
+    if down:
+        from kafkatui.model.whatif import what_if
+
+        wi = what_if(snapshot, down)
     return report, found, wi
 
 
@@ -338,14 +363,24 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
             source.close()
 
 
-def run(ns: argparse.Namespace, out: Console | None = None) -> int:
-    if out is None:
-        # piped or redirected: rich would cut every table at 80 columns; use their natural width instead
-        import os
+def _stderr() -> Console:
+    from rich.console import Console
 
-        wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
-        out = PipeConsole(width=PIPE_WIDTH) if wide else PipeConsole()
-    err = Console(stderr=True, soft_wrap=True, highlight=False)
+    return Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def _stdout() -> Console:
+    """Standard output for tables: piped or redirected, at their natural width (rich would cut every
+    table at 80 columns)."""
+    import os
+
+    from kafkatui.pipes import pipe_console
+
+    wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+    return pipe_console(width=PIPE_WIDTH) if wide else pipe_console()
+
+
+def run(ns: argparse.Namespace, out: Console | None = None) -> int:
     try:
         parse_ids(ns.what_if_down)
         filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)  # reject a bad --topic before connecting
@@ -356,10 +391,11 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         else:
             conn = connection_from(ns)
             for w in conn.warnings:
-                err.print(f"kafkatui: warning: {w}", markup=False)
+                _stderr().print(f"kafkatui: warning: {w}", markup=False)
             from kafkatui.kafka.source import KafkaClusterSource
 
             source = KafkaClusterSource(conn.settings, log_dirs="out-of-sync")
+            threading.Thread(target=_warm_findings, name="kafkatui-warm", daemon=True).start()
             try:
                 snapshot = source.snapshot()
             finally:
@@ -367,17 +403,20 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         shrinks, history_note = history_shrinks(ns, snapshot)
         report, found, wi = evaluate(snapshot, ns, shrinks)
     except KafkaTuiError as exc:
-        err.print(f"kafkatui: error: {exc}", markup=False)
+        _stderr().print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code
     _, code = verdict(found)
     if ns.json:
         doc = to_json(snapshot, report, found, wi)
         # indented for a person at a terminal; compact (and 10x faster: the C encoder) for pipes and files
         text = json.dumps(doc, indent=2) if sys.stdout.isatty() else json.dumps(doc, separators=(",", ":"))
+        from kafkatui.pipes import write_stdout
+
         write_stdout(text + "\n")
     elif getattr(ns, "brief", False):
-        render_brief(out, snapshot, report, found)
+        render_brief(out or _stdout(), snapshot, report, found)
     else:
+        out = out or _stdout()
         render(out, snapshot, report, found, wi, show_all=ns.all)
         out.print(history_note, style="dim", markup=False, highlight=False, soft_wrap=True)
     return code
@@ -387,7 +426,15 @@ def main_check(argv: list[str]) -> int:
     p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
                                 epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see docs/exit-codes.md)")
     add_arguments(p)
-    return run(p.parse_args(argv))
+    # one short run: the cyclic collector would only walk the cluster's metadata (librdkafka's 100,000
+    # partition objects) again and again; reference counting frees what the command drops
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return run(p.parse_args(argv))
+    finally:
+        if collecting:
+            gc.enable()
 
 
-__all__ = ["main_check", "render", "restart_safety", "run", "to_json", "verdict"]
+__all__ = ["main_check", "render", "render_brief", "run", "to_json", "verdict"]

@@ -2,15 +2,19 @@
 
 The reader has what it wanted; the command's exit code (check's verdict) must still be the one it
 would have been. Rich's Console exits 1 on a closed pipe, and Python reports the BrokenPipeError
-of its last flush: here the rest of the output goes to /dev/null instead, quietly.
+of its last flush: here the rest of the output goes to /dev/null instead, quietly. Rich is imported
+only when a console is asked for (`check --json` writes without it).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def discard_stdout() -> None:
@@ -22,12 +26,24 @@ def discard_stdout() -> None:
         os.close(devnull)
 
 
-class PipeConsole(Console):
-    """A Console that goes quiet when its reader closes the pipe, instead of exiting 1."""
+@cache
+def _pipe_console_class() -> type[Console]:
+    from rich.console import Console
 
-    def on_broken_pipe(self) -> None:
-        self.quiet = True
-        discard_stdout()
+    class PipeConsole(Console):
+        """A Console that goes quiet when its reader closes the pipe, instead of exiting 1."""
+
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            discard_stdout()
+
+    return PipeConsole
+
+
+def pipe_console(**kwargs: Any) -> Console:
+    """A rich Console on stdout (`kwargs` as Console takes them) that goes quiet when its reader closes
+    the pipe, instead of exiting 1."""
+    return _pipe_console_class()(**kwargs)
 
 
 def write_stdout(text: str) -> None:

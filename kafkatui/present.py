@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from kafkatui.model.findings import human_bytes as _bytes
 from kafkatui.model.health import BrokerHealth, Health, TopicHealth
+
+if TYPE_CHECKING:
+    from rich.text import Text  # imported where a Text is made: `check --json` needs no rich
 
 # A symbol plus a short word: readable without colour and narrow enough to leave names their room.
 SHORT_LABEL = {
@@ -30,6 +32,8 @@ VERDICT_SYMBOL = {"critical": "✖", "warning": "▲", "healthy": "✓"}
 
 def short_status(h: Health) -> Text:
     """'✖ offline', '▼ <minISR', '● =minISR', '◐ URP', '↺ leader', '✓ ok' (at most 9 cells)."""
+    from rich.text import Text
+
     return Text(f"{h.symbol} {SHORT_LABEL[h]}", style=HEALTH_STYLE[h])
 
 
@@ -70,6 +74,8 @@ def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
 
 def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
     """'✔ up ctrl', '✖ DOWN ⚠ in no ISR', ...: status in words and symbols, never colour alone."""
+    from rich.text import Text
+
     t = Text("✔ up" if b.up else f"✖ {down_word}", style="green" if b.up else "bold red")
     if b.controller:
         t.append(" ctrl")
@@ -82,6 +88,8 @@ def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
 
 def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
     """Whether restarting the broker now is safe, and what it would break if not."""
+    from rich.text import Text
+
     if not b.up:
         return Text("-", style="dim")
     if b.restart_safe:

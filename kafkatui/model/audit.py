@@ -94,6 +94,15 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
     rack_aware = len({r for r in racks.values() if r}) >= 2
     rack_of_set: dict[tuple[int, ...], str | None] = {}  # replica sets repeat across topics: decide each once
     one_rack = partial(_shared_rack, racks, rack_of_set)
+    n_racks = len({r for r in racks.values() if r})
+    crowded_tests: dict[int, Callable[[tuple[int, ...]], bool]] = {}  # per min ISR: one test, memoised per state
+
+    def crowded_test(min_isr: int) -> Callable[[tuple[int, ...]], bool]:
+        test = crowded_tests.get(min_isr)
+        if test is None:
+            test = crowded_tests[min_isr] = partial(_crowded, racks, n_racks, min_isr, one_rack)
+        return test
+
     prod_topics = [n for n, th in report.topics.items() if not th.internal and is_production_triple(th)]
     issues: list[AuditIssue] = []
     for name in sorted(report.topics):
@@ -139,7 +148,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                     SINGLE_RACK, name,
                     f"{len(same)} partition(s) with every replica on one rack ({', '.join(rack_names)})",
                     partitions=tuple(sorted(same)))
-            crowded = _crowded_racks(snapshot, name, racks, mi, set(same))
+            crowded = [partition for partition, _ in report.replica_lists_where(name, crowded_test(mi))]
             if crowded:
                 found[RACK_CONCENTRATED] = AuditIssue(
                     RACK_CONCENTRATED, name,
@@ -186,23 +195,19 @@ def rack_cap(rf: int, min_isr: int, n_racks: int) -> int | None:
     return cap
 
 
-def _crowded_racks(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None], min_isr: int,
-                   skip: set[int]) -> list[int]:
-    """Partitions (not in `skip`, racks all known) with more than `rack_cap` replicas on one rack."""
-    n_racks = len({r for r in racks.values() if r})
-    out: list[int] = []
-    for p in snapshot.topics[topic].partitions:
-        if p.partition in skip or len(set(p.replicas)) < 2:
-            continue
-        cap = rack_cap(len(p.replicas), min_isr, n_racks)
-        if cap is None:
-            continue
-        rs = [racks.get(r) for r in p.replicas]
-        if None in rs:
-            continue
-        if max(Counter(rs).values()) > cap:
-            out.append(p.partition)
-    return out
+def _crowded(racks: dict[int, str | None], n_racks: int, min_isr: int,
+             one_rack: Callable[[tuple[int, ...]], str | None], reps: tuple[int, ...]) -> bool:
+    """More than `rack_cap` of the replicas `reps` on one rack (>= 2 distinct replicas, racks all known,
+    not all on one rack: that is `single-rack`)."""
+    if len(set(reps)) < 2 or one_rack(reps):
+        return False
+    cap = rack_cap(len(reps), min_isr, n_racks)
+    if cap is None:
+        return False
+    rs = [racks.get(r) for r in reps]
+    if None in rs:
+        return False
+    return max(Counter(rs).values()) > cap
 
 
 def _shared_rack(racks: dict[int, str | None], seen: dict[tuple[int, ...], str | None],

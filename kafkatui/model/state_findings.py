@@ -20,7 +20,7 @@ from kafkatui.model.finding import (
     tally,
 )
 from kafkatui.model.health import Health, TopicHealth
-from kafkatui.model.snapshot import PartitionInfo
+from kafkatui.model.snapshot import PartitionInfo, partition_at
 
 
 class StateFindings(Context):
@@ -35,10 +35,10 @@ class StateFindings(Context):
                 continue
             groups: dict[int, list[PartitionInfo]] = defaultdict(list)
             cls = self.r.class_codes(name)
-            parts = self.s.topics[name].partitions
+            at = partition_at(self.s.topics[name].partitions)  # builds only the partitions named
             for i, c in enumerate(cls):
                 if c < Health.HEALTHY:
-                    groups[c].append(parts[i])
+                    groups[c].append(at(i))
             if groups[Health.OFFLINE]:
                 out.append(self.offline(th, groups[Health.OFFLINE]))
             under = [p for p in groups[Health.UNDER_MIN_ISR] if len(p.replicas) >= th.min_isr]
@@ -140,11 +140,11 @@ class StateFindings(Context):
             if th.worst == Health.HEALTHY:
                 continue
             cls = r.class_codes(name)
-            parts = self.s.topics[name].partitions
+            at = partition_at(self.s.topics[name].partitions)
             for i, c in enumerate(cls):
                 if c > Health.UNDER_REPLICATED:
                     continue
-                p = parts[i]
+                p = at(i)
                 for b in p.replicas:
                     if b in absent:
                         absent_hits[b].append((p, c))
@@ -157,11 +157,12 @@ class StateFindings(Context):
             ids = sorted(absent)
             path = f"reassign-broker-{ids[0]}.json" if len(ids) == 1 else \
                 f"reassign-brokers-{'-'.join(map(str, ids))}.json"
-            on_absent = [p for t in sorted(self.s.topics) for p in self.s.topics[t].partitions
-                         if not absent.isdisjoint(p.replicas)]
+            # tested once per distinct state; only the partitions named are built
+            on_absent = list(self.s.partitions_where(lambda _leader, reps, _isr: not absent.isdisjoint(reps)))
             plan = self.planner.replace_absent(on_absent, path).ctx()
             for b in ids:
-                out.append(self.absent_broker(b, absent_hits[b], plan, ids))
+                topics = sorted({p.topic for p in on_absent if b in p.replicas})
+                out.append(self.absent_broker(b, absent_hits[b], plan, ids, topics))
         for b, n in sorted((shrink_counts or {}).items()):
             if n >= FLAP_MIN_SHRINKS:
                 out.append(self.flapping(b, n))
@@ -208,10 +209,9 @@ class StateFindings(Context):
                          affected=len(parts), critical=critical)
 
     def absent_broker(self, b: int, hits: list[tuple[PartitionInfo, int]], plan: dict[str, Any],
-                      absent: list[int]) -> Finding:
+                      absent: list[int], topics: list[str]) -> Finding:
+        """Broker `b`, named in replica lists of `topics` but absent from metadata."""
         bh = self.r.brokers[b]
-        all_parts = [p for t in self.s.topics.values() for p in t.partitions if b in p.replicas]
-        topics = sorted({p.topic for p in all_parts})
         offline = [p for p, c in hits if c == Health.OFFLINE]
         under = [p for p, c in hits if c == Health.UNDER_MIN_ISR]
         ctx = {"broker": b, "count": bh.hosted, "topic_count": len(topics), "offline_count": len(offline),

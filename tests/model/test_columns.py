@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkatui.kafka.source import _add_elr, _read_partitions
+from kafkatui.model import audit as A
+from kafkatui.model.audit import audit, rack_cap
 from kafkatui.model.changes import diff
 from kafkatui.model.health import Health, assess, effective_min_isr, effective_unclean
 from kafkatui.model.snapshot import (
@@ -185,6 +187,50 @@ def test_columns_read_like_their_partitions(snapshot: ClusterSnapshot) -> None:
             p.partition for p in report.partitions(name) if p.health == Health.UNDER_REPLICATED]
 
 
+def crowded_reference(snapshot: ClusterSnapshot, topic: str, min_isr: int, single: set[int]) -> list[int]:
+    """`rack-concentrated`'s partitions one partition at a time, as the audit found them before it asked
+    each distinct state once (commit 5220d80)."""
+    racks = {b.id: b.rack for b in snapshot.brokers}
+    n_racks = len({r for r in racks.values() if r})
+    out = []
+    for p in snapshot.topics[topic].partitions:
+        if p.partition in single or len(set(p.replicas)) < 2:
+            continue
+        cap = rack_cap(len(p.replicas), min_isr, n_racks)
+        rs = [racks.get(r) for r in p.replicas]
+        if cap is not None and None not in rs and max(Counter(rs).values()) > cap:
+            out.append(p.partition)
+    return out
+
+
+@st.composite
+def racked(draw: st.DrawFn) -> ClusterSnapshot:
+    """Brokers 1-6 on racks a-c (or none), partitions of 2-4 replicas of brokers 1-7 (7 absent)."""
+    racks = draw(st.lists(st.sampled_from(["a", "b", "c", None]), min_size=6, max_size=6))
+    topics = {}
+    for ti in range(draw(st.integers(1, 3))):
+        name = f"t{ti}"
+        parts = []
+        for pi in range(draw(st.integers(1, 6))):
+            reps = tuple(draw(st.lists(st.integers(1, 7), unique=True, min_size=2, max_size=4)))
+            parts.append(PartitionInfo(name, pi, reps[0], reps, reps))
+        mi = draw(st.sampled_from(["1", "2", "3"]))
+        topics[name] = TopicInfo(name, tuple(parts), configs={"min.insync.replicas": ConfigValue(mi, DYNAMIC_TOPIC_CONFIG)})
+    return ClusterSnapshot("c", 1, tuple(BrokerInfo(b, "h", 9092, racks[b - 1]) for b in range(1, 7)), topics)
+
+
+@settings(max_examples=150, deadline=None)
+@given(racked())
+def test_rack_rules_judged_per_state_are_the_per_partition_rules(snapshot: ClusterSnapshot) -> None:
+    for snap in (snapshot, as_columns(snapshot)):
+        report = assess(snap)
+        issues = {(i.rule, i.topic): i.partitions for i in audit(snap, report)}
+        for name, th in report.topics.items():
+            single = set(issues.get((A.SINGLE_RACK, name), ()))
+            expected = crowded_reference(snap, name, th.min_isr, single)
+            assert list(issues.get((A.RACK_CONCENTRATED, name), ())) == sorted(expected)
+
+
 # ---------------------------------------------------------------------------------- from librdkafka
 def _md(topics: dict[str, dict[int, tuple[int, list[int], list[int], int | None]]]) -> Any:
     """An object shaped like confluent-kafka's ClusterMetadata (topics -> partitions by id)."""
@@ -231,3 +277,15 @@ def test_views_come_from_states_and_extras() -> None:
     assert cols[1] == PartitionInfo("t", 1, -1, (3, 4), (3,), (4,), -1, (4,), (), 2)
     assert cols[0] == PartitionInfo("t", 0, 1, (1, 2), (1, 2), (), -1, (), ())
     assert cols[1:] == (cols[1], cols[2])
+
+
+def test_a_few_partitions_are_built_alone_and_kept() -> None:
+    table = StateTable()
+    live = frozenset({1, 2, 3})
+    sts = array("i", [table.id_of(1, (1, 2), (1, 2))] * 50 + [table.id_of(1, (1, 4), (1,))])
+    cols = Partitions("t", range(51), sts, table, live)
+    snap = ClusterSnapshot("c", 1, tuple(BrokerInfo(b, "h", 9092) for b in sorted(live)), {"t": TopicInfo("t", cols)})
+    (found,) = snap.partitions_where(lambda _leader, reps, _isr: 4 in reps)
+    assert found == PartitionInfo("t", 50, 1, (1, 4), (1,), (4,))
+    assert cols._views is None  # the other 50 were not built
+    assert cols.view(50) is found and cols.views()[50] is found  # the same object, built once
