@@ -316,20 +316,20 @@ def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
 
 def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapshot:
     """Play a scenario on a frozen clock up to `at`, serve it on loopback and read it like any cluster."""
+    from kafkatui.demo_cluster import play
     from kafkatui.kafka.settings import ConnectionSettings
     from kafkatui.kafka.source import KafkaClusterSource
     from kafkatui.sim import scenario
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
 
+    player = play(scenario_name, VirtualClock(manual=True))
     try:
-        sc = scenario.load(scenario_name)
         at_ms = scenario.parse_fast_forward(at)
-    except (scenario.ScenarioError, ValueError) as exc:
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
-    cluster = sc.build(clock=VirtualClock(manual=True))
-    scenario.ScenarioPlayer(sc, cluster).advance(at_ms)
-    with SimRunner(cluster) as sim:
+    player.advance(at_ms)
+    with SimRunner(player.cluster) as sim:
         source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout),
                                     log_dirs="out-of-sync")
         try:

@@ -48,25 +48,21 @@ DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell b
 
 def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> tuple[str, DemoNarrator]:
     """Start the simulator with a scenario unfolding; returns its bootstrap list and the narrator."""
-    from kafkatui.sim import scenario
+    # lazy: the simulator loads only for --demo, not for every start of the dashboard
+    from kafkatui.alter import audit
+    from kafkatui.demo_cluster import play
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
 
     if speed <= 0:
         raise UsageError("--speed must be positive")
-    try:
-        sc = scenario.load(scenario_name)
-    except scenario.ScenarioError as exc:
-        raise UsageError(str(exc)) from None
-    cluster = sc.build(clock=VirtualClock(speed=speed))
-    from kafkatui.alter import audit
-
+    player = play(scenario_name, VirtualClock(speed=speed))
+    cluster = player.cluster
     if not os.environ.get(audit.AUDIT_ENV):  # the demo's writes never go into the user's own audit history
         audit.route_to(audit.demo_path(cluster.cluster_id))
         stack.callback(audit.route_to, None)
     runner = SimRunner(cluster)
-    player = scenario.ScenarioPlayer(sc, cluster)
-    narrator = DemoNarrator(player, sc.name, speed)
+    narrator = DemoNarrator(player, player.scenario.name, speed)
     runner.server.tick_hooks.append(player.poll)
     runner.start()
     stack.callback(runner.stop)
