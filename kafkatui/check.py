@@ -28,11 +28,13 @@ from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.pipes import PipeConsole, write_stdout
 from kafkatui.present import (
-    HEALTH_STYLE,
+    SEVERITY_STYLE,
     SHORT_LABEL,
     broker_state,
     plural,
     restart_now,
+    short_status,
+    source_word,
     tolerance_text,
     verdict_of,
 )
@@ -40,7 +42,6 @@ from kafkatui.textfilter import FilterTooSlow, select
 
 SCHEMA = "kafkatui.check/1"
 TOPIC_FILTER_BUDGET_S = 2.0
-SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 BRIEF_FINDINGS = 5  # findings `--brief` lists (the rest are counted)
 PIPE_WIDTH = 1000  # off a terminal: tables at their natural width, never cut at 80 columns
 
@@ -211,11 +212,10 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
         if t.worst == Health.HEALTHY and not show_all:
             hidden += 1
             continue
-        status = Text(f"{t.worst.symbol} {SHORT_LABEL[t.worst]}", style=HEALTH_STYLE[t.worst])
         topics.add_row(
-            status, t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
+            short_status(t.worst), t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
             str(t.count(Health.AT_MIN_ISR)), str(t.under_replicated_total), str(t.rf),
-            f"{t.min_isr} {_source(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
+            f"{t.min_isr} {source_word(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
         )
     out.print(topics)
     legend = ("offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
@@ -278,14 +278,6 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
         line.append(f"  {f.title}")
         out.print(line, soft_wrap=True)
     out.print(f"exit {code}; the full report without --brief (commands included), --json for scripts", style="dim")
-
-
-def _source(source: str) -> str:
-    """Where a config value comes from, in a few letters (the JSON has Kafka's names)."""
-    return {
-        "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
-        "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
-    }.get(source, source.lower())
 
 
 # ----------------------------------------------------------------------------- running
