@@ -89,6 +89,8 @@ def log_to_file() -> Path | None:
 
 def run_replay(ns: argparse.Namespace) -> int:
     """Open the Replay screen on an OUT directory, without any cluster; returns the exit code."""
+    # lazy: the CLI imports this module to parse every command's arguments; Textual, the app and the
+    # replay reader load only when the dashboard opens (start-up time of `kafkatui check` and friends)
     from kafkatui.history.replay_data import ReplayData
     from kafkatui.tui.app import KafkaTuiApp
 
@@ -111,6 +113,7 @@ def run_replay(ns: argparse.Namespace) -> int:
 
 def run_tui(ns: argparse.Namespace) -> int:
     """Open the dashboard; returns the exit code."""
+    # lazy, as in run_replay: Textual and the app load only when the dashboard opens
     from kafkatui.tui.app import KafkaTuiApp
 
     if getattr(ns, "replay", None) is not None:
@@ -142,6 +145,7 @@ def run_tui(ns: argparse.Namespace) -> int:
         recorder = None
         problem = None
         if not ns.no_record and ns.demo is None:
+            # lazy: the recorder loads only when the dashboard records
             from kafkatui.history.record_cmd import default_history_dir, writable_problem
             from kafkatui.history.recorder import Recorder
 
