@@ -129,7 +129,7 @@ class Feed:
     def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
         # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes
         episodes = {(c.at, c.broker) for c in changes if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None}
-        self._shrinks.extend(sorted(episodes))  # type: ignore[arg-type]
+        self._shrinks.extend(sorted(episodes))
         while self._shrinks and self._shrinks[0][0] < now - SHRINK_WINDOW_S:
             self._shrinks.popleft()
         counts: dict[int, int] = {}

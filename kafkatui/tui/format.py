@@ -26,7 +26,10 @@ BROKER_COLUMNS = [
     Column("out", "out ISR", 7, "right"),
     Column("restart", "restart now", 22, min_width=8),
 ]
+
+
 def broker_cell(b: BrokerHealth, key: str) -> str | Text:
+    """A cell of the broker table (overview, replay): state and restart safety in words and symbols."""
     if key == "id":
         return str(b.id)
     if key == "state":
@@ -45,6 +48,7 @@ def broker_cell(b: BrokerHealth, key: str) -> str | Text:
 
 
 def broker_sort(b: BrokerHealth, key: str) -> object:
+    """What the broker table sorts a column by."""
     return {"id": b.id, "state": (b.up, not b.missing_from_all_isrs), "rack": b.rack or "", "led": b.led,
             "hosted": b.hosted, "out": b.out_of_isr, "restart": (b.restart_safe, -b.restart_under_min_isr)}.get(key, b.id)
 
