@@ -62,20 +62,14 @@ import kafkatui.tui.feed as feed_module
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.health import HealthReport
+from kafkatui.present import ids
+from kafkatui.present import short_status as status_cell
 from kafkatui.tui.app import KafkaTuiApp, StateUpdated
 from kafkatui.tui.feed import Feed, ViewState
+from kafkatui.tui.format import headroom_text, lag_text, leader_text, replicas_text
 from kafkatui.tui.screens.base import DashScreen
-from kafkatui.tui.screens.overview import OverviewScreen, status_cell
-from kafkatui.tui.screens.topic import (
-    PARTITION_COLUMNS,
-    TopicScreen,
-    headroom_text,
-    ids,
-    lag_text,
-    leader_text,
-    partition_search_text,
-    replicas_text,
-)
+from kafkatui.tui.screens.overview import OverviewScreen
+from kafkatui.tui.screens.topic import PARTITION_COLUMNS, TopicScreen, partition_search_text
 from kafkatui.tui.widgets.vtable import CellValue, VirtualTable
 
 HERE = Path(__file__).resolve().parent

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 SCHEMA = "kafkatui.check/1"
 _NAMES = tuple(h.name.lower() for h in Health)  # by Health value: the JSON's class names
 TOPIC_FILTER_BUDGET_S = 2.0
-SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 BRIEF_FINDINGS = 5  # findings `--brief` lists (the rest are counted)
 PIPE_WIDTH = 1000  # off a terminal: tables at their natural width, never cut at 80 columns
 
@@ -165,7 +164,14 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
     from rich.table import Table
     from rich.text import Text
 
-    from kafkatui.present import HEALTH_STYLE, SHORT_LABEL, broker_state, restart_now, tolerance_text
+    from kafkatui.present import (
+        SEVERITY_STYLE,
+        broker_state,
+        restart_now,
+        short_status,
+        source_word,
+        tolerance_text,
+    )
 
     c = report.counts
     level, _ = verdict(found)
@@ -214,11 +220,10 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
         if t.worst == Health.HEALTHY and not show_all:
             hidden += 1
             continue
-        status = Text(f"{t.worst.symbol} {SHORT_LABEL[t.worst]}", style=HEALTH_STYLE[t.worst])
         topics.add_row(
-            status, t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
+            short_status(t.worst), t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
             str(t.count(Health.AT_MIN_ISR)), str(t.under_replicated_total), str(t.rf),
-            f"{t.min_isr} {_source(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
+            f"{t.min_isr} {source_word(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
         )
     out.print(topics)
     legend = ("offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
@@ -252,7 +257,7 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
     """About ten lines for a chat message or a pager: verdict, counts, worst topics, top findings."""
     from rich.text import Text
 
-    from kafkatui.present import SHORT_LABEL, plural
+    from kafkatui.present import SEVERITY_STYLE, SHORT_LABEL, plural
 
     c = report.counts
     level, code = verdict(found)
@@ -285,14 +290,6 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
         line.append(f"  {f.title}")
         out.print(line, soft_wrap=True)
     out.print(f"exit {code}; the full report without --brief (commands included), --json for scripts", style="dim")
-
-
-def _source(source: str) -> str:
-    """Where a config value comes from, in a few letters (the JSON has Kafka's names)."""
-    return {
-        "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
-        "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
-    }.get(source, source.lower())
 
 
 # ----------------------------------------------------------------------------- running
@@ -341,20 +338,20 @@ def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
 
 def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapshot:
     """Play a scenario on a frozen clock up to `at`, serve it on loopback and read it like any cluster."""
+    from kafkatui.demo_cluster import play
     from kafkatui.kafka.settings import ConnectionSettings
     from kafkatui.kafka.source import KafkaClusterSource
     from kafkatui.sim import scenario
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
 
+    player = play(scenario_name, VirtualClock(manual=True))
     try:
-        sc = scenario.load(scenario_name)
         at_ms = scenario.parse_fast_forward(at)
-    except (scenario.ScenarioError, ValueError) as exc:
+    except ValueError as exc:
         raise UsageError(str(exc)) from None
-    cluster = sc.build(clock=VirtualClock(manual=True))
-    scenario.ScenarioPlayer(sc, cluster).advance(at_ms)
-    with SimRunner(cluster) as sim:
+    player.advance(at_ms)
+    with SimRunner(player.cluster) as sim:
         source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout),
                                     log_dirs="out-of-sync")
         try:

@@ -1,7 +1,8 @@
 """Words and symbols shared by `check`'s output and the dashboard (rich only, no textual).
 
-One home for how a status, a verdict, a size, a tolerance or a snapshot problem is said, so that a
-tired reader meets the same words on every screen and in every report.
+One home for how a status, a severity, a verdict, a config source, a size, a list of broker ids, a
+tolerance or a snapshot problem is said, so that a tired reader meets the same words on every screen
+and in every report. The dashboard's own table cells build on these in `kafkatui.tui.format`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kafkatui.model.findings import human_bytes as _bytes
+from kafkatui.model.findings import human_bytes as human_bytes  # the one size formatter, re-exported
 from kafkatui.model.health import BrokerHealth, Health, TopicHealth
 
 if TYPE_CHECKING:
@@ -28,6 +29,14 @@ HEALTH_STYLE = {
 STATUS_LEGEND = ("✖ offline: no leader · ▼ <minISR: acks=all writes fail · ● =minISR: one more loss and they "
                  "fail · ◐ URP: under-replicated · ↺ leader: not the preferred one · ✓ ok")
 VERDICT_SYMBOL = {"critical": "✖", "warning": "▲", "healthy": "✓"}
+SEVERITY_SYMBOL = {"critical": "✖", "warning": "▲", "info": "ℹ"}
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
+# where a config value comes from (Kafka's ConfigSource names), in a word; the JSON keeps Kafka's names
+SOURCE_WORD = {
+    "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
+    "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
+}
 
 
 def short_status(h: Health) -> Text:
@@ -35,6 +44,25 @@ def short_status(h: Health) -> Text:
     from rich.text import Text
 
     return Text(f"{h.symbol} {SHORT_LABEL[h]}", style=HEALTH_STYLE[h])
+
+
+def severity_text(severity: str) -> Text:
+    """'✖ critical', '▲ warning', 'ℹ info': a symbol and a word, never colour alone."""
+    from rich.text import Text
+
+    return Text(f"{SEVERITY_SYMBOL.get(severity, '•')} {severity}", style=SEVERITY_STYLE.get(severity, ""))
+
+
+def source_word(source: str) -> str:
+    """A config source as a short word: 'topic', 'broker', 'cluster', 'default', 'assumed'..."""
+    return SOURCE_WORD.get(source, source.lower())
+
+
+def ids(values: tuple[int, ...] | None) -> str:
+    """(1, 2, 3) -> '1,2,3'; () -> 'none'; None -> '?'."""
+    if values is None:
+        return "?"
+    return ",".join(map(str, values)) if values else "none"
 
 
 def verdict_of(severities: Iterable[str]) -> str:
@@ -48,11 +76,6 @@ def verdict_of(severities: Iterable[str]) -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """'1 change', '2 changes', '0 changes' ('many' for irregular plurals)."""
     return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def human_bytes(n: int | None) -> str:
-    """1536 -> '1.5 KiB', 355700 -> '347.4 KiB'; None -> 'unknown'."""
-    return "unknown" if n is None else _bytes(n)
 
 
 def failures(n: int) -> str:

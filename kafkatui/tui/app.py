@@ -6,6 +6,7 @@ import asyncio
 import gc
 import sys
 import time
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from textual import events, work
@@ -13,20 +14,43 @@ from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.message import Message
+from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.tui import write_actions
 from kafkatui.tui.feed import Feed, ViewState
+from kafkatui.tui.messages import (
+    BROKER_DEFAULT,
+    OpenBroker,
+    OpenPartition,
+    OpenTopic,
+    RefreshRequested,
+    StartAlter,
+    StartPreferredElection,
+    StartReassign,
+    StartUncleanElection,
+    StateUpdated,
+)
+from kafkatui.tui.screens.broker import BrokerScreen
+from kafkatui.tui.screens.findings import FindingsScreen
+from kafkatui.tui.screens.help import HelpScreen
+from kafkatui.tui.screens.overview import OverviewScreen
+from kafkatui.tui.screens.partition import PartitionScreen
+from kafkatui.tui.screens.replay import ReplayScreen, ask_replay_dir
+from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.screens.whatif import WhatIfScreen
+from kafkatui.tui.session import LiveView, Session
 from kafkatui.tui.shutdown import NoWaitExecutor
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # typing only: the replay data and the demo narrator pull in history and the simulator
     from kafkatui.history.replay_data import ReplayData
     from kafkatui.tui.demo import DemoNarrator
 
-MIN_WIDTH, MIN_HEIGHT = 60, 16
+__all__ = ["GcPacer", "KafkaTuiApp", "StateUpdated"]
 
 # Garbage collection. At 100,000 partitions one state is ~600,000 GC-tracked objects (ReplicaLog,
 # PartitionInfo, ...) and two are alive during a refresh. Left to itself, Python runs several full
@@ -114,14 +138,6 @@ class GcPacer:
         if self._due_since is None:
             self._due_since = self.clock()
         self._thorough = self._thorough or thorough
-
-
-class StateUpdated(Message):
-    """A refresh finished (or failed): every screen on the stack re-reads `app.state`."""
-
-    def __init__(self, state: ViewState) -> None:
-        super().__init__()
-        self.state = state
 
 
 NAME_SCORE = 1000.0  # palette hits for topic, partition and broker names, above every command's
@@ -234,20 +250,15 @@ class KafkaTuiApp(App[None]):
         demo: DemoNarrator | None = None,
     ) -> None:
         super().__init__()
-        self.demo = demo  # `--demo`: the scenario's story, told in the events pane
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
-        self.refresh_seconds = max(0.5, refresh_seconds)
+        # what every screen is handed when pushed (attributes down; see kafkatui.tui.session)
+        self.session = Session(read_only=read_only, settings=settings, source_label=source_label,
+                               refresh_seconds=max(0.5, refresh_seconds), clock=clock, demo=demo)
         # retries back off while the cluster is gone, but a cluster that returns shows within two refreshes
         if feed is not None:
-            feed.max_backoff = min(feed.max_backoff, 2 * self.refresh_seconds)
-        self.source_label = source_label
-        self.read_only = read_only
-        self.settings = settings  # the connection config changes use (None: the app cannot write)
-        self.clock = clock
+            feed.max_backoff = min(feed.max_backoff, 2 * self.session.refresh_seconds)
         self.auto_refresh_enabled = auto_refresh  # not `auto_refresh`: Textual's DOMNode owns that name
-        self.paused = False
-        self.state: ViewState = ViewState(None, None)
         self.user_themes: set[str] = set()
         self.theme_problems: list[str] = []
         self._timer: Timer | None = None
@@ -261,10 +272,32 @@ class KafkaTuiApp(App[None]):
                 self.user_themes.add(t.name)
         self._wanted_theme = theme or DEFAULT_THEME
 
+    # the session, as tests and the palette read it ---------------------------
+    @property
+    def state(self) -> ViewState:
+        """The latest state (the one every screen has been handed)."""
+        return self.session.state
+
+    @property
+    def paused(self) -> bool:
+        return self.session.paused
+
+    @property
+    def read_only(self) -> bool:
+        return self.session.read_only
+
+    @property
+    def settings(self) -> ConnectionSettings | None:
+        return self.session.settings
+
+    def push_screen(self, screen: Screen[Any] | str, *args: Any, **kwargs: Any) -> Any:
+        """Textual's push, handing a `LiveView` screen the session first (attributes down)."""
+        if isinstance(screen, LiveView):
+            screen.attach(self.session)
+        return super().push_screen(screen, *args, **kwargs)
+
     # lifecycle ---------------------------------------------------------------
     def on_mount(self) -> None:
-        from kafkatui.tui.screens.overview import OverviewScreen
-
         # refreshes run on the loop's default executor: quitting must not wait for one stuck on a hung broker
         asyncio.get_running_loop().set_default_executor(NoWaitExecutor(thread_name_prefix="kafkatui-refresh"))
         self.gc_pacer.start()
@@ -279,15 +312,13 @@ class KafkaTuiApp(App[None]):
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=10)
         if self.replay is not None:
-            from kafkatui.tui.screens.replay import ReplayScreen
-
             self.push_screen(ReplayScreen(self.replay))
         if self.feed is None:
             return
         self.push_screen(OverviewScreen())
         self.request_refresh()
         if self.auto_refresh_enabled:
-            self._timer = self.set_interval(self.refresh_seconds, self._tick)
+            self._timer = self.set_interval(self.session.refresh_seconds, self._tick)
         # the data's age counts on every screen, paused or not, between refreshes
         self.set_interval(1.0, self.refresh_header)
 
@@ -297,8 +328,8 @@ class KafkaTuiApp(App[None]):
         st = self.state
         if st.error is not None and st.snapshot is not None:
             # failing: back off (the age keeps growing on screen meanwhile)
-            since = self.clock() - self._last_attempt
-            if since < st.retry_in - self.refresh_seconds / 2:  # ticks come every refresh_seconds, give or take
+            since = self.session.clock() - self._last_attempt
+            if since < st.retry_in - self.session.refresh_seconds / 2:  # ticks come every refresh_seconds, give or take
                 self.refresh_header()
                 return
         self.request_refresh()
@@ -311,7 +342,7 @@ class KafkaTuiApp(App[None]):
         if self._refreshing or self.feed is None:
             return
         self._refreshing = True
-        self._last_attempt = self.clock()
+        self._last_attempt = self.session.clock()
         self._refresh_worker()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
@@ -321,9 +352,7 @@ class KafkaTuiApp(App[None]):
         try:
             state = self.feed.refresh()
         except Exception as exc:  # a bug must not kill the dashboard: show it, keep the data
-            prev = self.state
-            state = ViewState(prev.snapshot, prev.report, prev.findings, (), f"internal error: {exc!r}",
-                              prev.failures + 1, 5.0, prev.generation + 1, prev.shrink_counts)
+            state = self.state.failed(f"internal error: {exc!r}", 5.0)
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
 
@@ -331,17 +360,14 @@ class KafkaTuiApp(App[None]):
 
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
-        self.state = message.state
+        self.session.state = message.state
         self._show_record_error()
         if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
             self._settled = True
-            from kafkatui.tui.write_actions import settle_interrupted
-
-            settle_interrupted(self, message.state.snapshot)
+            write_actions.settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
-            update = getattr(screen, "update_state", None)
-            if update is not None:
-                update(message.state)
+            if isinstance(screen, LiveView):
+                screen.update_state(message.state)
         self.gc_pacer.state_applied()
 
     def _show_record_error(self) -> None:
@@ -355,15 +381,10 @@ class KafkaTuiApp(App[None]):
         self._record_error_shown = problem
 
     def refresh_header(self) -> None:
-        from contextlib import suppress
-
-        from textual.css.query import NoMatches
-
         for screen in self.screen_stack:
-            tick = getattr(screen, "tick", None)
-            if tick is not None:
+            if isinstance(screen, LiveView):
                 with suppress(NoMatches):  # a screen still being composed or already torn down: next second
-                    tick()
+                    screen.tick()
 
     def on_unmount(self) -> None:
         self.workers.cancel_all()
@@ -380,7 +401,8 @@ class KafkaTuiApp(App[None]):
 
     def pop_screen(self) -> AwaitComplete:
         # the closed screen becomes cyclic garbage, with whatever it still references
-        self.gc_pacer.screen_closed(bool(getattr(self.screen, "releases_state", False)))
+        screen = self.screen
+        self.gc_pacer.screen_closed(isinstance(screen, LiveView) and screen.releases_state)
         return super().pop_screen()
 
     # actions -----------------------------------------------------------------
@@ -390,8 +412,6 @@ class KafkaTuiApp(App[None]):
                                                        "change_history", "alter_defaults", "elect_all")
 
     def action_replay(self) -> None:
-        from kafkatui.tui.screens.replay import ask_replay_dir
-
         ask_replay_dir(self)
 
     def action_refresh(self) -> None:
@@ -399,58 +419,66 @@ class KafkaTuiApp(App[None]):
         self.notify("refreshing…", timeout=1)
 
     def action_pause(self) -> None:
-        self.paused = not self.paused
+        self.session.paused = not self.session.paused
         self.refresh_header()
         self.notify("refresh paused (p resumes)" if self.paused else "refresh resumed", timeout=2)
 
     def action_help(self) -> None:
-        from kafkatui.tui.screens.help import HelpScreen
-
         self.push_screen(HelpScreen())
 
     def action_findings(self) -> None:
-        from kafkatui.tui.screens.findings import FindingsScreen
-
         if not isinstance(self.screen, FindingsScreen):
             self.push_screen(FindingsScreen())
 
     def action_what_if(self) -> None:
-        from kafkatui.tui.screens.whatif import WhatIfScreen
-
         if not isinstance(self.screen, WhatIfScreen):
             self.push_screen(WhatIfScreen())
 
     def action_revert_last(self) -> None:
-        from kafkatui.tui.write_actions import start_revert
-
-        start_revert(self)
+        write_actions.start_revert(self, self.session)
 
     def action_change_history(self) -> None:
-        from kafkatui.tui.write_actions import open_history
-
-        open_history(self)
+        write_actions.open_history(self, self.session)
 
     def action_alter_defaults(self) -> None:
-        from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter
-
-        start_alter(self, [BROKER_DEFAULT])
+        write_actions.start_alter(self, self.session, [BROKER_DEFAULT])
 
     def action_elect_all(self) -> None:
-        from kafkatui.tui.write_actions import start_preferred
-
-        start_preferred(self, None)
+        write_actions.start_preferred(self, self.session, None)
 
     def open_topic(self, topic: str) -> None:
-        from kafkatui.tui.screens.topic import TopicScreen
-
         self.push_screen(TopicScreen(topic))
 
     def open_partition(self, topic: str, partition: int) -> None:
-        from kafkatui.tui.screens.partition import PartitionScreen
-
         self.push_screen(PartitionScreen(topic, partition))
 
     def open_broker(self, broker_id: int) -> None:
-        from kafkatui.tui.screens.broker import BrokerScreen
-
         self.push_screen(BrokerScreen(broker_id))
+
+    # what the screens ask for (messages up; kafkatui.tui.messages) --------------
+    def on_open_topic(self, message: OpenTopic) -> None:
+        self.open_topic(message.topic)
+
+    def on_open_partition(self, message: OpenPartition) -> None:
+        self.open_partition(message.topic, message.partition)
+
+    def on_open_broker(self, message: OpenBroker) -> None:
+        self.open_broker(message.broker_id)
+
+    def on_refresh_requested(self, message: RefreshRequested) -> None:
+        if message.announce:
+            self.action_refresh()
+        else:
+            self.request_refresh()
+
+    def on_start_alter(self, message: StartAlter) -> None:
+        write_actions.start_alter(self, self.session, message.targets)
+
+    def on_start_preferred_election(self, message: StartPreferredElection) -> None:
+        write_actions.start_preferred(self, self.session, message.topics)
+
+    def on_start_unclean_election(self, message: StartUncleanElection) -> None:
+        write_actions.start_unclean(self, self.session, message.topic, message.partition)
+
+    def on_start_reassign(self, message: StartReassign) -> None:
+        write_actions.start_reassign(self, self.session, message.topic)

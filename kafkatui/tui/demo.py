@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from kafkatui.sim.events import EventKind, SimEvent
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # typing only: the scenario module loads YAML and the simulated cluster
     from kafkatui.sim.scenario import ScenarioPlayer
 
 SETTLE_MS = 3 * 60_000  # after the last step, the cluster recovers for a while before the story is over

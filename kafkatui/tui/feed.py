@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
@@ -27,8 +27,8 @@ SHRINK_WINDOW_S = 3600.0
 class ViewState:
     """What the screens show: the latest good snapshot and its verdict, plus how fresh it is."""
 
-    snapshot: ClusterSnapshot | None
-    report: HealthReport | None
+    snapshot: ClusterSnapshot | None = None
+    report: HealthReport | None = None
     findings: tuple[Finding, ...] = ()
     changes: tuple[Change, ...] = ()  # new since the previous refresh
     error: str | None = None  # why the last refresh failed (one line), None when it worked
@@ -36,6 +36,22 @@ class ViewState:
     retry_in: float = 0.0  # seconds until the next attempt when failing
     generation: int = 0
     shrink_counts: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls) -> ViewState:
+        """Before the first refresh: no data, no error."""
+        return cls()
+
+    def succeeded(self, snapshot: ClusterSnapshot, report: HealthReport, found: tuple[Finding, ...],
+                  changes: tuple[Change, ...], shrink_counts: dict[int, int]) -> ViewState:
+        """The state after a refresh that read the cluster."""
+        return ViewState(snapshot=snapshot, report=report, findings=found, changes=changes,
+                         generation=self.generation + 1, shrink_counts=shrink_counts)
+
+    def failed(self, error: str, retry_in: float) -> ViewState:
+        """The state after a refresh that failed: this one's data, kept and marked stale."""
+        return replace(self, changes=(), error=error, failures=self.failures + 1, retry_in=retry_in,
+                       generation=self.generation + 1)
 
     @property
     def stale(self) -> bool:
@@ -63,7 +79,7 @@ class Feed:
         self.record_error: str | None = None  # the last recording problem (the dashboard goes on)
         self.record_failures = 0  # snapshots (or gaps) that could not be written
         self.first_record_error: str | None = None  # what the user is told on screen and at exit
-        self.state = ViewState(None, None)
+        self.state = ViewState.empty()
         self._shrinks: deque[tuple[float, int]] = deque()
 
     def refresh(self) -> ViewState:
@@ -74,18 +90,14 @@ class Feed:
         except KafkaTuiError as exc:
             self._record(None, str(exc))
             failures = prev.failures + 1
-            self.state = ViewState(
-                prev.snapshot, prev.report, prev.findings, (), str(exc), failures,
-                min(BACKOFF[min(failures - 1, len(BACKOFF) - 1)], self.max_backoff), prev.generation + 1,
-                prev.shrink_counts,
-            )
+            self.state = prev.failed(str(exc), min(BACKOFF[min(failures - 1, len(BACKOFF) - 1)], self.max_backoff))
             return self.state
         self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
         counts = self._count_shrinks(changes, snapshot.taken_at)
         report = assess(snapshot)
         found = findings(report, snapshot, bootstrap=self.bootstrap, shrink_counts=counts or None)
-        self.state = ViewState(snapshot, report, tuple(found), tuple(changes), None, 0, 0.0, prev.generation + 1, counts)
+        self.state = prev.succeeded(snapshot, report, tuple(found), tuple(changes), counts)
         return self.state
 
     def _record(self, snapshot: ClusterSnapshot | None, failure: str | None) -> None:
@@ -117,7 +129,7 @@ class Feed:
     def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
         # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes
         episodes = {(c.at, c.broker) for c in changes if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None}
-        self._shrinks.extend(sorted(episodes))  # type: ignore[arg-type]
+        self._shrinks.extend(sorted(episodes))
         while self._shrinks and self._shrinks[0][0] < now - SHRINK_WINDOW_S:
             self._shrinks.popleft()
         counts: dict[int, int] = {}

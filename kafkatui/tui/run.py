@@ -48,25 +48,21 @@ DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell b
 
 def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> tuple[str, DemoNarrator]:
     """Start the simulator with a scenario unfolding; returns its bootstrap list and the narrator."""
-    from kafkatui.sim import scenario
+    # lazy: the simulator loads only for --demo, not for every start of the dashboard
+    from kafkatui.alter import audit
+    from kafkatui.demo_cluster import play
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
 
     if speed <= 0:
         raise UsageError("--speed must be positive")
-    try:
-        sc = scenario.load(scenario_name)
-    except scenario.ScenarioError as exc:
-        raise UsageError(str(exc)) from None
-    cluster = sc.build(clock=VirtualClock(speed=speed))
-    from kafkatui.alter import audit
-
+    player = play(scenario_name, VirtualClock(speed=speed))
+    cluster = player.cluster
     if not os.environ.get(audit.AUDIT_ENV):  # the demo's writes never go into the user's own audit history
         audit.route_to(audit.demo_path(cluster.cluster_id))
         stack.callback(audit.route_to, None)
     runner = SimRunner(cluster)
-    player = scenario.ScenarioPlayer(sc, cluster)
-    narrator = DemoNarrator(player, sc.name, speed)
+    narrator = DemoNarrator(player, player.scenario.name, speed)
     runner.server.tick_hooks.append(player.poll)
     runner.start()
     stack.callback(runner.stop)
@@ -93,6 +89,8 @@ def log_to_file() -> Path | None:
 
 def run_replay(ns: argparse.Namespace) -> int:
     """Open the Replay screen on an OUT directory, without any cluster; returns the exit code."""
+    # lazy: the CLI imports this module to parse every command's arguments; Textual, the app and the
+    # replay reader load only when the dashboard opens (start-up time of `kafkatui check` and friends)
     from kafkatui.history.replay_data import ReplayData
     from kafkatui.tui.app import KafkaTuiApp
 
@@ -115,6 +113,7 @@ def run_replay(ns: argparse.Namespace) -> int:
 
 def run_tui(ns: argparse.Namespace) -> int:
     """Open the dashboard; returns the exit code."""
+    # lazy, as in run_replay: Textual and the app load only when the dashboard opens
     from kafkatui.tui.app import KafkaTuiApp
 
     if getattr(ns, "replay", None) is not None:
@@ -146,6 +145,7 @@ def run_tui(ns: argparse.Namespace) -> int:
         recorder = None
         problem = None
         if not ns.no_record and ns.demo is None:
+            # lazy: the recorder loads only when the dashboard records
             from kafkatui.history.record_cmd import default_history_dir, writable_problem
             from kafkatui.history.recorder import Recorder
 

@@ -10,27 +10,34 @@ own `GuidedScreen`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
-from kafkatui.alter import revert
+from textual.app import App
+from textual.screen import ModalScreen
+
+from kafkatui.alter import journal, revert
+from kafkatui.alter.elect import unclean_plan
 from kafkatui.alter.errors import NothingToRevertError, RevertConflictError
 from kafkatui.alter.plan import ChangePlan
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.tui.messages import Target
+from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
+from kafkatui.tui.screens.alter_wizard import AlterWizardScreen, title_of
+from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
+from kafkatui.tui.screens.history import HistoryScreen
+from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
+from kafkatui.tui.screens.reassign import ReassignScreen
+from kafkatui.tui.screens.unclean import UncleanScreen
+from kafkatui.tui.session import Session
 
-if TYPE_CHECKING:
-    from kafkatui.tui.app import KafkaTuiApp
 
-Target = tuple[str, str]
-BROKER_DEFAULT: Target = ("broker-default", "")
-
-
-def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], object], export: str | None = None) -> None:
+def _writes_or_export(app: App[Any], session: Session, action: str, then: Callable[[], object],
+                      export: str | None = None) -> None:
     """Run `then` when writes are on; otherwise explain read-only mode and run it only for Export."""
-    if not app.read_only and app.settings is not None:
+    if not session.read_only and session.settings is not None:
         then()
         return
-    from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
 
     def chosen(export: bool | None) -> None:
         if export:
@@ -39,9 +46,7 @@ def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], object],
     app.push_screen(ReadOnlyScreen(action, export or CONFIG_EXPORT), chosen)
 
 
-def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str, revert_of: str | None = None) -> None:
-    from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
-
+def _preview(app: App[Any], plan: ChangePlan | None, heading: str, revert_of: str | None = None) -> None:
     if plan:
         screen = AlterPreviewScreen(plan, heading)
         if revert_of is not None:
@@ -49,36 +54,33 @@ def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str, revert_of:
         app.push_screen(screen)
 
 
-def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
+def start_alter(app: App[Any], session: Session, targets: Sequence[Target]) -> None:
     """The durability wizard for topics or the broker default, then the preview."""
-    snapshot = app.state.snapshot
+    snapshot = session.state.snapshot
     if snapshot is None:
         app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
         return
     if not targets:
         app.notify("no topic to alter here", severity="warning", timeout=3)
         return
-    from kafkatui.tui.screens.alter_wizard import AlterWizardScreen, title_of
 
     def wizard() -> None:
         app.push_screen(AlterWizardScreen(targets, snapshot),
                         lambda plan: _preview(app, plan, f"alter {title_of(targets)}"))
 
-    _writes_or_export(app, f"alter {title_of(targets)}", wizard)
+    _writes_or_export(app, session, f"alter {title_of(targets)}", wizard)
 
 
-def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
+def start_revert(app: App[Any], session: Session, n: int | None = None) -> None:
     """The plan undoing the newest change set of this cluster not undone yet (or the `n`-th newest), through
     the same preview; refused (a notification naming what differs) when the cluster no longer holds it."""
-    from textual.screen import ModalScreen
-
     if isinstance(app.screen, ModalScreen):  # a preview, wizard or confirmation is open: finish it first
         return
-    snapshot = app.state.snapshot
+    snapshot = _snapshot_or_say(app, session)
     if snapshot is None:
-        app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
         return
-    bootstrap = app.settings.bootstrap_servers if app.settings is not None else (snapshot.bootstrap or "B")
+    settings = session.settings
+    bootstrap = settings.bootstrap_servers if settings is not None else (snapshot.bootstrap or "B")
     try:
         change, plan = revert.revertible_config(snapshot, n, bootstrap)
     except NothingToRevertError as exc:
@@ -91,16 +93,14 @@ def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
         app.notify(str(exc), severity="error", timeout=8)
         return
     heading = f"revert: {change.describe()}"
-    _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
+    _writes_or_export(app, session, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
 
 
-def open_history(app: KafkaTuiApp) -> None:
+def open_history(app: App[Any], session: Session) -> None:
     """The config change history of this cluster; the change chosen goes to `start_revert`."""
-    from textual.screen import ModalScreen
-
     if isinstance(app.screen, ModalScreen):
         return
-    snapshot = _snapshot_or_say(app)
+    snapshot = _snapshot_or_say(app, session)
     if snapshot is None:
         return
     try:
@@ -111,20 +111,17 @@ def open_history(app: KafkaTuiApp) -> None:
     if not changes:
         app.notify(f"no config change in {revert.where(None, snapshot.cluster_id)}", timeout=5)
         return
-    from kafkatui.tui.screens.history import HistoryScreen
 
     def chosen(n: int | None) -> None:
         if n is not None:
-            start_revert(app, n)
+            start_revert(app, session, n)
 
     app.push_screen(HistoryScreen(changes, snapshot.cluster_id), chosen)
 
 
-def settle_interrupted(app: KafkaTuiApp, snapshot: ClusterSnapshot) -> None:
+def settle_interrupted(app: App[Any], snapshot: ClusterSnapshot) -> None:
     """At the dashboard's first snapshot: report (and record) the changes to this cluster that an earlier
     run left unfinished in the audit log, one notification each. File work only, in a thread."""
-    from kafkatui.alter import journal
-
     def work() -> None:
         for line in journal.settle(snapshot):
             app.call_from_thread(app.notify, line, title="interrupted change", severity="warning", timeout=30)
@@ -132,49 +129,42 @@ def settle_interrupted(app: KafkaTuiApp, snapshot: ClusterSnapshot) -> None:
     app.run_worker(work, thread=True, exit_on_error=False, group="settle")
 
 
-def _snapshot_or_say(app: KafkaTuiApp) -> ClusterSnapshot | None:
-    snapshot = app.state.snapshot
+def _snapshot_or_say(app: App[Any], session: Session) -> ClusterSnapshot | None:
+    snapshot = session.state.snapshot
     if snapshot is None:
         app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
     return snapshot
 
 
-def start_preferred(app: KafkaTuiApp, topics: Sequence[str] | None) -> None:
+def start_preferred(app: App[Any], session: Session, topics: Sequence[str] | None) -> None:
     """The preferred leader election preview for `topics` (None: every topic)."""
-    if _snapshot_or_say(app) is None:
+    if _snapshot_or_say(app, session) is None:
         return
-    from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
-
     screen = ElectPreviewScreen(topics)
-    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)
+    _writes_or_export(app, session, screen.heading, lambda: app.push_screen(screen), screen.export_what)
 
 
-def start_unclean(app: KafkaTuiApp, topic: str, partition: int) -> None:
+def start_unclean(app: App[Any], session: Session, topic: str, partition: int) -> None:
     """The unclean election of an OFFLINE partition; a notification (nothing opened) for any other."""
-    snapshot = _snapshot_or_say(app)
+    snapshot = _snapshot_or_say(app, session)
     if snapshot is None:
         return
-    from kafkatui.alter.elect import unclean_plan
-    from kafkatui.tui.screens.unclean import UncleanScreen
-
     try:
         unclean_plan(snapshot, topic, partition)
     except KafkaTuiError as exc:
         app.notify(f"no unclean election: {exc}", severity="warning", timeout=6)
         return
     screen = UncleanScreen(topic, partition)
-    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)
+    _writes_or_export(app, session, screen.heading, lambda: app.push_screen(screen), screen.export_what)
 
 
-def start_reassign(app: KafkaTuiApp, topic: str) -> None:
+def start_reassign(app: App[Any], session: Session, topic: str) -> None:
     """Choose a new replication factor for `topic`: plan, export, and (writes on) the reassignment."""
-    snapshot = _snapshot_or_say(app)
+    snapshot = _snapshot_or_say(app, session)
     if snapshot is None:
         return
     if topic not in snapshot.topics:
         app.notify(f"topic {topic} is not in the latest snapshot", severity="warning", timeout=3)
         return
-    from kafkatui.tui.screens.reassign import ReassignScreen
-
     screen = ReassignScreen(topic, snapshot)
-    _writes_or_export(app, screen.heading, lambda: app.push_screen(screen), screen.export_what)
+    _writes_or_export(app, session, screen.heading, lambda: app.push_screen(screen), screen.export_what)

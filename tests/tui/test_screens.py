@@ -24,9 +24,10 @@ from kafkatui.tui.screens.broker import BrokerScreen
 from kafkatui.tui.screens.findings import FindingsScreen
 from kafkatui.tui.screens.help import HelpScreen
 from kafkatui.tui.screens.overview import OverviewScreen
-from kafkatui.tui.screens.partition import FindingView, PartitionScreen
+from kafkatui.tui.screens.partition import PartitionScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.screens.whatif import WhatIfScreen
+from kafkatui.tui.widgets.findings import FindingView
 from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.model.builders import healthy, snap, topic
 

@@ -29,6 +29,7 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import alter_jobs
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
+from kafkatui.tui.messages import RefreshRequested
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.preview_modal import PreviewModal
 from kafkatui.tui.widgets.marks import MarkedCheckbox
@@ -144,7 +145,7 @@ class AlterPreviewScreen(PreviewModal):
     def show(self, snapshot: ClusterSnapshot) -> None:
         self._shown = snapshot
         body = preview_text(preview_items(self.plan, snapshot, self.strimzi))
-        body.append(f"\ncluster state {age_text(snapshot, self.dash.clock())}", style="dim")
+        body.append(f"\ncluster state {age_text(snapshot, self.session.clock())}", style="dim")
         self.query_one("#preview-body", Static).update(body)
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
@@ -173,8 +174,8 @@ class AlterPreviewScreen(PreviewModal):
     # export ------------------------------------------------------------------
     def export_text(self, kind: str) -> str:
         if kind == "kafka-configs":
-            snapshot = self.dash.state.snapshot
-            bootstrap = (self.dash.settings.bootstrap_servers if self.dash.settings is not None
+            snapshot = self.state.snapshot
+            bootstrap = (self.session.settings.bootstrap_servers if self.session.settings is not None
                          else (snapshot.bootstrap if snapshot is not None and snapshot.bootstrap else "B"))
             return "\n".join(kafka_configs_commands(self.plan, bootstrap)) + "\n"
         return strimzi_yaml(self.plan)
@@ -201,7 +202,7 @@ class AlterPreviewScreen(PreviewModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="alter")
     def _validate(self) -> None:
-        settings = self.dash.settings
+        settings = self.session.settings
         assert settings is not None
         checked: alter_jobs.Validated | str = result_or_error(lambda: alter_jobs.validate(settings, self.plan))
         self.app.call_from_thread(self._validated, checked)
@@ -231,7 +232,7 @@ class AlterPreviewScreen(PreviewModal):
             status.append_text(changed_text(diffs, "since the preview"))
             message.append_text(changed_text(diffs, "since the preview"))
             message.append("\n")
-        message.append(f"Cluster state {age_text(checked.snapshot, self.dash.clock())}; it is read again before "
+        message.append(f"Cluster state {age_text(checked.snapshot, self.session.clock())}; it is read again before "
                        "anything is sent.", style="dim")
         self.status(status)
         self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
@@ -246,7 +247,7 @@ class AlterPreviewScreen(PreviewModal):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="alter")
     def _apply(self) -> None:
-        settings, before = self.dash.settings, self.before
+        settings, before = self.session.settings, self.before
         assert settings is not None and before is not None
         def step() -> alter_jobs.Applied | ChangedMeanwhileError:
             try:
@@ -294,4 +295,4 @@ class AlterPreviewScreen(PreviewModal):
             n = len(verified)
             self.notify(f"{n} change{'s' if n != 1 else ''} applied and verified", timeout=5)
         self.query_one("#close", Button).focus()
-        self.dash.request_refresh()
+        self.post_message(RefreshRequested())

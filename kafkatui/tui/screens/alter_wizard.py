@@ -22,7 +22,7 @@ from kafkatui.alter.plan import ALTERABLE, STATIC_KEYS, ChangePlan, ConfigChange
 from kafkatui.alter.risk import Recommendation, current_value, is_change, recommend, recommendation_changes
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui.screens.topic import source_word
+from kafkatui.present import source_word
 from kafkatui.tui.widgets.marks import MarkedCheckbox, MarkedRadioButton
 
 Target = tuple[str, str]  # (kind, name) as in kafkatui.alter.plan

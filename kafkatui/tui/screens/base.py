@@ -1,8 +1,12 @@
-"""What every dashboard screen shares: the summary bar, the filter bar, Esc to go back, state updates."""
+"""What every dashboard screen shares: the summary bar, the filter bar, Esc to go back, state updates.
+
+A screen gets its data from the app through `LiveView` (the session when pushed, `update_state` after each
+refresh) and asks the app for things with `kafkatui.tui.messages`; it never imports the app.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,18 +15,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Static
 
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.session import MIN_HEIGHT, MIN_WIDTH, LiveView
 from kafkatui.tui.widgets.summary import SummaryBar
-
-if TYPE_CHECKING:
-    from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.widgets.vtable import VirtualTable
 
 TOO_SMALL = "kafkatui needs at least {w}x{h} characters; this terminal is {cw}x{ch}. Enlarge the window."
 
 
 def check_size(screen: Screen[None]) -> None:
     """Below MIN_WIDTH x MIN_HEIGHT: class ``too-small`` on `screen` and the message in its #too-small."""
-    from kafkatui.tui.app import MIN_HEIGHT, MIN_WIDTH
-
     w, h = screen.app.size
     small = w < MIN_WIDTH or h < MIN_HEIGHT
     screen.set_class(small, "too-small")
@@ -30,7 +31,7 @@ def check_size(screen: Screen[None]) -> None:
         screen.query_one("#too-small", Static).update(TOO_SMALL.format(w=MIN_WIDTH, h=MIN_HEIGHT, cw=w, ch=h))
 
 
-class DashScreen(Screen[None]):
+class DashScreen(LiveView, Screen[None]):
     """Base screen: subclasses implement `body()` and `show(state)`."""
 
     # The app's keys are repeated here so that the footer lists them before each screen's own: at 80
@@ -63,13 +64,6 @@ class DashScreen(Screen[None]):
     DashScreen.too-small SummaryBar { display: none; }
     """
 
-    @property
-    def dash(self) -> KafkaTuiApp:
-        from kafkatui.tui.app import KafkaTuiApp
-
-        assert isinstance(self.app, KafkaTuiApp)
-        return self.app
-
     def compose(self) -> ComposeResult:
         yield SummaryBar(id="summary")
         yield Static(id="too-small")
@@ -87,7 +81,7 @@ class DashScreen(Screen[None]):
     def on_mount(self) -> None:
         # Textual calls every class's on_mount in the MRO (subclasses first): subclasses must not call super()
         self._check_size()
-        self.update_state(self.dash.state)
+        self.update_state(self.state)
 
     def on_resize(self) -> None:
         self._check_size()
@@ -102,25 +96,26 @@ class DashScreen(Screen[None]):
         return super().check_action(action, parameters)
 
     def update_state(self, state: ViewState) -> None:
-        """Called by the app after every refresh."""
+        """Called by the app after every refresh (and at mount): the summary, then `show` when there is data."""
         self.tick()
         if state.snapshot is not None and state.report is not None:
             self.show(state)
 
     def tick(self) -> None:
         """Refresh the summary bar (the data's age moves on even when nothing else does)."""
-        app = self.dash
+        session = self.session
         for bar in self.query(SummaryBar):  # none while the screen is being built or torn down
-            bar.show(app.state, paused=app.paused, read_only=app.read_only, source=app.source_label, now=app.clock())
+            bar.show(session.state, paused=session.paused, read_only=session.read_only,
+                     source=session.source_label, now=session.clock())
 
     def show(self, state: ViewState) -> None:
         """Subclasses redraw their tables from the new state."""
 
     # filter ----------------------------------------------------------------
-    def filter_target(self) -> object | None:
-        """The table `/` filters: the focused VirtualTable, else the screen's main one."""
-        from kafkatui.tui.widgets.vtable import VirtualTable
+    _filter_for: VirtualTable[Any] | None = None  # the table the filter bar edits
 
+    def filter_target(self) -> VirtualTable[Any] | None:
+        """The table `/` filters: the focused VirtualTable, else the screen's main one."""
         focused = self.focused
         if isinstance(focused, VirtualTable):
             return focused
@@ -133,18 +128,16 @@ class DashScreen(Screen[None]):
             return
         self._filter_for = target
         box = self.query_one("#filter", Input)
-        box.value = getattr(target, "filter_text", "")
+        box.value = target.filter_text
         self.query_one("#filter-bar").add_class("visible")
         self._filter_hint(typing=True)
         self.set_focus(box)  # at once: `focus()` is deferred and keys typed right after `/` went to the table
 
     def _filter_hint(self, *, typing: bool) -> None:
         """'Enter keeps · Esc clears' while typing; 'N of M rows · / edits · Esc clears' while active."""
-        from kafkatui.tui.widgets.vtable import VirtualTable
-
-        target = getattr(self, "_filter_for", None)
+        target = self._filter_for
         counts = ""
-        if isinstance(target, VirtualTable) and target.filter_text:
+        if target is not None and target.filter_text:
             counts = f"{target.visible_count} of {target.total_count} rows · "
         hint = counts + ("Enter keeps · Esc clears" if typing else "/ edits · Esc clears")
         self.query_one("#filter-hint", Label).update(hint)
@@ -157,9 +150,9 @@ class DashScreen(Screen[None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "filter":
             return
-        target = getattr(self, "_filter_for", None)
+        target = self._filter_for
         if target is not None:
-            error = target.set_filter(event.value)  # type: ignore[attr-defined]
+            error = target.set_filter(event.value)
             event.input.border_subtitle = error or ""
             if error:
                 self.notify(error, severity="warning", timeout=2)
@@ -167,23 +160,23 @@ class DashScreen(Screen[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "filter":
-            target = getattr(self, "_filter_for", None)
+            target = self._filter_for
             if not event.value:  # an empty filter is no filter: the bar goes
                 self.query_one("#filter-bar").remove_class("visible")
             else:
                 self._filter_hint(typing=False)
             if target is not None:
-                target.focus()  # type: ignore[attr-defined]
+                target.focus()
 
     def action_back(self) -> None:
         if self.filter_active:
             box = self.query_one("#filter", Input)
             box.value = ""
             self.query_one("#filter-bar").remove_class("visible")
-            target = getattr(self, "_filter_for", None)
+            target = self._filter_for
             if target is not None:
-                target.set_filter("")  # type: ignore[attr-defined]
-                target.focus()  # type: ignore[attr-defined]
+                target.set_filter("")
+                target.focus()
             return
         if len(self.app.screen_stack) > 2:  # the default screen + overview stay
             self.app.pop_screen()

@@ -12,11 +12,11 @@ from kafkatui.model.findings import Finding
 from kafkatui.model.health import BrokerHealth, HealthReport, OutOfSyncReplica
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 from kafkatui.model.whatif import restart_safety
+from kafkatui.present import human_bytes, ids, short_status
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.messages import BROKER_DEFAULT, OpenPartition, StartAlter
 from kafkatui.tui.screens.base import DashScreen
-from kafkatui.tui.screens.overview import status_cell
-from kafkatui.tui.screens.partition import FindingList, all_commands, copy_commands
-from kafkatui.tui.screens.topic import human_bytes, ids
+from kafkatui.tui.widgets.findings import FindingList, all_commands, copy_commands
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
 PartitionKey = tuple[str, int]
@@ -65,7 +65,7 @@ def lag_of(out_of_sync: tuple[OutOfSyncReplica, ...], broker_id: int) -> Text:
         return Text("-", style="dim")
     if r.byte_lag is None and r.offset_lag is None:
         return Text("unknown", style="dim")
-    t = Text(human_bytes(r.byte_lag))
+    t = Text("?" if r.byte_lag is None else human_bytes(r.byte_lag))  # offsets known, size not
     if r.offset_lag is not None:
         t.append(f" ({r.offset_lag:,} msgs)")
     return t
@@ -156,7 +156,7 @@ class BrokerScreen(DashScreen):
         p = self._rows[key]
         report = self._report
         if col == "status":
-            return status_cell(report.health(*key)) if report is not None else ""
+            return short_status(report.health(*key)) if report is not None else ""
         if col == "partition":
             return f"{key[0]}-{key[1]}"
         if col == "leader":
@@ -190,10 +190,10 @@ class BrokerScreen(DashScreen):
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
         topic, partition = event.key
-        self.dash.open_partition(topic, partition)
+        self.post_message(OpenPartition(topic, partition))
 
     def action_copy_commands(self) -> None:
         copy_commands(self, all_commands(self.findings))
 
     def action_alter_defaults(self) -> None:
-        self.dash.action_alter_defaults()
+        self.post_message(StartAlter((BROKER_DEFAULT,)))

@@ -19,9 +19,11 @@ from kafkatui.alter.elect_cli import BY_HAND_MAX, counts_table, render_preferred
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.format import tool_lines
 from kafkatui.tui.job_result import result_or_error
+from kafkatui.tui.messages import RefreshRequested
 from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
+from kafkatui.tui.screens.guided import GuidedScreen
 
 
 def targets_of(plan: PreferredPlan) -> dict[str, list[int]]:
@@ -148,4 +150,4 @@ class ElectPreviewScreen(GuidedScreen):
             self.notify(f"{len(failed)} of {len(self.plan.moves)} elections failed", severity="error", timeout=8)
         else:
             self.notify(f"{len(self.plan.moves)} leader(s) back on their preferred replica", timeout=5)
-        self.dash.request_refresh()
+        self.post_message(RefreshRequested())

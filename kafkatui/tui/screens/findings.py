@@ -9,15 +9,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kafkatui.model.findings import Finding
+from kafkatui.present import SEVERITY_RANK, SEVERITY_SYMBOL, severity_text
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.messages import OpenBroker, OpenPartition, OpenTopic
 from kafkatui.tui.screens.base import DashScreen
-from kafkatui.tui.screens.partition import (
-    SEVERITY_RANK,
-    SEVERITY_SYMBOL,
-    FindingView,
-    copy_commands,
-    severity_text,
-)
+from kafkatui.tui.widgets.findings import FindingView, copy_commands
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
 FINDING_COLUMNS = [
@@ -161,12 +157,12 @@ class FindingsScreen(DashScreen):
         kind, what = target
         if kind == "partition":
             assert isinstance(what, tuple)
-            self.dash.open_partition(*what)
+            self.post_message(OpenPartition(*what))
         elif kind == "topic":
-            self.dash.open_topic(str(what))
+            self.post_message(OpenTopic(str(what)))
         else:
             assert isinstance(what, int)
-            self.dash.open_broker(what)
+            self.post_message(OpenBroker(what))
 
     def action_copy_commands(self) -> None:
         f = self.current

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,23 +17,11 @@ from textual.binding import Binding
 from textual.widgets import Button, Static
 
 from kafkatui.alter.cli import age_text
+from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.messages import RefreshRequested
 from kafkatui.tui.screens.preview_modal import PreviewModal
-
-if TYPE_CHECKING:
-    from kafkatui.kafka.settings import ConnectionSettings
-
-
-def tool_lines(text: str, warn_prefix: str = "! ") -> Text:
-    """Plain lines of a headless command's output, the first bold and warnings in the warning colour."""
-    t = Text()
-    for n, line in enumerate(text.splitlines()):
-        warn = line.lstrip().startswith(warn_prefix)
-        t.append(line + "\n", style="bold" if n == 0 else ("yellow" if warn else ""))
-    t.rstrip()
-    return t
-
 
 STALE_REFRESHES = 2
 """A destructive action refuses a snapshot older than this many refresh intervals when it cannot refresh."""
@@ -67,15 +54,15 @@ class GuidedScreen(PreviewModal):
 
     @property
     def settings(self) -> ConnectionSettings:
-        settings = self.dash.settings
+        settings = self.session.settings
         assert settings is not None
         return settings
 
     def bootstrap(self) -> str:
         """The bootstrap list the exported commands name."""
-        if self.dash.settings is not None:
-            return self.dash.settings.bootstrap_servers
-        snap = self.dash.state.snapshot
+        if self.session.settings is not None:
+            return self.session.settings.bootstrap_servers
+        snap = self.state.snapshot
         return snap.bootstrap if snap is not None and snap.bootstrap else "B"
 
     # layout ------------------------------------------------------------------
@@ -142,7 +129,7 @@ class GuidedScreen(PreviewModal):
 
     def action_refresh(self) -> None:
         """r refreshes here too (a modal screen hides the app's keys): the preview or progress follows."""
-        self.dash.action_refresh()
+        self.post_message(RefreshRequested(announce=True))
 
     # export ------------------------------------------------------------------
     @abstractmethod
@@ -178,28 +165,28 @@ class GuidedScreen(PreviewModal):
     # freshness ---------------------------------------------------------------
     def age_of(self, snapshot: ClusterSnapshot) -> str:
         """``read 3.0 s ago (01:20:00 UTC)`` by the dashboard's clock."""
-        return age_text(snapshot, self.dash.clock())
+        return age_text(snapshot, self.session.clock())
 
     @property
     def stale_after(self) -> float:
         """A destructive action refuses data older than this: two refresh intervals."""
-        return STALE_REFRESHES * self.dash.refresh_seconds
+        return STALE_REFRESHES * self.session.refresh_seconds
 
     def refresh_then(self, proceed: Callable[[ClusterSnapshot, str], None]) -> None:
         """Read the cluster again just before a destructive action's final confirmation, then `proceed` with
         the fresh snapshot and a line saying how old it is; refuse (nothing changes) when the refresh fails
         and the data is older than `stale_after`."""
-        self._waiting = (self.dash.state.generation, proceed)
+        self._waiting = (self.state.generation, proceed)
         self.set_busy(True)
         self.status(Text("reading the cluster again before the final confirmation…"))
-        self.dash.request_refresh()
+        self.post_message(RefreshRequested())
         self.set_timer(max(self.stale_after, 5.0), self._refresh_timed_out)
 
     def _refresh_timed_out(self) -> None:
         waiting = self._waiting
         if waiting is not None:
             self._waiting = None
-            self._refreshed(self.dash.state, waiting[1], timed_out=True)
+            self._refreshed(self.state, waiting[1], timed_out=True)
 
     def _refreshed(self, state: ViewState, proceed: Callable[[ClusterSnapshot, str], None],
                    timed_out: bool = False) -> None:
@@ -210,7 +197,7 @@ class GuidedScreen(PreviewModal):
         if snapshot is None:
             self.status(Text("✖ no data from the cluster: nothing changed", style="bold red"))
             return
-        age = max(0.0, self.dash.clock() - snapshot.taken_at)
+        age = max(0.0, self.session.clock() - snapshot.taken_at)
         failed = "the refresh did not answer in time" if timed_out else state.error
         if failed is not None and age > self.stale_after:
             self.status(Text(f"✖ refusing to go on: the data is {age:.0f} s old (more than two refresh intervals, "

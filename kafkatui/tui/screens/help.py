@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,7 +9,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from kafkatui.tui.format import keys_table
 from kafkatui.tui.screens.base import check_size
+from kafkatui.tui.session import LiveView
 
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     # (where, [(key, what)])
@@ -85,21 +86,7 @@ LEGEND = ("status: ✖ offline · ▼ under minISR · ● at minISR · ◐ under
           "✓ healthy\nfindings: ✖ critical · ▲ warning · ℹ info     replicas: 3✗ out of the ISR, ↓ broker down")
 
 
-def keys_table() -> Table:
-    """The key table as a rich Table."""
-    table = Table(expand=True, box=None, show_edge=False, pad_edge=False, show_header=False)
-    table.add_column("key", no_wrap=True, style="bold", min_width=15)
-    table.add_column("what", ratio=1)
-    for i, (where, keys) in enumerate(KEYS):
-        table.add_row(Text(where, style="bold underline"), "", end_section=False)
-        for key, what in keys:
-            table.add_row(key, what)
-        if i < len(KEYS) - 1:
-            table.add_row("", "")
-    return table
-
-
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(LiveView, ModalScreen[None]):
     """Keys of the app and of every screen; ? or Esc closes it."""
 
     BINDINGS = [
@@ -124,7 +111,7 @@ class HelpScreen(ModalScreen[None]):
         yield Static(id="too-small")
         with Vertical(id="help-box"):
             intro = Text("kafkatui keys", style="bold")
-            if getattr(self.app, "read_only", True):
+            if self.session.read_only:
                 intro.append("  — read-only mode: this dashboard never changes the cluster; every fix is a "
                              "command shown for you to run (start with --write to apply changes with a, u, e, E and R).")
             else:
@@ -132,7 +119,7 @@ class HelpScreen(ModalScreen[None]):
                              "a validate-only request and a typed confirmation; each is audited.", style="bold")
             yield Static(intro, id="help-intro")
             with VerticalScroll(id="help-keys"):
-                yield Static(keys_table())
+                yield Static(keys_table(KEYS))
             yield Static(LEGEND, id="help-legend", markup=False)
         yield Footer()
 

@@ -9,35 +9,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 
 from kafkatui.model.changes import Change, summarize
-from kafkatui.model.health import BrokerHealth, Health, TopicHealth
-from kafkatui.present import (
-    HEALTH_STYLE,
-    broker_state,
-    problems_sentence,
-    restart_now,
-    short_status,
-    tolerance_text,
-)
+from kafkatui.model.health import Health, TopicHealth
+from kafkatui.present import HEALTH_STYLE, problems_sentence, short_status, source_word, tolerance_text
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.format import BROKER_COLUMNS, broker_cell, broker_sort
+from kafkatui.tui.messages import OpenBroker, OpenTopic, StartAlter
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
-STATUS_STYLE = HEALTH_STYLE
-SOURCE = {
-    "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
-    "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
-}
-
-BROKER_COLUMNS = [
-    Column("id", "broker", 6, "right"),
-    Column("state", "state", 18, min_width=10),
-    Column("rack", "rack", 10, min_width=4),
-    Column("led", "leads", 5, "right"),
-    Column("hosted", "hosts", 5, "right"),
-    Column("out", "out ISR", 7, "right"),
-    Column("restart", "restart now", 22, min_width=8),
-]
 TOPIC_COLUMNS = [
     Column("status", "status", 9),
     Column("topic", "topic", 32, min_width=18),
@@ -53,37 +33,9 @@ TOPIC_COLUMNS = [
 ]
 
 
-def status_cell(h: Health) -> Text:
-    """A symbol and a short word ('▼ <minISR'): readable without colour, and leaves names their room."""
-    return short_status(h)
-
-
-def broker_cell(b: BrokerHealth, key: str) -> str | Text:
-    if key == "id":
-        return str(b.id)
-    if key == "state":
-        return broker_state(b)
-    if key == "rack":
-        return b.rack or "-"
-    if key == "led":
-        return str(b.led)
-    if key == "hosted":
-        return str(b.hosted)
-    if key == "out":
-        return Text(str(b.out_of_isr), style="red" if b.out_of_isr else "")
-    if key == "restart":
-        return restart_now(b)
-    return ""
-
-
-def broker_sort(b: BrokerHealth, key: str) -> object:
-    return {"id": b.id, "state": (b.up, not b.missing_from_all_isrs), "rack": b.rack or "", "led": b.led,
-            "hosted": b.hosted, "out": b.out_of_isr, "restart": (b.restart_safe, -b.restart_under_min_isr)}.get(key, b.id)
-
-
 def topic_cell(t: TopicHealth, key: str) -> str | Text:
     if key == "status":
-        return status_cell(t.worst)
+        return short_status(t.worst)
     if key == "topic":
         return Text(t.name, style="dim" if t.internal else "")
     if key == "partitions":
@@ -91,13 +43,13 @@ def topic_cell(t: TopicHealth, key: str) -> str | Text:
     counts = {"offline": Health.OFFLINE, "under": Health.UNDER_MIN_ISR, "at": Health.AT_MIN_ISR}
     if key in counts:
         n = t.count(counts[key])
-        return Text(str(n), style=STATUS_STYLE[counts[key]] if n else "dim")
+        return Text(str(n), style=HEALTH_STYLE[counts[key]] if n else "dim")
     if key == "urp":
         return Text(str(t.under_replicated_total), style="yellow" if t.under_replicated_total else "dim")
     if key == "rf":
         return str(t.rf)
     if key == "minisr":
-        return f"{t.min_isr} {SOURCE.get(t.min_isr_source, t.min_isr_source.lower())}"
+        return f"{t.min_isr} {source_word(t.min_isr_source)}"
     if key == "headroom":
         return Text(f"{t.min_headroom:+d}", style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"))
     if key == "survives":
@@ -142,7 +94,7 @@ class OverviewScreen(DashScreen):
         log = self.query_one("#events", EventLog)
         log.placeholder(Text("waiting for the first snapshot…", style="dim"))
         self._first = True
-        self._demo_intro = self.dash.demo.intro() if self.dash.demo is not None else ""
+        self._demo_intro = self.session.demo.intro() if self.session.demo is not None else ""
 
     def on_resize(self) -> None:
         self._check_size()
@@ -154,7 +106,7 @@ class OverviewScreen(DashScreen):
         Fixed shares left 10 blank lines under 11 topics and 6 lines of events at 120x40, and hid two of
         six brokers at 80x24.
         """
-        report = self.dash.state.report
+        report = self.state.report
         body = self.query_one("#screen-body").size.height or max(1, self.app.size.height - 3)
         n_brokers = len(report.brokers) if report is not None else 3
         n_topics = self.query_one("#topics", VirtualTable).visible_count
@@ -187,7 +139,7 @@ class OverviewScreen(DashScreen):
                          f"{report.counts.brokers_total} brokers; changes between refreshes appear here", style="dim"))
             if getattr(self, "_demo_intro", ""):
                 log.add(Text(self._demo_intro, style="bold"))
-        demo = self.dash.demo
+        demo = self.session.demo
         if demo is not None:
             for note in demo.drain():
                 log.add(Text(note, style="bold yellow"))
@@ -219,9 +171,11 @@ class OverviewScreen(DashScreen):
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         if event.table.id == "topics":
-            self.dash.open_topic(str(event.key))
+            self.post_message(OpenTopic(str(event.key)))
         elif event.table.id == "brokers":
-            self.dash.open_broker(int(event.key))  # type: ignore[call-overload]
+            key = event.key
+            assert isinstance(key, int)
+            self.post_message(OpenBroker(key))
 
     def alter_targets(self) -> list[tuple[str, str]]:
         """`a` alters the topics matching the filter, else the topic under the cursor."""
@@ -232,9 +186,7 @@ class OverviewScreen(DashScreen):
         return [("topic", key)] if key is not None else []
 
     def action_alter(self) -> None:
-        from kafkatui.tui.write_actions import start_alter
-
-        start_alter(self.dash, self.alter_targets())
+        self.post_message(StartAlter(tuple(self.alter_targets())))
 
     def action_focus_brokers(self) -> None:
         self.query_one("#brokers", VirtualTable).focus()

@@ -8,7 +8,6 @@ a request is in flight, so nothing is left done but not audited.
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,9 +18,7 @@ from textual.widgets import Button, LoadingIndicator, Static, TextArea
 
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
-
-if TYPE_CHECKING:
-    from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.session import LiveView
 
 READ_ONLY_STATUS = ("read-only: Apply needs kafkatui started with --write (or writes: true in the "
                     "profile); Export is always allowed.")
@@ -31,7 +28,7 @@ class _AbstractScreenMeta(_MessagePumpMeta, ABCMeta):
     """Textual's screen metaclass with ABC's check: a preview missing a hook cannot be opened."""
 
 
-class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
+class PreviewModal(LiveView, ModalScreen[None], metaclass=_AbstractScreenMeta):
     """The preview box: body, status, spinner, export area, buttons; busy state and the export actions."""
 
     DEFAULT_CSS = """
@@ -61,15 +58,8 @@ class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
         self.exported = False
 
     @property
-    def dash(self) -> KafkaTuiApp:
-        from kafkatui.tui.app import KafkaTuiApp
-
-        assert isinstance(self.app, KafkaTuiApp)
-        return self.app
-
-    @property
     def writes(self) -> bool:
-        return not self.dash.read_only and self.dash.settings is not None
+        return not self.session.read_only and self.session.settings is not None
 
     @property
     def busy(self) -> bool:
@@ -136,7 +126,7 @@ class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
         box = self.query_one("#preview-box")
         box.border_title = self.box_title()
         box.border_subtitle = self.box_subtitle()
-        snapshot = self.dash.state.snapshot
+        snapshot = self.state.snapshot
         if snapshot is not None:
             self.show(snapshot)
         if self.writes:

@@ -35,9 +35,11 @@ from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.format import tool_lines
 from kafkatui.tui.job_result import result_or_error
+from kafkatui.tui.messages import RefreshRequested
 from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
+from kafkatui.tui.screens.guided import GuidedScreen
 from kafkatui.tui.widgets.marks import MarkedRadioButton
 
 MAX_RF_CHOICES = 7
@@ -281,7 +283,7 @@ class ReassignScreen(GuidedScreen):
             self.add_class("following")
             self.query_one("#progress", ProgressBar).update(total=sum(len(m.adding) for m in self.moves)
                                                             or len(self.moves), progress=0)
-            self.dash.request_refresh()
+            self.post_message(RefreshRequested())
 
     started_text: Text = Text()
 
@@ -381,4 +383,4 @@ class ReassignScreen(GuidedScreen):
         t.append("reassignment cancelled; audit records written", style="bold")
         self.status(t, reveal=True)
         self.notify(f"reassignment of {self.topic} cancelled", timeout=5)
-        self.dash.request_refresh()
+        self.post_message(RefreshRequested())

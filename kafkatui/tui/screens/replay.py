@@ -12,9 +12,8 @@ the feed (`kafkatui.tui.screens.replayed`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
@@ -25,10 +24,10 @@ from textual.widgets import Footer, Input, Static
 
 from kafkatui.history.replay_data import MINUTES, ReplayData, ReplayDataError
 from kafkatui.history.replay_files import read_summary
-from kafkatui.model.health import Health
+from kafkatui.model.health import Health, PartitionHealth
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.format import BROKER_COLUMNS, broker_cell, broker_sort, keys_table, partition_cell
 from kafkatui.tui.screens.help import LEGEND, HelpScreen
-from kafkatui.tui.screens.overview import BROKER_COLUMNS, broker_cell, broker_sort
 from kafkatui.tui.screens.replayed import (
     Replayed,
     ReplayMoment,
@@ -37,13 +36,9 @@ from kafkatui.tui.screens.replayed import (
     hhmm,
     replay_markup,
 )
-from kafkatui.tui.screens.topic import partition_cell
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
-
-if TYPE_CHECKING:
-    from kafkatui.model.health import PartitionHealth
 
 PartitionKey = tuple[str, int]
 
@@ -324,18 +319,6 @@ class ReplayHelpScreen(HelpScreen):
                 yield Static(keys_table(REPLAY_KEYS))
             yield Static(LEGEND, id="help-legend", markup=False)
         yield Footer()
-
-
-def keys_table(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
-    table = Table(expand=True, box=None, show_edge=False, pad_edge=False, show_header=False)
-    table.add_column("key", no_wrap=True, style="bold", min_width=15)
-    table.add_column("what", ratio=1)
-    for where, keys in sections:
-        table.add_row(Text(where, style="bold underline"), "")
-        for key, what in keys:
-            table.add_row(key, what)
-        table.add_row("", "")
-    return table
 
 
 class ReplayDirPrompt(ModalScreen[str | None]):

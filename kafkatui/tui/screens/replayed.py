@@ -22,14 +22,15 @@ from kafkatui.history.replay_data import MINUTES, ReplayData
 from kafkatui.model.findings import findings
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.present import HEALTH_STYLE, ids
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.messages import OpenBroker, OpenPartition, OpenTopic
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.screens.broker import BrokerScreen
-from kafkatui.tui.screens.overview import STATUS_STYLE
-from kafkatui.tui.screens.partition import FindingList, PartitionScreen
-from kafkatui.tui.screens.topic import TopicScreen, ids
+from kafkatui.tui.screens.partition import PartitionScreen
+from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.widgets.findings import FindingList
 from kafkatui.tui.widgets.summary import SummaryBar
-from kafkatui.tui.widgets.vtable import VirtualTable
 
 REPLAY_BOOTSTRAP = "BOOTSTRAP:9092"  # the replay does not know the cluster's address: commands show a placeholder
 
@@ -75,7 +76,7 @@ class ReplayMoment:
     def state(self) -> ViewState:
         if self._state is None:
             found = findings(self.report, self.snapshot, bootstrap=REPLAY_BOOTSTRAP)
-            self._state = ViewState(self.snapshot, self.report, tuple(found))
+            self._state = ViewState.empty().succeeded(self.snapshot, self.report, tuple(found), (), {})
         return self._state
 
 
@@ -110,12 +111,12 @@ def replay_markup(data: ReplayData, minute: int, report: HealthReport | None, wi
                                     labels, (c.offline, c.under_min_isr, c.at_min_isr, c.under_replicated_total),
                                     strict=True):
             t.append(f"{health.symbol} {label} {n}   " if wide else f"{health.symbol} {label} {n}  ",
-                     style=STATUS_STYLE[health] if n else "dim")
+                     style=HEALTH_STYLE[health] if n else "dim")
     else:
         t.append("counts at the end of the minute: reading…   " if wide else "reading…  ", style="dim")
     worst = s.timeline[minute].worst
     t.append("during the minute: " if wide else "minute's worst ", style="dim")
-    t.append(f"{worst.symbol} {worst.label}", style=STATUS_STYLE[worst])
+    t.append(f"{worst.symbol} {worst.label}", style=HEALTH_STYLE[worst])
     return t
 
 
@@ -152,6 +153,19 @@ class Replayed(DashScreen):
     def open_broker(self, broker: int) -> None:
         self.app.push_screen(ReplayBrokerScreen(self.moment, broker))
 
+    # the live screens' drill-down asks the app for the live screens: here it opens the replayed ones
+    def on_open_topic(self, message: OpenTopic) -> None:
+        message.stop()
+        self.open_topic(message.topic)
+
+    def on_open_partition(self, message: OpenPartition) -> None:
+        message.stop()
+        self.open_partition(message.topic, message.partition)
+
+    def on_open_broker(self, message: OpenBroker) -> None:
+        message.stop()
+        self.open_broker(message.broker_id)
+
 
 class ReplayTopicScreen(Replayed, TopicScreen):
     """The live topic screen at a replayed minute."""
@@ -160,11 +174,6 @@ class ReplayTopicScreen(Replayed, TopicScreen):
         self.moment = moment
         super().__init__(topic)
 
-    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
-        event.stop()
-        event.prevent_default()  # not the live screen's handler: it would open the live partition
-        self.open_partition(self.topic, int(event.key))
-
 
 class ReplayBrokerScreen(Replayed, BrokerScreen):
     """The live broker screen at a replayed minute."""
@@ -172,12 +181,6 @@ class ReplayBrokerScreen(Replayed, BrokerScreen):
     def __init__(self, moment: ReplayMoment, broker_id: int) -> None:
         self.moment = moment
         super().__init__(broker_id)
-
-    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
-        event.stop()
-        event.prevent_default()
-        topic, partition = event.key
-        self.open_partition(topic, partition)
 
 
 class ReplayPartitionScreen(Replayed, PartitionScreen):
@@ -222,7 +225,7 @@ class ReplayPartitionScreen(Replayed, PartitionScreen):
             until = changes[i + 1].ts_ms if i + 1 < len(changes) else day_end
             current = c.ts_ms < end_of_minute <= until or (i + 1 == len(changes) and c.ts_ms < end_of_minute)
             health = c.health
-            state = Text(f"{health.symbol} {health.label}", style=STATUS_STYLE[health]) if health else Text("?")
+            state = Text(f"{health.symbol} {health.label}", style=HEALTH_STYLE[health]) if health else Text("?")
             grid.add_row(clock(c.ts_ms), state, duration(max(0, until - c.ts_ms) / 1000),
                          "✖ none" if c.leader < 0 else str(c.leader), ids(c.isr),
                          Text(f"◀ at {hhmm(minute)}", style="bold") if current else "")

@@ -7,16 +7,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from kafkatui.model.health import Health, HealthReport, OutOfSyncReplica, PartitionHealth, TopicHealth
+from kafkatui.model.health import Health, HealthReport, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
-from kafkatui.present import human_bytes as present_bytes
-from kafkatui.present import tolerance_text
+from kafkatui.present import HEALTH_STYLE, ids, source_word, tolerance_text
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.format import headroom_text, lag_text, partition_cell
+from kafkatui.tui.messages import OpenPartition, StartAlter, StartPreferredElection, StartReassign
 from kafkatui.tui.screens.base import DashScreen
-from kafkatui.tui.screens.overview import SOURCE, STATUS_STYLE, status_cell
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
-
-GAUGE_CELLS = 6
 
 PARTITION_COLUMNS = [
     Column("status", "status", 9),
@@ -40,98 +38,6 @@ def partition_search_text(report: HealthReport, topic: str, partition: int) -> s
     return f"{topic}-{partition} {report.health(topic, partition).label}"
 
 
-def human_bytes(n: int | None) -> str:
-    """1536 -> '1.5 KiB'; None -> '?' (lag unknown: log dirs not read)."""
-    return "?" if n is None else present_bytes(n)
-
-
-def source_word(source: str) -> str:
-    """A config source as a short word: 'topic', 'broker', 'default', 'assumed'..."""
-    return SOURCE.get(source, source.lower())
-
-
-def ids(values: tuple[int, ...] | None) -> str:
-    """(1, 2, 3) -> '1,2,3'; () -> 'none'; None -> '?'."""
-    if values is None:
-        return "?"
-    return ",".join(map(str, values)) if values else "none"
-
-
-def replicas_text(ph: PartitionHealth, live: frozenset[int] | None = None) -> Text:
-    """Replicas in order, out-of-sync ones marked with ✗, and ↓ on every replica whose broker is down.
-
-    An offline partition's last ISR member is down although still "in sync" (`1↓,2✗,3✗`): with `live`
-    (the live brokers) it is marked from that; without, an offline partition's ISR members are.
-    """
-    down = {r.broker for r in ph.out_of_sync if not r.up}
-    if live is not None:
-        down |= {r for r in ph.replicas if r not in live}
-    elif ph.health == Health.OFFLINE:
-        down |= set(ph.isr)
-    missing = {r.broker for r in ph.out_of_sync}
-    t = Text()
-    for i, r in enumerate(ph.replicas):
-        if i:
-            t.append(",")
-        if r in missing:
-            t.append(f"{r}✗" + ("↓" if r in down else ""), style="bold red")
-        elif r in down:
-            t.append(f"{r}↓", style="bold red")
-        else:
-            t.append(str(r))
-    return t
-
-
-def leader_text(ph: PartitionHealth) -> Text:
-    """'3', '3 ↺ (pref 1)' when not led by its preferred replica, or '✖ none' when offline."""
-    if ph.leader < 0 or ph.health == Health.OFFLINE:
-        return Text("✖ none", style="bold red")
-    t = Text(str(ph.leader))
-    if ph.non_preferred:
-        t.append(f" ↺ (pref {ph.preferred_leader})", style="cyan")
-    return t
-
-
-def partition_cell(ph: PartitionHealth, col: str, live: frozenset[int] | None = None) -> str | Text | None:
-    """The cells every partition table shows alike (status, leader, replicas, isr, minisr); None for others."""
-    if col == "status":
-        return status_cell(ph.health)
-    if col == "leader":
-        return leader_text(ph)
-    if col == "replicas":
-        return replicas_text(ph, live)
-    if col == "isr":
-        return ids(ph.isr)
-    if col == "minisr":
-        return str(ph.min_isr)
-    return None
-
-
-def headroom_text(ph: PartitionHealth) -> Text:
-    """Signed headroom, then a gauge: █ per in-sync replica, ░ per replica out of the ISR."""
-    h = ph.headroom
-    style = "red" if h < 0 else ("yellow" if h == 0 else "green")
-    in_sync = 0 if ph.health == Health.OFFLINE else len(ph.isr)
-    total = max(len(ph.replicas), in_sync)
-    filled = min(in_sync, GAUGE_CELLS)
-    gauge = "█" * filled + "░" * min(total - in_sync, GAUGE_CELLS - filled)
-    return Text(f"{h:+d} {gauge or '▁'}", style=style)
-
-
-def lag_text(out_of_sync: tuple[OutOfSyncReplica, ...]) -> Text:
-    """'3: 1.2 MiB, 4: down' for the replicas out of the ISR (a down broker's lag cannot be read)."""
-    t = Text()
-    for i, r in enumerate(out_of_sync):
-        if i:
-            t.append(", ")
-        if not r.up:
-            t.append(f"{r.broker}: ")
-            t.append("down", style="bold red")
-        else:
-            t.append(f"{r.broker}: {human_bytes(r.byte_lag) if r.byte_lag is not None else 'lag unknown'}")
-    return t
-
-
 def durability_text(th: TopicHealth) -> str:
     """'tolerates 1 failure', 'tolerates 2 failures, writes 1' (or why writes are impossible)."""
     if th.writes_blocked:
@@ -151,7 +57,7 @@ def topic_header(th: TopicHealth) -> Text:
     t.append(f"{th.name} ", style="bold")
     if th.internal:
         t.append("(internal) ", style="dim")
-    t.append(f"{th.worst.symbol} {th.worst.label}", style=STATUS_STYLE[th.worst])
+    t.append(f"{th.worst.symbol} {th.worst.label}", style=HEALTH_STYLE[th.worst])
     rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}-{th.rf}"
     t.append(f"  {rf}  minISR {th.min_isr} ({source_word(th.min_isr_source)})")
     t.append(f"  unclean {'ON' if th.unclean else 'off'} ({source_word(th.unclean_source)})",
@@ -273,19 +179,13 @@ class TopicScreen(DashScreen):
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
         if self._report is not None:
-            self.dash.open_partition(self.topic, int(event.key))
+            self.post_message(OpenPartition(self.topic, int(event.key)))
 
     def action_alter(self) -> None:
-        from kafkatui.tui.write_actions import start_alter
-
-        start_alter(self.dash, [("topic", self.topic)])
+        self.post_message(StartAlter((("topic", self.topic),)))
 
     def action_elect(self) -> None:
-        from kafkatui.tui.write_actions import start_preferred
-
-        start_preferred(self.dash, [self.topic])
+        self.post_message(StartPreferredElection((self.topic,)))
 
     def action_reassign(self) -> None:
-        from kafkatui.tui.write_actions import start_reassign
-
-        start_reassign(self.dash, self.topic)
+        self.post_message(StartReassign(self.topic))

@@ -17,6 +17,7 @@ from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.job_result import result_or_error
+from kafkatui.tui.messages import RefreshRequested
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen
 
@@ -131,4 +132,4 @@ class UncleanScreen(GuidedScreen):
         t.append("\naudit record written" if done.audit_error is None else f"\n✖ {done.audit_error}",
                  style="dim" if done.audit_error is None else "bold red")
         self.status(t, reveal=True)
-        self.dash.request_refresh()
+        self.post_message(RefreshRequested())

@@ -13,6 +13,7 @@ from kafkatui.model.health import BrokerHealth
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import TopicImpact, WhatIf, what_if
 from kafkatui.tui.feed import ViewState
+from kafkatui.tui.messages import OpenTopic
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.widgets.marks import MarkedSelectionList
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
@@ -190,7 +191,7 @@ class WhatIfScreen(DashScreen):
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
-        self.dash.open_topic(str(event.key))
+        self.post_message(OpenTopic(str(event.key)))
 
     def action_clear(self) -> None:
         self.query_one(BrokerToggles).deselect_all()
