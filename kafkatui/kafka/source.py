@@ -184,7 +184,7 @@ def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
     if kafka_logger.level == logging.NOTSET:
         kafka_logger.setLevel(logging.CRITICAL)
 
-    class _AdminClient(KafkaAdminClient):  # type: ignore[misc]
+    class _AdminClient(KafkaAdminClient):
         def __init__(self, **configs: Any) -> None:
             try:
                 super().__init__(**configs)
