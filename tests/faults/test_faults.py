@@ -47,8 +47,9 @@ from tests.faults.harness import (
 REFRESH = 0.5  # the dashboard's refresh interval (its minimum)
 TIMEOUT = 1.5  # the client timeout (--timeout)
 KEY_BUDGET = 0.1  # a key press must change the screen within this
-SCREEN_BUDGET = 0.5  # opening or closing a screen: Textual builds, styles and repaints it (60-380 ms here
-# with or without a fault, on a 2-core machine shared with other jobs); a network wait would be seconds
+SCREEN_BUDGET = 1.0  # opening or closing a screen: Textual builds, styles and repaints it (60-380 ms here
+# with or without a fault; up to 1.03 s on a 2-core machine under load 9); below TIMEOUT, so a network wait
+# on the UI thread (at least TIMEOUT) still fails it
 SLACK = 0.5  # scheduling slack on a busy 2-core machine
 HOLD = 2.5  # how long a fault holds after its effect shows
 ATTEMPT_MAX = TIMEOUT + PROBE_SECONDS + SLACK  # the longest one refresh may take
