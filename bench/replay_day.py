@@ -244,7 +244,7 @@ def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) ->
         return {}
     from replay_duckdb import anchor, job_view
 
-    from kafkatui.history.replay_files import frame_files, frame_lines, FrameStats
+    from kafkatui.history.replay_files import FrameStats, frame_files, frame_lines
 
     t = time.perf_counter()
     got = anchor(history, DAY, D0, out)

@@ -80,7 +80,9 @@ class HadoopFs:
 
     def _path(self, uri: str) -> tuple[Any, Any]:
         p = self._jvm.org.apache.hadoop.fs.Path(uri)
-        return p.getFileSystem(self._conf), p
+        fs = p.getFileSystem(self._conf)
+        fs.setWriteChecksum(False)  # no .crc files beside summary.json on a local filesystem
+        return fs, p
 
     def qualify(self, uri: str) -> str:
         fs, p = self._path(uri)

@@ -452,12 +452,12 @@ def _write_tables(cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
                       "class"))
     hour = F.floor((F.col("ts_ms") - d0) / HOUR_MS).cast("int")
     w = Window.partitionBy(*KEY).orderBy("ts_ms")  # st's own partitioning: no new shuffle
+    # the hours H (1..23) whose start the frame is in force at: ts < H:00 <= the next frame's ts
     nxt = F.coalesce(F.lead("ts_ms").over(w), F.lit(cfg.day_end).cast("long"))
-    spans = F.sequence(hour + 1, F.least(F.floor((nxt - d0) / HOUR_MS).cast("int"), F.lit(23)))
-    at_hour = (frames.withColumn("_h1", hour + 1).withColumn("_h2", F.least(F.floor((nxt - d0) / HOUR_MS)
-                                                                            .cast("int"), F.lit(23)))
-               .filter(F.col("_h1") <= F.col("_h2"))
-               .select("*", F.explode(spans).alias("hour")).drop("_h1", "_h2"))
+    spans = (frames.withColumn("_h1", hour + 1)
+             .withColumn("_h2", F.least(F.floor((nxt - d0) / HOUR_MS).cast("int"), F.lit(23)))
+             .filter(F.col("_h1") <= F.col("_h2")))
+    at_hour = spans.select("*", F.explode(F.sequence("_h1", "_h2")).alias("hour")).drop("_h1", "_h2")
 
     def write(df: DataFrame, name: str) -> None:
         (df.write.mode("overwrite").partitionBy("hour").option("compression", "gzip")
