@@ -28,7 +28,7 @@ from tests.history import replay_days as rd
 from tests.history.spark_cluster import Cluster, can_unshare, free_port
 from tests.history.test_replay_job import damage
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.timeout(1800)
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ("intervals", "timeline", "brokers", "incidents", "top_partitions")
 

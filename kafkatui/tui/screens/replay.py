@@ -405,10 +405,11 @@ class ReplayDirPrompt(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def open_day(directory: Path, progress: Callable[[int], None] | None = None) -> ReplayData:
+def open_day(directory: str | Path, progress: Callable[[int], None] | None = None) -> ReplayData:
     """What the Replay screen opens on: the hour of the day's first incident (a fraction of a second
     even for millions of frames; the screen then reads the whole day in the background), or, for an
     older job's output without per-hour frames, the whole day."""
+    directory = Path(directory).expanduser()
     summary = read_summary(directory)
     first = summary.incidents[0].start_ms if summary.incidents else summary.day_start_ms
     minute = max(0, min(MINUTES - 1, (first - summary.day_start_ms) // 60_000))
