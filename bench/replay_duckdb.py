@@ -27,6 +27,7 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
     out.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}")
+    con.execute("SET enable_progress_bar = false")
     files = f"{history}/{day}/*.events.jsonl.gz"
     con.execute(f"""
     CREATE TEMP TABLE raw AS SELECT *, row_number() OVER () AS seq FROM read_json('{files}',
@@ -52,8 +53,8 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
       SELECT greatest(ts, {d0}) AS ts, topic, partition, leader, isr, replicas, min_isr, offline,
              ts >= {d0} AS _day, ts AS _orig, seq FROM ev WHERE ts < {d1}),
     last_of_ts AS (
-      SELECT * FROM d QUALIFY lead(ts) OVER w IS DISTINCT FROM ts
-      WINDOW w AS (PARTITION BY topic, partition ORDER BY ts, _day, _orig, seq)),
+      SELECT * FROM d WINDOW w AS (PARTITION BY topic, partition ORDER BY ts, _day, _orig, seq)
+      QUALIFY lead(ts) OVER w IS DISTINCT FROM ts),
     cls AS (
       SELECT *, CASE WHEN leader < 0 OR offline THEN 'OFFLINE'
                      WHEN len(isr) < min_isr THEN 'UNDER_MIN_ISR'
@@ -66,14 +67,14 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
              lag(struct_pack(leader, isr, replicas, min_isr, class)) OVER w AS prev
       FROM cls WINDOW w AS (PARTITION BY topic, partition ORDER BY ts, _day, _orig, seq))
     SELECT topic, partition, ts, leader, isr, replicas, min_isr, class,
-           CASE WHEN prev_isr IS NOT NULL THEN list_filter(prev_isr, b -> NOT list_contains(isr, b)) END AS removed,
-           CASE WHEN prev_isr IS NOT NULL THEN list_filter(isr, b -> NOT list_contains(prev_isr, b)) END AS added
+           CASE WHEN prev_isr IS NOT NULL THEN list_filter(prev_isr, lambda b: NOT list_contains(isr, b)) END AS removed,
+           CASE WHEN prev_isr IS NOT NULL THEN list_filter(isr, lambda b: NOT list_contains(prev_isr, b)) END AS added
     FROM lagged WHERE prev IS DISTINCT FROM struct_pack(leader, isr, replicas, min_isr, class)""")
     con.execute(f"""
     CREATE TEMP TABLE iv AS
     SELECT topic, partition, class, ts AS start_ms, coalesce(lead(ts) OVER w, {d1}) AS end_ms
-    FROM (SELECT * FROM st QUALIFY lag(class) OVER w IS DISTINCT FROM class
-          WINDOW w AS (PARTITION BY topic, partition ORDER BY ts))
+    FROM (SELECT * FROM st WINDOW w AS (PARTITION BY topic, partition ORDER BY ts)
+          QUALIFY lag(class) OVER w IS DISTINCT FROM class)
     WINDOW w AS (PARTITION BY topic, partition ORDER BY ts)""")
     con.execute(f"COPY (SELECT *, end_ms - start_ms AS duration_ms, (end_ms - start_ms) / 1000.0 AS duration_s "
                 f"FROM iv) TO '{out}/intervals.parquet' (FORMAT parquet)")
@@ -107,10 +108,10 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
     peaks AS (SELECT id, max(n) FILTER (class = 'UNDER_MIN_ISR') AS pu, max(n) FILTER (class = 'OFFLINE') AS po
               FROM sweep GROUP BY id),
     rem AS (SELECT ts, unnest(removed) AS broker FROM st WHERE len(removed) > 0),
-    firsts AS (SELECT h.id, min((r.ts, r.broker)) AS f FROM heads h JOIN rem r
+    firsts AS (SELECT h.id, min(struct_pack(ts := r.ts, broker := r.broker)) AS fo FROM heads h JOIN rem r
                ON r.ts BETWEEN h.s - {LOOKBACK_MS} AND h.s GROUP BY h.id)
-    SELECT h.s, h.e, f.f.broker, f.f.ts, h.topics, h.parts, coalesce(p.pu, 0), coalesce(p.po, 0)
-    FROM heads h LEFT JOIN firsts f USING (id) LEFT JOIN peaks p USING (id) ORDER BY h.id""").fetchall()
+    SELECT h.s, h.e, fi.fo.broker, fi.fo.ts, h.topics, h.parts, coalesce(p.pu, 0), coalesce(p.po, 0)
+    FROM heads h LEFT JOIN firsts fi USING (id) LEFT JOIN peaks p USING (id) ORDER BY h.id""").fetchall()
     brokers = con.execute(f"""
     WITH m AS (SELECT topic, partition, ts, unnest(coalesce(removed, [])) AS broker, -1 AS d FROM st
                UNION ALL SELECT topic, partition, ts, unnest(coalesce(added, [])), 1 FROM st),

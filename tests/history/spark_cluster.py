@@ -52,7 +52,13 @@ class Cluster:
         self.url = f"spark://127.0.0.1:{self.port}"
         self.procs: list[subprocess.Popen[bytes]] = []
         self.workers, self.cores, self.memory = workers, cores, memory
-        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1",
+        # every worker says 127.0.0.1, so Spark would take them for one host and read another executor's
+        # shuffle files straight from its disk ("host-local" reads), which separate hosts never do and
+        # private /tmp's cannot: the driver and the executors read this spark-defaults.conf
+        conf = shared / "spark-conf"
+        conf.mkdir(parents=True, exist_ok=True)
+        (conf / "spark-defaults.conf").write_text("spark.shuffle.readHostLocalDisk false\n")
+        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1", SPARK_CONF_DIR=str(conf),
                         SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON=sys.executable)
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
