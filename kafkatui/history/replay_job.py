@@ -1,18 +1,17 @@
 """The PySpark replay job: a day of ISR history -> timeline, intervals, incidents, brokers, frames.
 
-Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or standalone on any
-Spark cluster (paths must be visible to the driver and the executors, e.g. a shared mount)::
+Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or on any Spark cluster with
+spark-submit (recipes: docs/replay-cluster.md); inputs and ``--out`` are paths or Hadoop URIs::
 
     cd kafkatui-checkout && zip -qr /tmp/kafkatui.zip kafkatui
     spark-submit --py-files /tmp/kafkatui.zip kafkatui/history/replay_job.py \\
-        --day 2026-11-20 --history /var/lib/kafkatui/history --out /data/replay/2026-11-20
+        --day 2026-11-20 --history hdfs:///kafkatui/history --out hdfs:///kafkatui/replay/2026-11-20
 
 Only pyspark and the Python standard library are needed besides the zipped ``kafkatui`` package.
 
-Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...):
-recordings (partition records, snapshot records expanded to every partition, broker up/down,
-gaps) read by Spark's JSON reader with an explicit schema, and broker-log events parsed on the
-driver (`kafkatui.history.replay_inputs.log_rows`). Events before midnight collapse into one
+Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...) in Spark
+stages (`kafkatui.history.replay_read`): recordings (partition records, snapshot records expanded to
+every partition, broker up/down, gaps) and broker-log events. Events before midnight collapse into one
 state per partition at 00:00 (carried from the previous day); a recorder gap inserts an UNKNOWN
 state for every partition from the gap's start until the next real state (the after-gap
 snapshot). Everything else is DataFrame work with window functions over (topic, partition):
