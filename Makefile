@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-## tools: Debian's kcat (integration tests) and a JDK 17+ (PySpark); installed with apt-get when root.
+## tools: Debian's kcat (integration tests), a JDK 17+ (PySpark, real Kafka) and Maven (Kafka's jars for
+## `kafkatui lab`); installed with apt-get when root.
 tools:
 	@bash .ci/tools.sh
 

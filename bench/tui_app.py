@@ -85,7 +85,7 @@ BIG_TOPIC = "big-topic"
 DOWN_PRESSES = 200
 ENTER_ROUNDS = 50
 BIG_ROUNDS = 10
-WATCHDOG_S = 240.0
+WATCHDOG_S = float(os.environ.get("KAFKATUI_BENCH_WATCHDOG", "240"))  # seconds; raise it on a loaded machine
 
 # The simulator child: build the cluster, print the bootstrap, then obey "shutdown N" lines until stdin
 # closes; on the way out print its own peak RSS.

@@ -26,18 +26,23 @@ from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import WhatIf, restart_safety, what_if
 from kafkatui.options import add_connection_arguments, connection_from
-from kafkatui.present import broker_state, restart_now
+from kafkatui.pipes import PipeConsole, write_stdout
+from kafkatui.present import (
+    HEALTH_STYLE,
+    SHORT_LABEL,
+    broker_state,
+    plural,
+    restart_now,
+    tolerance_text,
+    verdict_of,
+)
+from kafkatui.textfilter import FilterTooSlow, select
 
 SCHEMA = "kafkatui.check/1"
+TOPIC_FILTER_BUDGET_S = 2.0
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-SHORT_LABEL = {
-    Health.OFFLINE: "OFFLINE", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
-    Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "leader", Health.HEALTHY: "ok",
-}
-HEALTH_STYLE = {
-    Health.OFFLINE: "bold red", Health.UNDER_MIN_ISR: "red", Health.AT_MIN_ISR: "yellow",
-    Health.UNDER_REPLICATED: "yellow", Health.NON_PREFERRED_LEADER: "cyan", Health.HEALTHY: "green",
-}
+BRIEF_FINDINGS = 5  # findings `--brief` lists (the rest are counted)
+PIPE_WIDTH = 1000  # off a terminal: tables at their natural width, never cut at 80 columns
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,21 +51,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--what-if-down", metavar="IDS", help="also report what taking these brokers down would do, e.g. 2,3")
     p.add_argument("--json", action="store_true", help="print JSON (schema kafkatui.check/1) instead of tables")
     p.add_argument("--all", action="store_true", help="list healthy topics and brokers too")
+    p.add_argument("--brief", action="store_true",
+                   help="the verdict, the counts and the top findings in about ten lines")
     p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
                    help="check an in-process simulated cluster playing SCENARIO (default incident)")
     p.add_argument("--at", default=None, metavar="DURATION",
                    help="with --demo: how far into the scenario to look (default 6m)")
+    p.add_argument("--history", default=None, metavar="DIR",
+                   help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
+                        "shrinks per broker for the isr-flapping finding")
 
 
 # ----------------------------------------------------------------------------- verdict
 def verdict(found: list[Finding]) -> tuple[str, int]:
     """('critical'|'warning'|'healthy', exit code) from the findings."""
-    severities = {f.severity for f in found}
-    if "critical" in severities:
-        return "critical", EXIT_CRITICAL
-    if "warning" in severities:
-        return "warning", EXIT_WARNINGS
-    return "healthy", EXIT_HEALTHY
+    level = verdict_of(f.severity for f in found)
+    return level, {"critical": EXIT_CRITICAL, "warning": EXIT_WARNINGS}.get(level, EXIT_HEALTHY)
 
 
 def filter_topics(snapshot: ClusterSnapshot, pattern: str | None) -> ClusterSnapshot:
@@ -70,7 +76,12 @@ def filter_topics(snapshot: ClusterSnapshot, pattern: str | None) -> ClusterSnap
         rx = re.compile(pattern)
     except re.error as exc:
         raise UsageError(f"--topic: not a regular expression: {pattern!r} ({exc})") from None
-    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if rx.search(n)})
+    names = list(snapshot.topics)
+    try:
+        keep = {names[i] for i in select(rx, names, budget=TOPIC_FILTER_BUDGET_S)}
+    except FilterTooSlow as exc:
+        raise UsageError(f"--topic: regular expression {pattern!r} not used: {exc}") from None
+    return replace(snapshot, topics={n: t for n, t in snapshot.topics.items() if n in keep})
 
 
 def parse_ids(text: str | None) -> set[int]:
@@ -165,7 +176,7 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
     )
     if snapshot.partial:
         out.print(Text("PARTIAL: " + "; ".join(snapshot.problems), style="yellow"))
-    line = Text()
+    line = Text("verdict ")
     line.append(f"{level.upper()}", style=SEVERITY_STYLE.get(level, "bold green"))
     line.append(
         f"  offline {c.offline}  under minISR {c.under_min_isr}  at minISR {c.at_min_isr}  "
@@ -193,7 +204,8 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
     for col in ("parts", "offl", "<min", "=min", "URP", "RF"):
         topics.add_column(col, justify="right", no_wrap=True, min_width=len(col))
     topics.add_column("minISR", no_wrap=True)
-    topics.add_column("room", justify="right")
+    topics.add_column("headroom", justify="right")
+    topics.add_column("tolerates", no_wrap=True)
     hidden = 0
     for t in report.topics_worst_first():
         if t.worst == Health.HEALTHY and not show_all:
@@ -203,10 +215,12 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
         topics.add_row(
             status, t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
             str(t.count(Health.AT_MIN_ISR)), str(t.under_replicated_total), str(t.rf),
-            f"{t.min_isr} {_source(t.min_isr_source)}", str(t.min_headroom),
+            f"{t.min_isr} {_source(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
         )
     out.print(topics)
-    legend = "offl offline, <min under minISR, =min at minISR, URP under-replicated, room ISR - minISR (worst partition)"
+    legend = ("offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
+              "above minISR (worst partition); tolerates: broker failures without losing acknowledged writes "
+              "(and, when fewer, before acks=all writes stop)")
     out.print(legend + (f"; {hidden} healthy topics not shown (--all)" if hidden else ""), style="dim", soft_wrap=True)
 
     if found:
@@ -231,6 +245,41 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
         out.print(Text(f"What if: {wi.summary()}", style="green" if wi.safe else "bold red"))
 
 
+def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding]) -> None:
+    """About ten lines for a chat message or a pager: verdict, counts, worst topics, top findings."""
+    c = report.counts
+    level, code = verdict(found)
+    when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    head = Text("verdict ")
+    head.append(level.upper(), style=SEVERITY_STYLE.get(level, "bold green"))
+    absent = f" (absent: {', '.join(map(str, c.brokers_absent))})" if c.brokers_absent else ""
+    head.append(f"  cluster {snapshot.cluster_id or '?'}  brokers {c.brokers_up}/{c.brokers_total} up{absent}  "
+                f"{plural(c.partitions, 'partition')}  read {when}")
+    out.print(head, highlight=False)
+    if snapshot.partial:
+        out.print(Text(f"PARTIAL: {plural(len(snapshot.problems), 'part')} of the snapshot could not be read "
+                       "(the full report says which)", style="yellow"))
+    out.print(f"offline {c.offline} · under minISR {c.under_min_isr} · at minISR {c.at_min_isr} · "
+              f"under-replicated {c.under_replicated_total} · non-preferred leaders {c.non_preferred_total}",
+              highlight=False)
+    worst = [t for t in report.topics_worst_first() if t.worst != Health.HEALTHY]
+    if worst:
+        names = ", ".join(f"{t.name} ({t.worst.symbol} {SHORT_LABEL[t.worst]})" for t in worst[:4])
+        more = f" +{len(worst) - 4} more" if len(worst) > 4 else ""
+        out.print(f"worst topics: {names}{more}", markup=False, highlight=False, soft_wrap=True)
+    counts = {sev: sum(1 for f in found if f.severity == sev) for sev in ("critical", "warning", "info")}
+    summary = ", ".join(f"{n} {sev}" for sev, n in counts.items() if n) or "none"
+    shown = min(BRIEF_FINDINGS, len(found))
+    out.print(f"findings: {summary}" + (f"; the top {shown}:" if shown > 1 else (":" if shown else "")),
+              highlight=False)
+    for i, f in enumerate(found[:BRIEF_FINDINGS], 1):
+        line = Text(f"  {i}. ")
+        line.append(f.severity.upper(), style=SEVERITY_STYLE[f.severity])
+        line.append(f"  {f.title}")
+        out.print(line, soft_wrap=True)
+    out.print(f"exit {code}; the full report without --brief (commands included), --json for scripts", style="dim")
+
+
 def _source(source: str) -> str:
     """Where a config value comes from, in a few letters (the JSON has Kafka's names)."""
     return {
@@ -240,10 +289,26 @@ def _source(source: str) -> str:
 
 
 # ----------------------------------------------------------------------------- running
-def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[dict[int, int] | None, str]:
+    """ISR shrinks per broker from `--history` (None without it), and one line saying what was used."""
+    directory = getattr(ns, "history", None)
+    if not directory:
+        return None, ("isr-flapping is judged from ISR history, which one check run does not have: pass "
+                      "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard")
+    from kafkatui.history.shrinks import WINDOW_S, shrink_counts
+
+    counts = shrink_counts(directory, snapshot.cluster_id, snapshot.taken_at, WINDOW_S)
+    if counts is None:
+        return None, f"no ISR history of cluster {snapshot.cluster_id or '?'} in the last hour under {directory}"
+    total = sum(counts.values())
+    return counts, f"ISR history from {directory}: {total} shrink(s) in the last hour"
+
+
+def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
+             shrinks: dict[int, int] | None = None) -> tuple[HealthReport, list[Finding], WhatIf | None]:
     snapshot = filter_topics(snapshot, ns.topic)
     report = assess(snapshot)
-    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B")
+    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B", shrink_counts=shrinks)
     down = parse_ids(ns.what_if_down)
     wi = what_if(snapshot, down) if down else None
     return report, found, wi
@@ -259,7 +324,7 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
 
     try:
         sc = scenario.load(scenario_name)
-        at_ms = scenario.parse_duration(at)
+        at_ms = scenario.parse_fast_forward(at)
     except (scenario.ScenarioError, ValueError) as exc:
         raise UsageError(str(exc)) from None
     cluster = sc.build(clock=VirtualClock(manual=True))
@@ -274,7 +339,12 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
 
 
 def run(ns: argparse.Namespace, out: Console | None = None) -> int:
-    out = out or Console()
+    if out is None:
+        # piped or redirected: rich would cut every table at 80 columns; use their natural width instead
+        import os
+
+        wide = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+        out = PipeConsole(width=PIPE_WIDTH) if wide else PipeConsole()
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     try:
         parse_ids(ns.what_if_down)
@@ -282,7 +352,7 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         if ns.at is not None and ns.demo is None:
             raise UsageError("--at only applies to --demo (how far into the simulated scenario to look)")
         if ns.demo is not None:
-            snapshot = demo_snapshot(ns.demo, ns.at or "6m", ns.timeout or 10.0)
+            snapshot = demo_snapshot(ns.demo, ns.at or "6m", 10.0 if ns.timeout is None else ns.timeout)
         else:
             conn = connection_from(ns)
             for w in conn.warnings:
@@ -294,7 +364,8 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
                 snapshot = source.snapshot()
             finally:
                 source.close()
-        report, found, wi = evaluate(snapshot, ns)
+        shrinks, history_note = history_shrinks(ns, snapshot)
+        report, found, wi = evaluate(snapshot, ns, shrinks)
     except KafkaTuiError as exc:
         err.print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code
@@ -303,15 +374,18 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
         doc = to_json(snapshot, report, found, wi)
         # indented for a person at a terminal; compact (and 10x faster: the C encoder) for pipes and files
         text = json.dumps(doc, indent=2) if sys.stdout.isatty() else json.dumps(doc, separators=(",", ":"))
-        sys.stdout.write(text + "\n")
+        write_stdout(text + "\n")
+    elif getattr(ns, "brief", False):
+        render_brief(out, snapshot, report, found)
     else:
         render(out, snapshot, report, found, wi, show_all=ns.all)
+        out.print(history_note, style="dim", markup=False, highlight=False, soft_wrap=True)
     return code
 
 
 def main_check(argv: list[str]) -> int:
     p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
-                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see README)")
+                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see docs/exit-codes.md)")
     add_arguments(p)
     return run(p.parse_args(argv))
 

@@ -17,6 +17,7 @@ SUBCOMMANDS = {
     "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
     "replay": "replay a day of ISR history (recordings or broker logs) through PySpark: timeline, incidents, frames",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
+    "lab": "run a real Apache Kafka cluster on 127.0.0.1 from Maven Central jars (and `lab ctl` to break it)",
 }
 
 
@@ -86,6 +87,10 @@ def _main(argv: list[str] | None) -> int:
         from kafkatui.sim.console import main_sim
 
         return main_sim(args[1:])
+    if args and args[0] == "lab":
+        from kafkatui.lab.console import main_lab
+
+        return main_lab(args[1:])
     parser = _top_parser()
     ns = parser.parse_args(args)
     if ns.demo is None and ns.bootstrap is None and ns.profile is None and ns.replay is None:

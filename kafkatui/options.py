@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from kafkatui.argparsing import seconds
 from kafkatui.kafka.profiles import ResolvedConnection, resolve_connection
+from kafkatui.kafka.settings import MAX_TIMEOUT
 
 
 def add_connection_arguments(p: argparse.ArgumentParser) -> None:
@@ -15,7 +17,7 @@ def add_connection_arguments(p: argparse.ArgumentParser) -> None:
                    help="connection profile from ~/.config/kafkatui/clusters.yaml (or $KAFKATUI_PROFILES)")
     p.add_argument("-X", dest="x_options", action="append", default=[], metavar="KEY=VALUE",
                    help="librdkafka setting passed through, as kcat does (repeatable)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=None, metavar="SECONDS",
                    help="network timeout per request (default 10)")
 
 

@@ -1,10 +1,71 @@
-"""Words and symbols for a broker's state, shared by `check`'s tables and the dashboard (rich only)."""
+"""Words and symbols shared by `check`'s output and the dashboard (rich only, no textual).
+
+One home for how a status, a verdict, a size, a tolerance or a snapshot problem is said, so that a
+tired reader meets the same words on every screen and in every report.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 from rich.text import Text
 
-from kafkatui.model.health import BrokerHealth
+from kafkatui.model.findings import human_bytes as _bytes
+from kafkatui.model.health import BrokerHealth, Health, TopicHealth
+
+# A symbol plus a short word: readable without colour and narrow enough to leave names their room.
+SHORT_LABEL = {
+    Health.OFFLINE: "offline", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
+    Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "leader", Health.HEALTHY: "ok",
+}
+HEALTH_STYLE = {
+    Health.OFFLINE: "bold red", Health.UNDER_MIN_ISR: "red", Health.AT_MIN_ISR: "yellow",
+    Health.UNDER_REPLICATED: "yellow", Health.NON_PREFERRED_LEADER: "cyan", Health.HEALTHY: "green",
+}
+STATUS_LEGEND = ("✖ offline: no leader · ▼ <minISR: acks=all writes fail · ● =minISR: one more loss and they "
+                 "fail · ◐ URP: under-replicated · ↺ leader: not the preferred one · ✓ ok")
+VERDICT_SYMBOL = {"critical": "✖", "warning": "▲", "healthy": "✓"}
+
+
+def short_status(h: Health) -> Text:
+    """'✖ offline', '▼ <minISR', '● =minISR', '◐ URP', '↺ leader', '✓ ok' (at most 9 cells)."""
+    return Text(f"{h.symbol} {SHORT_LABEL[h]}", style=HEALTH_STYLE[h])
+
+
+def verdict_of(severities: Iterable[str]) -> str:
+    """'critical', 'warning' or 'healthy' from the findings' severities (what `check` exits with)."""
+    seen = set(severities)
+    if "critical" in seen:
+        return "critical"
+    return "warning" if "warning" in seen else "healthy"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 change', '2 changes', '0 changes' ('many' for irregular plurals)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def human_bytes(n: int | None) -> str:
+    """1536 -> '1.5 KiB', 355700 -> '347.4 KiB'; None -> 'unknown'."""
+    return "unknown" if n is None else _bytes(n)
+
+
+def failures(n: int) -> str:
+    return plural(n, "failure")
+
+
+def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
+    """How many broker failures a topic tolerates, in words: '1 failure', '2 failures, writes 1'.
+
+    The first number counts failures an acknowledged write survives; when acks=all writes stop sooner,
+    that number follows ("writes 0" = the next failure stops acks=all writes).
+    """
+    if t.writes_blocked:
+        return f"{t.loss_tolerance}, no writes" if compact else f"{failures(t.loss_tolerance)}, writes never (minISR > RF)"
+    if t.loss_tolerance == t.write_tolerance:
+        return failures(t.loss_tolerance)
+    return f"{failures(t.loss_tolerance)}, writes {t.write_tolerance}"
 
 
 def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
@@ -27,4 +88,55 @@ def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
         return Text("safe" if compact else "✔ safe", style="green")
     if compact:
         return Text(f"NO: {b.restart_under_min_isr}<min {b.restart_offline} off", style="red")
-    return Text(f"✖ {b.restart_under_min_isr} <minISR, {b.restart_offline} offline", style="red")
+    return Text(f"✖ {b.restart_under_min_isr} <minISR, {b.restart_offline} offl", style="red")
+
+
+# ----------------------------------------------------------------------------- snapshot problems
+_REASONS = [
+    (re.compile(r"connection failed \(.*(?:111|ECONNREFUSED?)|Connection refused", re.I), "the broker refused the connection (down?)"),
+    (re.compile(r"no answer within ([\d.]+)s"), r"no answer within \1 s"),
+    (re.compile(r"connection failed"), "could not connect"),
+    (re.compile(r"not \(or no longer\) in the cluster metadata"), "the broker is no longer in the cluster"),
+    (re.compile(r"still unanswered"), "an earlier request is still unanswered"),
+    (re.compile(r"not authorized \((\w+)"), r"not authorized (\1)"),
+]
+_WHATS = [
+    (re.compile(r"^log dirs and ELR unavailable"), "replica sizes and lag, and ELR"),
+    (re.compile(r"^log dirs of broker (\d+) unknown"), r"replica sizes and lag on broker \1"),
+    (re.compile(r"^ELR unknown for (\d+) topic\(s\)"), r"ELR of \1 topic(s) under minISR"),
+    (re.compile(r"^ELR unknown"), "ELR"),
+    (re.compile(r"^configs of broker (\d+) unreadable"), r"the configs of broker \1"),
+    (re.compile(r"^broker (\d+): log dir (\S+) is unavailable"), r"log dir \2 of broker \1 (offline disk)"),
+]
+
+
+def problem_words(problem: str) -> tuple[str, str]:
+    """(what is missing, why) for one snapshot problem line, in words rather than exception names."""
+    what = problem.split(":", 1)[0]
+    for rx, repl in _WHATS:
+        m = rx.search(problem)
+        if m:
+            what = m.expand(repl)
+            break
+    why = problem.split(":", 1)[1].strip() if ":" in problem else ""
+    for rx, repl in _REASONS:
+        m = rx.search(problem)
+        if m:
+            why = m.expand(repl)
+            break
+    return what, why
+
+
+def problems_sentence(problems: Iterable[str]) -> str:
+    """One sentence for a PARTIAL snapshot: 'missing: replica sizes and lag on broker 4 (the broker refused...)'.
+
+    Problems with the same reason are grouped, so a refused broker is said once, not once per request.
+    """
+    by_why: dict[str, list[str]] = {}
+    for p in problems:
+        what, why = problem_words(p)
+        items = by_why.setdefault(why, [])
+        if what not in items:
+            items.append(what)
+    parts = [", ".join(whats) + (f" ({why})" if why else "") for why, whats in by_why.items()]
+    return "missing: " + "; ".join(parts) if parts else ""

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import hashlib
 import os
+import resource
 import socket
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.bad_input_cases import ROUND_TWO, Case, Home
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,30 +36,6 @@ GOOD_PROFILES = "profiles:\n  dev:\n    bootstrap: 127.0.0.1:1\n    timeout: 2\n
 GOOD_THEME = ("name: mine\ndark: true\nprimary: '#0178D4'\nsecondary: '#004578'\naccent: '#ffa62b'\n"
               "foreground: '#e0e0e0'\nbackground: '#1e1e1e'\nsurface: '#262626'\npanel: '#363636'\n"
               "success: '#4EBF71'\nwarning: '#ffa62b'\nerror: '#ba3c5b'\n")
-
-
-@dataclass
-class Home:
-    """A user's home directory with the files kafkatui reads or writes, and the environment to match."""
-
-    root: Path
-    env: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def profiles(self) -> Path:
-        return self.root / ".config" / "kafkatui" / "clusters.yaml"
-
-    @property
-    def themes(self) -> Path:
-        return self.root / ".config" / "kafkatui" / "themes"
-
-    @property
-    def history(self) -> Path:
-        return self.root / ".local" / "state" / "kafkatui" / "history"
-
-    def hashes(self) -> dict[str, str]:
-        return {str(p.relative_to(self.root)): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(self.root.rglob("*")) if p.is_file()}
 
 
 def make_home(tmp_path: Path) -> Home:
@@ -140,17 +117,6 @@ def http_port() -> Iterator[int]:
 
 
 # --------------------------------------------------------------------------- the command line
-@dataclass(frozen=True)
-class Case:
-    """One bad input: the command, what the user sees, and the exit code."""
-
-    id: str
-    args: tuple[str, ...]
-    code: int
-    fragments: tuple[str, ...]
-    setup: Callable[[Home], None] | None = None
-
-
 def _profiles(text: str) -> Callable[[Home], None]:
     def setup(home: Home) -> None:
         home.profiles.write_text(text)
@@ -190,13 +156,15 @@ CASES = [
          ("127.0.0.1:{http} is not a Kafka listener: it answered the Kafka handshake with HTTP",)),
     # other options
     Case("x-option-without-value", ("check", "-b", "a:1", "-X", "socket.timeout.ms"), 3, ("-X expects key=value",)),
-    Case("timeout-negative", ("check", "-b", "a:1", "--timeout", "-1"), 3, ("timeout must be between 0 and",)),
+    Case("timeout-negative", ("check", "-b", "a:1", "--timeout", "-1"), 3,
+         ("argument --timeout: must be more than 0 and at most 3600 seconds, got -1",)),
     Case("topic-bad-regex", ("check", "-b", "a:1", "--topic", "orders["), 3,
          ("--topic: not a regular expression: 'orders['",)),
     Case("at-without-demo", ("check", "-b", "a:1", "--at", "5m"), 3, ("--at only applies to --demo",)),
     Case("what-if-down-not-ids", ("check", "-b", "a:1", "--what-if-down", "two"), 3,
          ("--what-if-down takes broker ids like 2,3; got 'two'",)),
-    Case("refresh-zero", ("--bootstrap", "127.0.0.1:1", "--refresh", "0"), 3, ("--refresh must be positive",)),
+    Case("refresh-zero", ("--bootstrap", "127.0.0.1:1", "--refresh", "0"), 3,
+         ("argument --refresh: must be more than 0 and at most 86400 seconds, got 0",)),
     # TLS files
     Case("tls-ca-file-missing", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
                                  "-X", "ssl.ca.location={home}/missing-ca.pem"), 3,
@@ -237,7 +205,8 @@ CASES = [
     # recording
     Case("record-dir-is-under-a-file", ("record", "-b", "127.0.0.1:1", "--dir", "{home}/history-file/h", "--count", "1"),
          17, ("cannot create history directory {home}/history-file/h: Not a directory",), _blocking_file),
-    Case("record-interval-zero", ("record", "-b", "127.0.0.1:1", "--interval", "0"), 3, ("--interval must be positive",)),
+    Case("record-interval-zero", ("record", "-b", "127.0.0.1:1", "--interval", "0"), 3,
+         ("argument --interval: must be more than 0",)),
     Case("record-empty-dir", ("record", "-b", "127.0.0.1:1", "--dir", ""), 3, ("--dir: empty",)),
     # alter values: out of range, wrong type, not alterable
     Case("alter-min-isr-zero", (*ALTER, "min.insync.replicas=0"), 3, ("min.insync.replicas must be >= 1, got 0",)),
@@ -255,11 +224,22 @@ CASES = [
     Case("alter-unknown-key", (*ALTER, "retention.ms=1000"), 3, ("kafkatui does not alter 'retention.ms'",)),
     Case("alter-set-without-value", (*ALTER, "min.insync.replicas"), 3, ("--set expects KEY=VALUE",)),
 ]
+CASES += ROUND_TWO  # issue 16: what a hostile user still broke (tests/bad_input_cases.py)
+
+
+MEMORY_LIMIT = 1536 << 20
+"""Address space each command may use: /dev/zero read whole, or 100,000,000 partitions, die here."""
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def run_cli(home: Home, args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, within MEMORY_LIMIT and `timeout` seconds (bounded work)."""
     return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env=home.env, cwd=home.root)
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=home.env, cwd=home.root,
+                          preexec_fn=_limit_memory, errors="backslashreplace")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -419,6 +399,17 @@ BROKEN_THEMES = {
     "wrong-type.yaml": ("name: 12\nprimary: '#ffffff'\n", ": 'name' and 'primary' are required strings"),
     "bad-colour.yaml": ("name: z\nprimary: not-a-colour\n", ": primary: 'not-a-colour' is not a colour"),
     "binary.yaml": (None, ": cannot read"),
+    # issue 16: these crashed the first screen with a stylesheet dump, or hung the start
+    "variables-list.yaml": ("name: vl\nprimary: '#ffffff'\nvariables: [a, b]\n",
+                            ": variables: must be a mapping of names to colours"),
+    "variables-int.yaml": ("name: vi\nprimary: '#ffffff'\nvariables: 5\n", "not int 5"),
+    "variables-bad-colour.yaml": ("name: vc\nprimary: '#ffffff'\nvariables: {block-cursor-background: notacolour}\n",
+                                  ": variables: block-cursor-background: 'notacolour' is not a colour"),
+    "variables-bad-style.yaml": ("name: vs\nprimary: '#ffffff'\nvariables: {block-cursor-text-style: loud}\n",
+                                 ": variables: block-cursor-text-style: 'loud' is not a text style"),
+    "nested-5000.yaml": ("name: deep\nprimary: '#ffffff'\nvariables: " + "[" * 5000 + "]" * 5000 + "\n",
+                         ":3: nested more than 100 levels deep"),
+    "fifo.yaml": ("FIFO", ": not a regular file (a FIFO, socket or device); skipped"),
 }
 
 
@@ -426,6 +417,8 @@ def _write_broken_themes(folder: Path) -> None:
     for name, (text, _) in BROKEN_THEMES.items():
         if text is None:
             (folder / name).write_bytes(b"\xff\xfe\x00garbage")
+        elif text == "FIFO":
+            os.mkfifo(folder / name)  # opening it would block until a writer comes: never opened
         else:
             (folder / name).write_text(text)
 

@@ -5,22 +5,31 @@ typed confirmation -> IncrementalAlterConfigs -> re-describe to verify -> audit 
 ``--export`` prints the change for kafka-configs.sh or Strimzi and changes nothing (no connection);
 ``--dry-run`` stops after the validate-only request.
 
+Before anything is sent the cluster is read again: a change made meanwhile is shown and must be
+confirmed again (with ``--yes`` it refuses, exit 23); the intent (before-values of that read) is
+written to the audit log first, the outcomes after (`kafkatui.alter.journal`). Interrupted earlier
+changes of the cluster are reported first. ``--revert-last`` / ``--revert N`` are compare-and-set
+(`kafkatui.alter.revert`); ``--history`` lists the cluster's change sets.
+
 Exit codes: 0 all applied (or dry run / export done); 3 bad input; 4-10 connection errors as for
 every command; 12 writes disabled; 13 validate-only refused; 14 not confirmed; 15 some change failed
-to apply or verify; 16 nothing to revert (see `kafkatui.alter.errors`).
+to apply or verify; 16 nothing to revert; 22 revert refused (the cluster no longer holds the change);
+23 the cluster changed since the preview (see `kafkatui.alter.errors`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import uuid
+import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TextIO
 
-from kafkatui.alter import audit
-from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified, verify
-from kafkatui.alter.errors import PartialFailureError, ValidationRefusedError
+from kafkatui.alter import journal, revert
+from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified
+from kafkatui.alter.config_write import apply_plan, conflicts
+from kafkatui.alter.errors import NotConfirmedError, PartialFailureError, ValidationRefusedError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.alter.plan import ChangePlan, build_plan, label, targets
@@ -28,10 +37,12 @@ from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.model.health import assess
+from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments, connection_from
 
 EPILOG = ("exit codes: 0 applied (or dry run / export), 3 bad input, 4-10 connection errors, 12 writes disabled, "
-          "13 validate-only refused, 14 not confirmed, 15 some change failed, 16 nothing to revert")
+          "13 validate-only refused, 14 not confirmed, 15 some change failed, 16 nothing to revert, "
+          "22 revert refused (the cluster changed since), 23 changed since the preview")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,16 +64,51 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strimzi-cluster", default="my-cluster", metavar="NAME",
                    help="Strimzi Kafka cluster name for --export strimzi (default my-cluster)")
     p.add_argument("--revert-last", action="store_true",
-                   help="undo the last successful change set in the audit log (same preview and confirmation)")
+                   help="undo the newest change set of this cluster not undone yet (again: the one before); "
+                        "refused when the cluster no longer holds its values")
+    p.add_argument("--revert", type=int, metavar="N", default=None,
+                   help="undo change set N of --history (1: the newest; an undo re-applies)")
+    p.add_argument("--history", action="store_true", help="list this cluster's config change sets, newest first")
     p.add_argument("--strimzi", action="store_true", help="the topics are managed by Strimzi (warn against live changes)")
 
 
-def _plan(ns: argparse.Namespace, cluster_id: str | None = None) -> ChangePlan:
-    if ns.revert_last:
+def _plan(ns: argparse.Namespace, snapshot: ClusterSnapshot | None = None, bootstrap: str = "B") -> ChangePlan:
+    if ns.revert_last or ns.revert is not None or ns.history:
         if ns.topic or ns.broker or ns.broker_default or ns.sets or ns.unsets:
-            raise UsageError("--revert-last takes no --topic/--broker/--broker-default/--set/--unset")
-        return audit.revert_last(cluster_id=cluster_id)
+            raise UsageError("--revert-last/--revert/--history take no --topic/--broker/--broker-default/--set/--unset")
+        if sum((ns.revert_last, ns.revert is not None, ns.history)) > 1:
+            raise UsageError("give one of --revert-last, --revert N, --history")
+        if ns.revert is not None and ns.revert < 1:
+            raise UsageError(f"--revert N counts from 1 (the newest change), got {ns.revert}")
+        if ns.export:
+            raise UsageError("--export goes with --topic/--broker/--broker-default and --set/--unset")
+        if snapshot is None:
+            return ChangePlan(())
+        change, plan = revert.revertible_config(snapshot, ns.revert, bootstrap)
+        ns.revert_of = change.command_id
+        ns.revert_title = change.describe()
+        return plan
     return build_plan(targets(ns.topic, ns.broker, ns.broker_default), ns.sets, ns.unsets)
+
+
+def render_history(snapshot: ClusterSnapshot, out: TextIO) -> None:
+    """The cluster's config change sets, numbered for --revert N, newest first."""
+    sets = revert.history(revert.CONFIG, snapshot.cluster_id)
+    if not sets:
+        out.write(f"no config change in {revert.where(None, snapshot.cluster_id)}\n")
+        return
+    for n, s in enumerate(sets, 1):
+        out.write(f"{n:>3}  {s.describe()}\n")
+
+
+def age_text(snapshot: ClusterSnapshot, now: float | None = None) -> str:
+    """How old a snapshot is: ``read 3 s ago (12:01:07 UTC)``."""
+    taken = snapshot.taken_at
+    if not taken:
+        return "read at an unknown time"
+    age = max(0.0, (time.time() if now is None else now) - taken)
+    shown = f"{age:.1f} s" if age < 10 else (f"{age:.0f} s" if age < 120 else f"{age / 60:.0f} min")
+    return f"read {shown} ago ({datetime.fromtimestamp(taken, UTC):%H:%M:%S} UTC)"
 
 
 def render_preview(items: Sequence[ChangePreview], out: TextIO) -> None:
@@ -137,46 +183,79 @@ def _run(ns: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int
         else:
             out.write(strimzi_yaml(plan, ns.namespace, ns.strimzi_cluster))
         return 0
-    if not ns.revert_last:
-        _plan(ns)  # bad values are refused before any connection
-    conn = connect(ns, err, writes=not ns.dry_run)
+    _plan(ns)  # bad values are refused before any connection
+    conn = connect(ns, err, writes=not (ns.dry_run or ns.history))
     from kafkatui.kafka.source import KafkaClusterSource
 
+    bootstrap = str(ns.bootstrap or conn.settings.bootstrap_servers)
     source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)
     try:
         snapshot = source.snapshot()
-        plan = _plan(ns, snapshot.cluster_id)
+        for line in journal.settle(snapshot):
+            err.write(f"kafkatui: warning: {line}\n")
+        if ns.history:
+            render_history(snapshot, out)
+            return 0
+        plan = _plan(ns, snapshot, bootstrap)
+        extra = {"revert_of": ns.revert_of} if getattr(ns, "revert_of", None) else None
+        if extra:
+            out.write(f"revert of: {ns.revert_title}\n")
         items = preview(plan, snapshot, assess(snapshot), strimzi=ns.strimzi)
         render_preview(items, out)
         alterer = ConfigAlterer(conn.settings)
         try:
             checked = alterer.send(plan, validate_only=True)
-            problems = _errors(checked)
-            if problems:
-                for line in problems:
-                    out.write(f"refused  {line}\n")
-                raise ValidationRefusedError(
-                    f"the brokers refused {len(problems)} of {len(checked)} resources in the validate-only "
-                    f"request: nothing changed ({problems[0]})")
-            out.write(f"validate-only: the brokers accept all {len(plan.changes)} changes\n")
-            if ns.dry_run:
-                out.write("dry run: nothing changed\n")
-                return 0
-            if not ns.yes:
-                confirm(plan, stdin, err)
-            results = alterer.send(plan, validate_only=False)
         finally:
             alterer.close()
-        verified = verify(plan, results, snapshot, source.snapshot)
+        problems = _errors(checked)
+        if problems:
+            for line in problems:
+                out.write(f"refused  {line}\n")
+            raise ValidationRefusedError(
+                f"the brokers refused {len(problems)} of {len(checked)} resources in the validate-only "
+                f"request: nothing changed ({problems[0]})")
+        n = len(plan.changes)
+        out.write(f"validate-only: the brokers accept {'the change' if n == 1 else f'all {n} changes'}\n")
+        if ns.dry_run:
+            out.write("dry run: nothing changed\n")
+            return 0
+        seen = snapshot
+        if not ns.yes:
+            out.write(f"cluster state {age_text(snapshot)}; it is read again before anything is sent\n")
+            out.flush()
+            confirm(plan, stdin, err)
+            seen = _reconfirm(plan, snapshot, source.snapshot(), stdin, out, err)
+        applied = apply_plan(conn.settings, plan, source.snapshot, seen, extra)
     finally:
         source.close()
-    audit.append(audit.make_records(verified, snapshot.cluster_id, str(uuid.uuid4())))
+    verified = applied.verified
     _summary(verified, out)
+    if applied.audit_error is not None:
+        raise UsageError(applied.audit_error)
     failed = [v for v in verified if not v.ok]
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(verified)} changes failed: "
                                   + "; ".join(f"{v.change.label} {v.change.key}: {v.error}" for v in failed))
     return 0
+
+
+def _reconfirm(plan: ChangePlan, shown: ClusterSnapshot, now: ClusterSnapshot, stdin: TextIO, out: TextIO,
+               err: TextIO) -> ClusterSnapshot:
+    """After the confirmation: when the cluster changed since the preview, show what changed and the new
+    preview, and ask again. Returns the snapshot the user last saw."""
+    diffs = conflicts(plan, shown, now)
+    if not diffs:
+        return shown
+    out.write("! the cluster changed since the preview (someone else changed it):\n")
+    for line in diffs:
+        out.write(f"!   {line}\n")
+    render_preview(preview(plan, now, assess(now)), out)
+    out.flush()
+    try:
+        confirm(plan, stdin, err)
+    except NotConfirmedError as exc:
+        raise NotConfirmedError(f"not confirmed again after the cluster changed: {exc}") from None
+    return now
 
 
 def main_alter(argv: list[str], stdin: TextIO | None = None) -> int:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kafkatui.alter.errors import NotApplicableError
 from kafkatui.kafka.errors import UsageError
+from kafkatui.model.findings import human_bytes
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 
@@ -132,6 +133,7 @@ class UncleanPlan:
     replicas: tuple[int, ...]
     last_isr: tuple[int, ...]  # the ISR the metadata still shows: the replicas that had every acknowledged write
     candidates: tuple[Candidate, ...]
+    from_elr: bool = False  # last_isr comes from the eligible leader replicas (KIP-966: Kafka 4.1 empties the ISR)
 
     @property
     def name(self) -> str:
@@ -169,7 +171,17 @@ def unclean_plan(snapshot: ClusterSnapshot, topic: str, partition: int) -> Uncle
         if r in live:
             rl = logs.get((topic, partition, r))
             candidates.append(Candidate(r, rl.size if rl else None, rl.offset_lag if rl else None))
-    return UncleanPlan(topic, partition, p.replicas, p.isr, tuple(candidates))
+    last, from_elr = last_in_sync(p)
+    return UncleanPlan(topic, partition, p.replicas, last, tuple(candidates), from_elr)
+
+
+def last_in_sync(p: PartitionInfo) -> tuple[tuple[int, ...], bool]:
+    """The replicas known to hold every acknowledged write of an offline partition: its ISR, or, where
+    ELR (KIP-966, on by default from Kafka 4.1) emptied the ISR, its eligible leader replicas; True
+    when they come from ELR."""
+    if p.isr or not (p.elr or p.last_known_elr):
+        return p.isr, False
+    return tuple(dict.fromkeys((*(p.elr or ()), *(p.last_known_elr or ())))), True
 
 
 def data_loss_warning(plan: UncleanPlan) -> list[str]:
@@ -178,7 +190,9 @@ def data_loss_warning(plan: UncleanPlan) -> list[str]:
     gone = [r for r in plan.last_isr if r not in {x.broker for x in plan.candidates}]
     lines = [
         f"DATA LOSS: an unclean election makes an out-of-sync replica the leader of {plan.name}.",
-        f"candidate: broker {c.broker} (replicas {list(plan.replicas)}, last ISR {list(plan.last_isr)})",
+        f"candidate: broker {c.broker} (replicas {list(plan.replicas)}, "
+        + (f"ISR empty, eligible leader replicas {list(plan.last_isr)})" if plan.from_elr
+           else f"last ISR {list(plan.last_isr)})"),
     ]
     if c.offset_lag is None:
         lines.append("  how many offsets it is behind is unknown (its log dir could not be read)")
@@ -187,7 +201,7 @@ def data_loss_warning(plan: UncleanPlan) -> list[str]:
     else:
         lines.append(f"  broker {c.broker} reports no offset lag, but Kafka counts it against the replica's own last "
                      "known high watermark: a replica out of the ISR can show 0 and still be behind")
-    lines.append(f"  it holds {c.size} bytes of this partition" if c.size is not None
+    lines.append(f"  it holds {human_bytes(c.size)} ({c.size:,} bytes) of this partition" if c.size is not None
                  else "  its size on disk is unknown")
     if gone:
         lines.append(f"  the last in-sync replica(s) {gone} are down: what they hold beyond the candidate is unknown")

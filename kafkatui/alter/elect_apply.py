@@ -8,15 +8,15 @@ Errors are kept as the broker sends them (``PREFERRED_LEADER_NOT_AVAILABLE: ...`
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
 
-from kafkatui.alter import audit
+from kafkatui.alter import audit, journal
 from kafkatui.alter.admin import AdminUser
+from kafkatui.alter.config_write import changed_meanwhile, reading
 from kafkatui.alter.elect import PreferredPlan, UncleanPlan
 from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.settings import ConnectionSettings
@@ -99,61 +99,91 @@ class ElectionOutcome:
         return [k for k, e in self.errors.items() if e is not None]
 
 
-def _append(records: list[dict[str, Any]]) -> str | None:
+def _finish(intent: journal.Intent, records: list[dict[str, Any]]) -> str | None:
     try:
-        audit.append(records)
+        intent.finish(records)
     except UsageError as exc:  # the election happened: say so, and that the trail is missing
-        return str(exc)
+        return f"{exc} (the election was sent: its outcome is not recorded; the next kafkatui run reports it)"
     return None
+
+
+def _leaders_moved(plan: PreferredPlan, now: ClusterSnapshot) -> list[str]:
+    return [f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
+            for m in plan.moves if leader_of(now, (m.topic, m.partition)) != m.leader]
 
 
 def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id: str | None,
                   read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
     """ElectLeaders PREFERRED for the plan's moves, verified by re-describing, one audit record per partition.
 
+    The cluster is read first: when a planned partition's leader moved since the plan, nothing is sent
+    (ChangedMeanwhileError); else the intent (leaders as read) is written before the request.
     A partition its preferred replica already leads when the request arrives (ELECTION_NOT_NEEDED)
     counts as done once verified, as kafka-leader-election.sh counts it.
     """
-    elector = LeaderElector(settings)
-    try:
-        results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
-    finally:
-        elector.close()
-    for key, error in results.items():
-        if error is not None and error.startswith(NOT_NEEDED):
-            results[key] = None  # moved meanwhile: verified below like the others
-    expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
-    after, leaders = wait_for_leaders(expected, read)
-    command_id = str(uuid.uuid4())
-    records, errors, now_leaders = [], {}, {}
-    for m in plan.moves:
-        key = (m.topic, m.partition)
-        error = results[key]
-        now = leaders.get(key, -1) if error is None else leader_of(after, key)
-        if error is None and now != m.preferred:
-            error = f"not verified: re-described leader {now}, expected {m.preferred}"
-        errors[key], now_leaders[key] = error, now
-        records.append(audit.partition_record("elect-preferred", cluster_id, command_id, m.topic, m.partition,
-                                              {"leader": m.leader}, {"leader": now}, error))
-    return ElectionOutcome(errors, now_leaders, after, _append(records))
+    now = read()
+    moved = _leaders_moved(plan, now)
+    if moved:
+        raise changed_meanwhile(moved)
+    intent = journal.begin("elect-preferred", cluster_id, [
+        journal.partition_change(m.topic, m.partition, {"leader": m.leader}, {"leader": m.preferred})
+        for m in plan.moves])
+    with journal.running(intent):
+        journal.die_at("before-send")
+        elector = LeaderElector(settings)
+        try:
+            results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
+        finally:
+            elector.close()
+        journal.die_at("after-send")
+        for key, error in results.items():
+            if error is not None and error.startswith(NOT_NEEDED):
+                results[key] = None  # moved meanwhile: verified below like the others
+        expected = {(m.topic, m.partition): m.preferred for m in plan.moves
+                    if results[(m.topic, m.partition)] is None}
+        after, leaders = wait_for_leaders(expected, reading(read))
+        records, errors, now_leaders = [], {}, {}
+        for m in plan.moves:
+            key = (m.topic, m.partition)
+            error = results[key]
+            led = leaders.get(key, -1) if error is None else leader_of(after, key)
+            if error is None and led != m.preferred:
+                error = f"not verified: re-described leader {led}, expected {m.preferred}"
+            errors[key], now_leaders[key] = error, led
+            records.append(audit.partition_record("elect-preferred", cluster_id, intent.command_id, m.topic,
+                                                  m.partition, {"leader": m.leader}, {"leader": led}, error))
+        return ElectionOutcome(errors, now_leaders, after, _finish(intent, records))
 
 
 def run_unclean(settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str | None,
                 read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
-    """ElectLeaders UNCLEAN for the plan's partition, verified (any leader), audited with the candidate and lag."""
+    """ElectLeaders UNCLEAN for the plan's partition, verified (any leader), audited with the candidate and lag.
+
+    The cluster is read first: a partition that has a leader again is not elected (ChangedMeanwhileError).
+    """
     key = (plan.topic, plan.partition)
-    elector = LeaderElector(settings)
-    try:
-        error = elector.elect(True, [key])[key]
-    finally:
-        elector.close()
-    after, leaders = wait_for_leaders({key: None}, read) if error is None else (None, {})
-    now = leaders.get(key, -1)
-    if error is None and now < 0:
-        error = "not verified: the partition still has no leader"
+    now = read()
+    if leader_of(now, key) >= 0:
+        raise changed_meanwhile([f"{plan.name} has a leader again (broker {leader_of(now, key)}): "
+                                 "no unclean election needed"], "since the confirmation")
     lag = {str(c.broker): {"offset_lag": c.offset_lag, "size": c.size} for c in plan.candidates}
-    record = audit.partition_record(
-        "elect-unclean", cluster_id, str(uuid.uuid4()), plan.topic, plan.partition,
-        {"leader": -1, "isr": list(plan.last_isr)}, {"leader": now}, error,
-        extra={"candidate": plan.likely.broker, "lag": lag})
-    return ElectionOutcome({key: error}, {key: now}, after, _append([record]))
+    before = {"leader": -1, "isr": list(plan.last_isr)}
+    intent = journal.begin("elect-unclean", cluster_id, [
+        journal.partition_change(plan.topic, plan.partition, before, {"leader": None})],
+        extra={"candidate": plan.likely.broker})
+    with journal.running(intent):
+        journal.die_at("before-send")
+        elector = LeaderElector(settings)
+        try:
+            error = elector.elect(True, [key])[key]
+        finally:
+            elector.close()
+        journal.die_at("after-send")
+        after, leaders = wait_for_leaders({key: None}, reading(read)) if error is None else (None, {})
+        led = leaders.get(key, -1)
+        if error is None and led < 0:
+            error = "not verified: the partition still has no leader"
+        record = audit.partition_record(
+            "elect-unclean", cluster_id, intent.command_id, plan.topic, plan.partition, before, {"leader": led}, error,
+            extra={"candidate": plan.likely.broker, "lag": lag})
+        return ElectionOutcome({key: error}, {key: led}, after, _finish(intent, [record]))

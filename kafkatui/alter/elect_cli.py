@@ -10,7 +10,10 @@ only together with ``--accept-data-loss``) -> ElectLeaders UNCLEAN -> audit -> v
 
 Exit codes: 0 done (or dry run / export / nothing to do); 3 bad input; 4-10 connection errors;
 12 writes disabled; 14 not confirmed; 15 some election failed or did not verify; 18 not
-applicable (the partition is not offline, or has no live replica). See `kafkatui.alter.errors`.
+applicable (the partition is not offline, or has no live replica); 23 the cluster changed since the
+preview (a leader moved, the partition got a leader back). See `kafkatui.alter.errors`.
+
+Both read the cluster again before sending and write the audit intent first (`kafkatui.alter.journal`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from kafkatui.alter import journal
+from kafkatui.alter.cli import age_text
 from kafkatui.alter.elect import (
     PreferredPlan,
     UncleanPlan,
@@ -30,17 +35,19 @@ from kafkatui.alter.elect import (
     select_topics,
     unclean_plan,
 )
-from kafkatui.alter.elect_apply import run_preferred, run_unclean
+from kafkatui.alter.elect_apply import leader_of, run_preferred, run_unclean
 from kafkatui.alter.errors import NotConfirmedError, PartialFailureError
 from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments
 
 EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
-          "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline)")
+          "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline), "
+          "23 changed since the preview")
 LOSE_DATA = "LOSE DATA"
 """What the second confirmation of an unclean election asks the user to type."""
 BY_HAND_MAX = 10
@@ -112,7 +119,8 @@ def counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
 
 
 def _source(conn: ResolvedConnection, log_dirs: str = "none") -> KafkaClusterSource:
-    return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=False)
+    # an unclean election reads log dirs, and ELR: on Kafka 4.1 the last in-sync copies are there, not in the ISR
+    return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=log_dirs != "none")
 
 
 def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
@@ -137,6 +145,7 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
     source = _source(conn)
     try:
         snapshot = source.snapshot()
+        settle(snapshot, err)
         plan = preferred_plan(snapshot, select_topics(snapshot, ns.topic, ns.all_topics), ns.partition)
         targets: dict[str, list[int]] = {}
         for m in plan.moves:
@@ -156,10 +165,13 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
             out.write("dry run: nothing changed\n" if plan.moves else "")
             return 0
         if not ns.yes:
-            if len(plan.moves) == 1:
-                typed_confirmation("the partition name", plan.moves[0].name, stdin, err)
-            else:
-                typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
+            out.write(f"cluster state {age_text(snapshot)}; it is read again before anything is sent\n")
+            out.flush()
+            _confirm_preferred(plan, stdin, err)
+            plan = _reconfirm_preferred(ns, plan, source.snapshot(), stdin, out, err)
+            if not plan.moves:
+                out.write("nothing to elect any more: nothing changed\n")
+                return 0
         outcome = run_preferred(conn.settings, plan, snapshot.cluster_id, source.snapshot)
     finally:
         source.close()
@@ -184,6 +196,42 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
     return 0
 
 
+def settle(snapshot: ClusterSnapshot, err: TextIO) -> None:
+    """Report (and record) the interrupted changes of this cluster an earlier run left in the audit log."""
+    for line in journal.settle(snapshot):
+        err.write(f"kafkatui: warning: {line}\n")
+
+
+def _confirm_preferred(plan: PreferredPlan, stdin: TextIO, err: TextIO) -> None:
+    if len(plan.moves) == 1:
+        typed_confirmation("the partition name", plan.moves[0].name, stdin, err)
+    else:
+        typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
+
+
+def _reconfirm_preferred(ns: argparse.Namespace, plan: PreferredPlan, now: ClusterSnapshot, stdin: TextIO,
+                         out: TextIO, err: TextIO) -> PreferredPlan:
+    """After the confirmation: when leaders moved since the preview, show it and the new plan, and ask again."""
+    moved = [f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
+             for m in plan.moves if leader_of(now, (m.topic, m.partition)) != m.leader]
+    if not moved:
+        return plan
+    out.write("! the cluster changed since the preview:\n")
+    for line in moved[:10]:
+        out.write(f"!   {line}\n")
+    if len(moved) > 10:
+        out.write(f"!   ... and {len(moved) - 10} more\n")
+    fresh = preferred_plan(now, select_topics(now, ns.topic, ns.all_topics), ns.partition)
+    render_preferred(fresh, out)
+    out.flush()
+    if fresh.moves:
+        try:
+            _confirm_preferred(fresh, stdin, err)
+        except NotConfirmedError as exc:
+            raise NotConfirmedError(f"not confirmed again after the cluster changed: {exc}") from None
+    return fresh
+
+
 def confirm_unclean(plan: UncleanPlan, stdin: TextIO, err: TextIO) -> None:
     """Two typed confirmations: the partition name, then LOSE DATA."""
     typed_confirmation(f"the partition name ({plan.name})", plan.name, stdin, err, "to continue")
@@ -202,6 +250,7 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
     source = _source(conn, log_dirs="out-of-sync")
     try:
         snapshot = source.snapshot()
+        settle(snapshot, err)
         plan = unclean_plan(snapshot, topic, partition)
         for line in data_loss_warning(plan):
             out.write(f"! {line}\n")
@@ -210,6 +259,8 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
             out.write("dry run: nothing changed\n")
             return 0
         if not ns.yes:
+            out.write(f"cluster state {age_text(snapshot)}; it is read again before anything is sent\n")
+            out.flush()
             confirm_unclean(plan, stdin, err)
         outcome = run_unclean(conn.settings, plan, snapshot.cluster_id, source.snapshot)
     finally:

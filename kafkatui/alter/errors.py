@@ -17,6 +17,13 @@ code  class                     meaning
                                 nothing changed
 19    StillRunningError         ``reassign``: the reassignment was started but had not finished
                                 when waiting stopped; it goes on in the cluster
+22    RevertConflictError       a revert (``--revert-last``, ``--revert N``, ``u``) was refused: the
+                                cluster no longer holds that change's after-values (someone changed
+                                them since); the message names what differs and the command that
+                                sets the old values anyway: nothing changed
+23    ChangedMeanwhileError     the cluster changed between the preview (or the confirmation) and
+                                the apply, and the change was not confirmed again (``--yes``, no
+                                terminal, or it changed once more): nothing changed
 ====  ========================  ==================================================================
 
 17 is ``kafkatui record``'s (the history directory cannot be written).
@@ -24,7 +31,8 @@ code  class                     meaning
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from kafkatui.kafka.errors import KafkaTuiError
 
@@ -78,8 +86,31 @@ class StillRunningError(KafkaTuiError):
     kind: ClassVar[str] = "still running"
 
 
+class RevertConflictError(KafkaTuiError):
+    """The cluster no longer holds the after-values of the change to revert (exit 22)."""
+
+    exit_code: ClassVar[int] = 22
+    kind: ClassVar[str] = "revert conflict"
+
+
+class ChangedMeanwhileError(KafkaTuiError):
+    """The cluster changed under a previewed change that was not confirmed again (exit 23).
+
+    `lines` says what changed; `snapshot` is the cluster as read (a ``ClusterSnapshot``, or None).
+    """
+
+    exit_code: ClassVar[int] = 23
+    kind: ClassVar[str] = "changed meanwhile"
+
+    def __init__(self, message: str, lines: Sequence[str] = (), snapshot: Any = None) -> None:
+        super().__init__(message)
+        self.lines = list(lines)
+        self.snapshot = snapshot
+
+
 ALTER_EXIT_CODES: dict[int, str] = {
     cls.exit_code: cls.kind
     for cls in (WritesDisabledError, ValidationRefusedError, NotConfirmedError, PartialFailureError,
-                NothingToRevertError, NotApplicableError, StillRunningError)
+                NothingToRevertError, NotApplicableError, StillRunningError, RevertConflictError,
+                ChangedMeanwhileError)
 }

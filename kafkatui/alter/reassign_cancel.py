@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from kafkatui.alter import audit, throttle_apply
+from kafkatui.alter import audit, journal, throttle_apply
 from kafkatui.alter.errors import NotApplicableError, PartialFailureError
 from kafkatui.alter.guard import typed_confirmation
 from kafkatui.alter.reassign import ids_text
@@ -66,9 +66,28 @@ def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tu
 
     Raises PartialFailureError when the throttle cannot be removed (the cancellations are done and audited).
     """
-    results = reassigner.cancel(running)
-    after = read()
-    command_id = str(uuid.uuid4())
+    intent = journal.begin("reassign-cancel", snapshot.cluster_id, [
+        journal.partition_change(t, p, {"replicas": list(r["replicas"])},
+                                 {"replicas": [b for b in r["replicas"] if b not in r["adding_replicas"]]})
+        for (t, p), r in sorted(running.items())])
+    command_id = intent.command_id
+    with journal.running(intent):
+        journal.die_at("before-send")
+        results = reassigner.cancel(running)
+        journal.die_at("after-send")
+        after = read()
+        done = _cancel_records(intent, running, results, snapshot, after)
+    if throttled(snapshot, topic):
+        brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
+        done.throttle_line = throttle_apply.remove(settings, [topic], brokers, snapshot.cluster_id, command_id)
+    return done
+
+
+def _cancel_records(intent: journal.Intent, running: Mapping[tuple[str, int], Mapping[str, list[int]]],
+                    results: Mapping[tuple[str, int], str | None], snapshot: ClusterSnapshot,
+                    after: ClusterSnapshot) -> Cancelled:
+    """One ``reassign-cancel`` outcome per partition, appended through the intent."""
+    command_id = intent.command_id
     records = []
     done = Cancelled()
     for (t, p), r in sorted(running.items()):
@@ -79,10 +98,7 @@ def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tu
                                               {"replicas": r["replicas"], "adding": r["adding_replicas"],
                                                "removing": r["removing_replicas"]}, {"replicas": now}, error))
         done[(t, p)] = (error, now)
-    audit.append(records)
-    if throttled(snapshot, topic):
-        brokers = {b for r in running.values() for b in (*r["replicas"], *r["adding_replicas"])}
-        done.throttle_line = throttle_apply.remove(settings, [topic], brokers, snapshot.cluster_id, command_id)
+    intent.finish(records)
     return done
 
 

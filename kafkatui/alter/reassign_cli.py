@@ -13,18 +13,24 @@ Exit codes: 0 done (or dry run / export / nothing to do / started with --no-wait
 4-10 connection errors; 12 writes disabled; 13 the throttle refused by the validate-only request;
 14 not confirmed; 15 some partition refused;
 16 nothing to revert; 18 not applicable (more replicas than live brokers, a reassignment already
-running, nothing to cancel); 19 still running when waiting stopped (see `kafkatui.alter.errors`).
+running, nothing to cancel); 19 still running when waiting stopped; 22 revert refused (the partitions'
+replicas are no longer what that reassignment left); 21 replicas changed since the preview (see
+`kafkatui.alter.errors`). ``--revert-last`` walks back: each run undoes the newest reassignment not
+undone yet (`kafkatui.alter.revert`).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from kafkatui.alter import audit, throttle_apply
+from kafkatui.alter import audit, journal, revert, throttle_apply
+from kafkatui.alter.cli import age_text
+from kafkatui.alter.config_write import changed_meanwhile
 from kafkatui.alter.errors import (
     NotApplicableError,
     NothingToRevertError,
@@ -44,10 +50,10 @@ from kafkatui.alter.reassign import (
     reassignment_json,
     rf_risks,
 )
-from kafkatui.alter.reassign_apply import Reassigner, start_audited, wait
+from kafkatui.alter.reassign_apply import Reassigner, moved_meanwhile, start_audited, wait
 from kafkatui.alter.reassign_cancel import cancel, clear_throttle
 from kafkatui.alter.throttle import parse_rate, throttle_plan
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, seconds
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.kafka.source import KafkaClusterSource
@@ -56,7 +62,8 @@ from kafkatui.options import add_connection_arguments
 
 EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
           "12 writes disabled, 13 throttle refused (validate-only), 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
-          "18 not applicable, 19 still running when waiting stopped")
+          "18 not applicable, 19 still running when waiting stopped, 22 revert refused (changed since), "
+          "23 changed since the preview")
 WAIT_SECONDS = 600.0
 
 
@@ -79,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--export", action="store_true",
                    help="print the kafka-reassign-partitions.sh JSON (stdout) and commands (stderr) instead (read-only)")
     p.add_argument("--no-wait", action="store_true", help="return once the reassignment has started")
-    p.add_argument("--wait-timeout", type=float, default=WAIT_SECONDS, metavar="SECONDS",
+    p.add_argument("--wait-timeout", type=seconds(7 * 86400), default=WAIT_SECONDS, metavar="SECONDS",
                    help=f"how long to wait for the new replicas to join the ISR (default {WAIT_SECONDS:.0f})")
 
 
@@ -142,6 +149,8 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
         source = KafkaClusterSource(conn.settings, log_dirs="none", elr=False)
         try:
             snapshot = source.snapshot()  # first: connection failures get their own exit codes (5-9)
+            for line in journal.settle(snapshot):
+                err.write(f"kafkatui: warning: {line}\n")
             reassigner = Reassigner(conn.settings)
             try:
                 if mode == "cancel":
@@ -162,14 +171,21 @@ def _plan(ns: argparse.Namespace, mode: str, snapshot: ClusterSnapshot,
           reassigner: Reassigner) -> tuple[ReassignPlan, str, dict[str, object]]:
     """The plan, its title and the extra audit fields: an RF change, or the revert of the last reassignment."""
     if mode == "revert":
-        last = audit.last_action(["reassign"], cluster_id=snapshot.cluster_id)
-        if not last:
+        sets = revert.history("reassign", snapshot.cluster_id)
+        if not sets:
             raise NothingToRevertError(f"no reassignment in the audit log {audit.audit_path()} "
                                        f"for cluster {snapshot.cluster_id}")
-        plan = ReassignPlan(moves_from_records(last), {b.id: b.rack for b in snapshot.brokers})
+        last = revert.pick(sets, None, revert.where(None, snapshot.cluster_id))
+        plan = ReassignPlan(moves_from_records(last.records), {b.id: b.rack for b in snapshot.brokers})
         _refuse_if_running(reassigner, {m.topic for m in plan.moves})
-        title = f"revert of reassignment {last[0]['command_id']}: {len(plan.moves)} partition(s) move back"
-        return plan, title, {"revert_of": last[0]["command_id"]}
+        differs = revert.replica_differences(last, snapshot)
+        if differs:
+            by_hand = (f"echo {shlex.quote(reassignment_json(plan.moves))} > revert.json && "
+                       + reassign_commands(str(ns.bootstrap or "B"), "revert.json")[0])
+            raise revert.refuse(last, differs, by_hand)
+        title = (f"revert of reassignment {last.command_id[:8]} ({last.describe()}): {len(plan.moves)} "
+                 "partition(s) move back")
+        return plan, title, {"revert_of": last.command_id}
     if ns.topic in snapshot.topics and not ns.export:
         _refuse_if_running(reassigner, [ns.topic])
     plan = plan_replication_factor(snapshot, ns.topic, ns.rf)
@@ -215,16 +231,22 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         out.write("dry run: nothing changed\n")
         return 0
     if not ns.yes:
+        out.write(f"cluster state {age_text(snapshot)}; it is read again before anything is sent\n")
+        out.flush()
         if len(plan.topics) == 1:
             typed_confirmation("the topic name", plan.topics[0], stdin, err)
         else:
             typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
+        moved = moved_meanwhile(plan.moves, source.snapshot())
+        if moved:
+            out.write("! the cluster changed since the preview:\n" + "".join(f"!   {m}\n" for m in moved))
+            raise changed_meanwhile(moved)
     command_id = str(uuid.uuid4())
     if throttle is not None:
         problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id)
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
-    results = start_audited(reassigner, plan.moves, snapshot.cluster_id, command_id, extra)
+    results = start_audited(reassigner, plan.moves, snapshot.cluster_id, command_id, extra, source.snapshot)
     started = [m for m in plan.moves if results[(m.topic, m.partition)] is None]
     failed = [f"{m.name}: {results[(m.topic, m.partition)]}" for m in plan.moves if m not in started]
     for line in failed:

@@ -1,7 +1,9 @@
 """Pure risk analysis of a `ChangePlan` against a live snapshot, and the durability wizard.
 
 Durability arithmetic (see KAFKA-FACTS.md): acknowledged acks=all writes survive N broker failures
-when RF >= N+1 and minISR >= N+1; acks=all writes stay available through RF - minISR failures.
+when RF >= N+1 and minISR >= N+1; acks=all writes stay available through RF - minISR failures. The
+wizard's recommendations keep 2 <= minISR < RF (what the findings' audit accepts); lowering minISR is a
+risk line saying how many failures acknowledged writes then survive.
 """
 
 from __future__ import annotations
@@ -134,6 +136,11 @@ def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: 
             out.append(f"min.insync.replicas >= RF ({rf}): any broker loss stops acks=all writes")
         if new == 1 and (old is None or old > 1) and rf >= 2:
             out.append("lowering min.insync.replicas to 1: acks=all acknowledged by the leader alone")
+        elif old is not None and 1 < new < old:
+            was, now = min(rf, old) - 1, min(rf, new) - 1
+            if now < was:
+                out.append(f"lowering min.insync.replicas from {old} to {new} on {topic}: acknowledged acks=all "
+                           f"writes then survive {_failures(now)} instead of {was} (less durable, more available)")
     elif new == 1 and old is not None and old > 1:
         out.append("lowering min.insync.replicas to 1: acks=all acknowledged by the leader alone")
     return out
@@ -180,14 +187,28 @@ def preview(plan: ChangePlan, snapshot: ClusterSnapshot, report: HealthReport | 
 
 
 # --------------------------------------------------------------------------- durability wizard
+MIN_ISR_FLOOR = 2
+"""The audit flags minISR 1 with RF >= 2 (the leader alone acknowledges) and minISR >= RF (any broker
+loss stops writes): the wizard never recommends either, so 2 <= minISR < RF."""
+
+
 @dataclass(frozen=True, slots=True)
 class Recommendation:
-    """Replication settings meeting a durability goal, and what the current RF allows."""
+    """Replication settings meeting a durability goal, and what the current RF allows.
+
+    `rf` is the replication factor the goal needs (a floor: a larger current RF is kept); when
+    `raise_rf_first` is set the current RF is below it, and min.insync.replicas must wait for the
+    reassignment (set first, it would stop writes or block them at any broker loss)."""
 
     rf: int
     min_isr: int
     unclean: bool
     notes: tuple[str, ...]
+    current_rf: int = 0
+
+    @property
+    def raise_rf_first(self) -> bool:
+        return self.current_rf < self.rf
 
 
 def _failures(n: int) -> str:
@@ -197,9 +218,10 @@ def _failures(n: int) -> str:
 def recommend(goal_loss_failures: int | None, goal_write_failures: int | None, current_rf: int) -> Recommendation:
     """RF, minISR and unclean setting for the goals (ValueError when none or negative).
 
-    `goal_loss_failures` N: keep acknowledged acks=all writes through N failures (RF >= N+1,
-    minISR >= N+1). `goal_write_failures` W: keep acks=all writes available through W failures
-    (RF - minISR >= W).
+    `goal_loss_failures` N: keep acknowledged acks=all writes through N failures (minISR >= N+1).
+    `goal_write_failures` W: keep acks=all writes available through W failures (RF - minISR >= W).
+    Whatever the goals, the result is never what the audit flags: minISR >= 2 and RF >= minISR + 1,
+    so one failure is the least it plans for (RF 3 / minISR 2, the durable triple).
     """
     if goal_loss_failures is None and goal_write_failures is None:
         raise ValueError("give a goal: failures to survive without data loss, or with writes available")
@@ -208,36 +230,69 @@ def recommend(goal_loss_failures: int | None, goal_write_failures: int | None, c
             raise ValueError("goals and RF must not be negative")
     loss = goal_loss_failures or 0
     writes = goal_write_failures or 0
-    min_isr = loss + 1
-    rf = max(loss + 1, min_isr + writes)
+    min_isr = max(MIN_ISR_FLOOR, loss + 1)
+    rf = min_isr + max(1, writes)
+    kept = max(rf, current_rf)
     notes = [
         f"RF {rf}, min.insync.replicas {min_isr}, unclean.leader.election.enable=false: acknowledged acks=all "
         f"writes survive {_failures(min_isr - 1)}; writes continue through {_failures(rf - min_isr)}",
-        "producers must use acks=all for these guarantees",
+        "producers must use acks=all (with enable.idempotence=true) for these guarantees",
     ]
+    if loss + 1 < min_isr or writes < 1:
+        notes.append("never less than RF 3 / min.insync.replicas 2: minISR 1 lets the leader alone acknowledge "
+                     "writes, and minISR equal to RF stops writes at any broker loss (both flagged by the audit)")
     if current_rf >= rf:
         notes.append(f"current RF {current_rf} is enough: change min.insync.replicas only")
         if current_rf > rf:
             notes.append(f"with RF {current_rf} and min.insync.replicas {min_isr}, writes continue through "
-                         f"{_failures(current_rf - min_isr)}")
+                         f"{_failures(kept - min_isr)}")
     else:
         if current_rf < min_isr:
-            notes.append(f"RF {current_rf} with min.insync.replicas {min_isr}: every acks=all write fails; "
-                         f"raise RF to {rf} first (a reassignment)")
-        elif current_rf - min_isr < writes:
-            notes.append(f"RF {current_rf} cannot keep writes through {_failures(writes)} with "
-                         f"min.insync.replicas {min_isr} (only through {current_rf - min_isr}); raise RF to {rf}")
+            now = "every acks=all write would fail"
+        elif current_rf == min_isr:
+            now = "any broker loss would stop acks=all writes"
         else:
-            notes.append(f"raise RF from {current_rf} to {rf}")
+            now = f"writes would continue through only {_failures(current_rf - min_isr)}"
+        notes.append(f"raise RF from {current_rf} to {rf} first (a reassignment: R on the topic screen, or "
+                     f"kafkatui reassign --replication-factor {rf}), then set min.insync.replicas {min_isr}: "
+                     f"set now on RF {current_rf}, {now}. The plan leaves min.insync.replicas alone until then")
         if current_rf == 1:
             notes.append("RF 1: no redundancy at all, any broker loss takes partitions offline")
-    return Recommendation(rf, min_isr, False, tuple(notes))
+    return Recommendation(rf, min_isr, False, tuple(notes), current_rf)
 
 
-def recommendation_changes(rec: Recommendation, topics: Iterable[str]) -> ChangePlan:
-    """The config part of a recommendation as a plan (RF changes need a reassignment)."""
+def _topic_rf(snapshot: ClusterSnapshot | None, topic: str) -> int | None:
+    t = snapshot.topics.get(topic) if snapshot is not None else None
+    rfs = [len(p.replicas) for p in t.partitions if p.replicas] if t is not None else []
+    return min(rfs) if rfs else None
+
+
+def recommendation_changes(rec: Recommendation, topics: Iterable[str],
+                           snapshot: ClusterSnapshot | None = None) -> ChangePlan:
+    """The config part of a recommendation as a plan (RF changes need a reassignment).
+
+    min.insync.replicas is left out for a topic whose RF is below the recommendation (the RF goes up
+    first); with a `snapshot`, a change whose value is already in force is left out too (it would only
+    add an override)."""
     changes: list[ConfigChange] = []
     for t in topics:
-        changes.append(ConfigChange("topic", t, "min.insync.replicas", str(rec.min_isr)))
-        changes.append(ConfigChange("topic", t, "unclean.leader.election.enable", "false"))
+        rf = _topic_rf(snapshot, t)
+        wanted = [("unclean.leader.election.enable", str(rec.unclean).lower())]
+        if (rf if rf is not None else rec.current_rf) >= rec.rf:
+            wanted.insert(0, ("min.insync.replicas", str(rec.min_isr)))
+        for key, value in wanted:
+            change = ConfigChange("topic", t, key, value)
+            if snapshot is not None and not is_change(snapshot, change):
+                continue
+            changes.append(change)
     return ChangePlan(tuple(changes))
+
+
+def is_change(snapshot: ClusterSnapshot, change: ConfigChange) -> bool:
+    """False when the change sets the value already in force (a no-op that would only add an override)."""
+    if change.value is None:
+        return True
+    cur = current_value(snapshot, change)
+    if cur.value is None or cur.source == ASSUMED_DEFAULT:
+        return True  # the brokers' configs were not read: the value in force is not known
+    return cur.value.strip().lower() != change.value.strip().lower()

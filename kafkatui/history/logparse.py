@@ -1,4 +1,4 @@
-"""ISR history from Kafka broker logs (server.log, state-change.log) of Kafka 2.x, 3.x and 4.x.
+"""ISR history from Kafka broker logs (server.log, state-change.log, KRaft controller.log), Kafka 2.x-4.x.
 
 Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger name last):
 
@@ -16,13 +16,44 @@ Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger n
 
 ``[Broker id=B] Leader T-P with topic id Some(ID) starts at leader epoch N from offset O with
 partition epoch E, high watermark H, ISR [1,2], ... (state.change.logger)``, in state-change.log
-(2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B.
+(2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B. 3.x/4.x
+end it ``removing replicas [] (under-min-isr). Previous leader ...`` or ``removing replicas [] .
+Previous leader ...``: ``under_min_isr`` True / False (None for the older forms).
 
 ``[Broker id=B] Skipped the become-leader state change for T-P with topic id Some(ID) and partition
 state ... since it is already the leader with leader epoch N. Current high watermark H, ISR [1,2], ...``
 (KRaft 3.x/4.x, state-change.log): the controller changed the ISR of a partition B leads without a
 new leader epoch (a broker fenced or in controlled shutdown), an ``update`` event. The leader writes
 no other line for such a change.
+
+KRaft 3.9 / 4.x lines that say a partition has NO leader or got one by an unclean election
+(checked against real 3.9.1 and 4.1.1 logs, see tests/history/fixtures/real-kafka-*/):
+
+``[Broker id=B] Follower T-P starts at leader epoch N from offset O with partition epoch E and high
+watermark H. Current leader is -1. ...`` and ``[Broker id=B] Skipped the become-follower state
+change for T-P ... LeaderAndIsrPartitionState(..., leader=-1, leaderEpoch=N, isr=[1, 2], ...) ...``
+(state-change.log): an ``offline`` event (``leader`` -1). The same lines naming a live leader are
+understood but carry no event (that leader logs the change itself).
+
+``[QuorumController id=C] UNCLEAN partition change for T-P with topic ID X: isr: [2] -> [3],
+leader: -1 -> 3, leaderRecoveryState: RECOVERED -> RECOVERING, ...`` (controller.log): an
+``unclean`` event, ``broker`` and ``leader`` = the new leader. 4.1 (ELR) also writes it when the
+last known ELR member of an emptied ISR comes back (``isr: [] -> [1]``), not only for
+``kafkatui elect --unclean`` / ``kafka-leader-election.sh --election-type unclean``.
+
+``[QuorumController id=C] Replayed PartitionRecord for new partition T-P with topic ID X and
+PartitionRegistration(replicas=[1, 2, 3], ..., isr=[1, 2, 3], ..., leader=1, ..., leaderEpoch=0, ...)``
+(controller.log): a ``leader`` event for the new partition's leader (``broker`` = ``leader``).
+
+Broker lines (`parse_broker_line`, controller.log): ``[QuorumController id=C] Replayed
+BrokerRegistrationChangeRecord modifying the registration for broker B:
+BrokerRegistrationChangeRecord(brokerId=B, brokerEpoch=E, fenced=F, inControlledShutdown=S, ...)``:
+``fenced=1`` -- broker B is fenced (session timeout, or a controlled shutdown completed); ``fenced=-1``
+-- unfenced. No per-partition line says "offline" at INFO when the last ISR member of a partition is
+fenced, so `parse_logs` derives it (`derive_offline`): when the leader of a partition is fenced and
+no other ISR member is unfenced, the partition gets an ``offline`` event at that instant. Whatever
+parses these lines elsewhere (a Spark stage reusing the regexes) must pass the time-sorted events
+through `derive_offline` too.
 
 Topic names may contain dots, dashes and underscores: the partition number follows the LAST dash.
 
@@ -45,12 +76,13 @@ import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Literal
 
-Kind = Literal["shrink", "expand", "update", "leader"]
+Kind = Literal["shrink", "expand", "update", "leader", "offline", "unclean"]
+BrokerKind = Literal["fenced", "unfenced"]
 
 MAX_EXAMPLES = 5
 
@@ -72,10 +104,41 @@ _LEADER_OLD = re.compile(r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset 
 _LEADER_NEW = re.compile(r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
                          rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
                          )
+LEADER_UNDER_MIN = re.compile(r"removing replicas \[[\d,]*\] (\(under-min-isr\))?\. Previous leader")
+"""The 3.x/4.x leader line's min-ISR marker: ``[] (under-min-isr). Previous`` or ``[] . Previous``."""
 _LEADER_SKIPPED = re.compile(r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
                              r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
                              rf"Current high watermark (-?\d+), ISR \[{_IDS}\]")
-_LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch", re.IGNORECASE)
+_LIST = r"((?:\d+(?:, ?\d+)*)?)"  # [1, 2] in Java's List.toString, [1,2] in Scala's mkString
+FOLLOWER = re.compile(r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with partition epoch "
+                      r"-?\d+ and high watermark (-?\d+)\. Current leader is (-?\d+)\.")
+"""state-change.log (3.x/4.x): the logging broker follows `leader` (-1: the partition has none)."""
+FOLLOWER_SKIPPED = re.compile(
+    r"Skipped the become-follower state change for (\S+)-(\d+) (?:with topic id \S+ )?and partition state "
+    rf"\w+\(.*?\bleader=(-?\d+), leaderEpoch=(-?\d+), isr=\[{_LIST}\].* since it is already a follower")
+"""state-change.log (3.x/4.x): a follower told of a new partition state (leader, ISR) of the same epoch."""
+CONTROLLER = re.compile(r"(?:\[QuorumController id=(\d+)\] )?(.*) \((org\.apache\.kafka\.controller\.\w+)\)\s*$")
+"""controller.log: the prefix (absent for PartitionChangeBuilder), the message, the logger."""
+UNCLEAN_CHANGE = re.compile(r"UNCLEAN partition change for (\S+)-(\d+) with topic ID \S+: (.*)$")
+"""controller.log (3.9/4.x): the diff of a partition an unclean election gave a leader."""
+DIFF_ISR = re.compile(rf"(?:^|, )isr: \[{_LIST}\] -> \[{_LIST}\]")
+DIFF_LEADER = re.compile(r"(?:^|, )leader: (-?\d+) -> (-?\d+)")
+PARTITION_CREATED = re.compile(
+    r"Replayed PartitionRecord for new partition (\S+)-(\d+) with topic ID \S+ and PartitionRegistration\("
+    rf"replicas=\[{_LIST}\], .*?\bisr=\[{_LIST}\], .*?\bleader=(-?\d+), .*?\bleaderEpoch=(-?\d+)")
+"""controller.log (3.9/4.x): a new partition's replicas, ISR and leader."""
+REGISTRATION = re.compile(
+    r"Replayed BrokerRegistrationChangeRecord modifying the registration for broker (\d+): "
+    r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)")
+"""controller.log (3.9/4.x): fenced=1 fenced, -1 unfenced, 0 unchanged."""
+KNOWN_NO_EVENT = re.compile(
+    r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using an unclean election"
+    r"|Fencing broker \d+ (?:at epoch -?\d+ )?because its session has timed out\.$")
+"""controller.log lines understood but carrying no event (the UNCLEAN change / registration line follows).
+A registration change with ``fenced=0`` (entering controlled shutdown) carries none either."""
+_LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
+                    r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|Fencing broker"
+                    r"|Replayed BrokerRegistrationChangeRecord", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +164,18 @@ class IsrLogEvent:
     end_offset: int | None = None
     leader_epoch: int | None = None
     source: str = ""
+    leader: int | None = None
+    """The partition's leader when it is not ``broker``: -1 for ``offline`` (None: ``broker`` leads)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerLogEvent:
+    """A broker fenced or unfenced, as the controller logged it (``source`` is ``file:line``)."""
+
+    ts_ms: int
+    broker: int
+    kind: BrokerKind
+    source: str = ""
 
 
 @dataclass(slots=True)
@@ -112,12 +187,16 @@ class ParseReport:
     events: int = 0
     unparsed: int = 0
     skipped: int = 0
+    broker_events: int = 0
+    derived: int = 0
+    stale: int = 0
     problems: list[str] = field(default_factory=list)
     unparsed_examples: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         """One line for a progress bar or a log."""
-        return (f"{self.files} files, {self.lines} lines, {self.events} ISR events, "
+        return (f"{self.files} files, {self.lines} lines, {self.events} ISR events "
+                f"({self.derived} derived from {self.broker_events} fence/unfence lines, {self.stale} stale dropped), "
                 f"{self.unparsed} unparsed, {self.skipped} skipped, {len(self.problems)} problems")
 
 
@@ -131,8 +210,37 @@ def _ts_ms(head: re.Match[str], tz: tzinfo) -> int:
 
 
 def looks_like_isr_line(line: str) -> bool:
-    """True for lines that talk about ISR changes or leader epochs (counted as unparsed if no form matches)."""
-    return _LOOKS.search(line) is not None
+    """True for lines that talk about ISR changes, leaders, fencing or elections in no form this
+    module understands (counted as unparsed; a truncated last line is the usual case)."""
+    return _LOOKS.search(line) is not None and not is_known_line(line)
+
+
+def is_known_line(line: str) -> bool:
+    """True for complete lines of a known form that carry no event (a follower of a live leader,
+    the controller's first unclean-election line, its "Fencing broker" line)."""
+    head = _HEAD.match(line)
+    if head is None:
+        return False
+    rest = line[head.end():]
+    b = _BROKER.match(rest)
+    if b is not None:
+        return FOLLOWER.match(b.group(2)) is not None or FOLLOWER_SKIPPED.match(b.group(2)) is not None
+    c = CONTROLLER.match(rest)
+    return c is not None and (KNOWN_NO_EVENT.match(c.group(2)) is not None or REGISTRATION.match(c.group(2)) is not None)
+
+
+def parse_broker_line(line: str, source: str = "", tz: tzinfo = UTC) -> BrokerLogEvent | None:
+    """A broker fenced / unfenced (controller.log), or None."""
+    head = _HEAD.match(line)
+    if head is None:
+        return None
+    c = CONTROLLER.match(line, head.end())
+    if c is None:
+        return None
+    r = REGISTRATION.match(c.group(2))
+    if r is None or r.group(2) == "0":
+        return None
+    return BrokerLogEvent(_ts_ms(head, tz), int(r.group(1)), "fenced" if r.group(2) == "1" else "unfenced", source)
 
 
 def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | None:
@@ -148,16 +256,47 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
     if b is not None:
         lm = _LEADER_NEW.match(b.group(2))
         if lm is None:
+            if (f := FOLLOWER.match(b.group(2))) is not None:
+                if int(f.group(6)) >= 0:
+                    return None  # the live leader logs the change itself
+                return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), f.group(1), int(f.group(2)), "offline", None,
+                                   (), high_watermark=int(f.group(5)), end_offset=int(f.group(4)),
+                                   leader_epoch=int(f.group(3)), source=source, leader=-1)
+            if (fs := FOLLOWER_SKIPPED.match(b.group(2))) is not None:
+                if int(fs.group(3)) >= 0:
+                    return None
+                return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), fs.group(1), int(fs.group(2)), "offline", None,
+                                   _list(fs.group(5)), leader_epoch=int(fs.group(4)), source=source, leader=-1)
             sk = _LEADER_SKIPPED.match(b.group(2))
             if sk is None:
                 return None
             return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), sk.group(1), int(sk.group(2)), "update", None,
                                _ids(sk.group(5)), high_watermark=int(sk.group(4)), leader_epoch=int(sk.group(3)),
                                source=source)
+        mark = LEADER_UNDER_MIN.search(b.group(2), lm.end())
         return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), lm.group(1), int(lm.group(2)), "leader", None,
-                           _ids(lm.group(6)), high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
+                           _ids(lm.group(6)), under_min_isr=None if mark is None else mark.group(1) is not None,
+                           high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
                            leader_epoch=int(lm.group(3)), source=source)
+    c = CONTROLLER.match(rest)
+    if c is not None and (pc := PARTITION_CREATED.match(c.group(2))) is not None:
+        lead = int(pc.group(5))
+        return IsrLogEvent(_ts_ms(head, tz), lead if lead >= 0 else -1, pc.group(1), int(pc.group(2)), "leader",
+                           None, _list(pc.group(4)), leader_epoch=int(pc.group(6)), source=source, leader=lead)
+    if c is not None and (u := UNCLEAN_CHANGE.match(c.group(2))) is not None:
+        diff = u.group(3)
+        ld, isr = DIFF_LEADER.search(diff), DIFF_ISR.search(diff)
+        if ld is None or int(ld.group(2)) < 0:
+            return None
+        new_leader = int(ld.group(2))
+        return IsrLogEvent(_ts_ms(head, tz), new_leader, u.group(1), int(u.group(2)), "unclean",
+                           _list(isr.group(1)) if isr else None, _list(isr.group(2)) if isr else (new_leader,),
+                           source=source, leader=new_leader)
     return None
+
+
+def _list(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.replace(" ", "").split(",")) if text.strip() else ()
 
 
 def _partition_event(ts: int, m: re.Match[str], source: str) -> IsrLogEvent | None:
@@ -224,21 +363,27 @@ def _open_lines(path: Path) -> Iterator[str]:
         yield from _lines_of(raw)
 
 
-def _iter_lines(lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo) -> Iterator[tuple[int, IsrLogEvent]]:
-    """(line number, event) of one file's lines; counts go to `report`; damage is a problem, never raised."""
+def _iter_lines(lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo
+                ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+    """(line number, partition or broker event) of one file's lines, in file order: the one line loop
+    every reader shares. Counts go to `report`; damage is a problem, never raised."""
     report.files += 1
     n = 0
     try:
         for n, line in enumerate(lines, 1):  # noqa: B007  # n is read after the loop
             report.lines += 1
-            ev = parse_line(line, f"{name}:{n}", tz)
+            src = f"{name}:{n}"
+            ev = parse_line(line, src, tz)
             if ev is not None:
                 report.events += 1
                 yield n, ev
+            elif (be := parse_broker_line(line, src, tz)) is not None:
+                report.broker_events += 1
+                yield n, be
             elif looks_like_isr_line(line):
                 report.unparsed += 1
                 if len(report.unparsed_examples) < MAX_EXAMPLES:
-                    report.unparsed_examples.append(f"{name}:{n}: {line.strip()[:300]}")
+                    report.unparsed_examples.append(f"{src}: {line.strip()[:300]}")
             else:
                 report.skipped += 1
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
@@ -248,13 +393,24 @@ def _iter_lines(lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo
 
 
 def iter_file(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator[IsrLogEvent]:
-    """Events of one file in file order; counts go to `report`; damage is a problem, never raised."""
+    """Events of one file in file order; counts go to `report`; damage is a problem, never raised.
+
+    Broker (fence / unfence) lines are counted but not yielded: see `iter_file_all`."""
+    for ev in iter_file_all(path, report, tz):
+        if isinstance(ev, IsrLogEvent):
+            yield ev
+
+
+def iter_file_all(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator[IsrLogEvent | BrokerLogEvent]:
+    """Partition and broker events of one file in file order (see `iter_file`)."""
     for _, ev in _iter_lines(_open_lines(path), str(path), report, tz):
         yield ev
 
 
-def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC) -> Iterator[tuple[int, IsrLogEvent]]:
-    """(line number, event) of one file's content (plain or gzip), as `iter_file` reads a file.
+def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC
+               ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+    """(line number, partition or broker event) of one file's content (plain or gzip), as
+    `iter_file_all` reads a file.
 
     The replay job's Spark stage calls this on executors with each log file's bytes, so every line
     form defined here reaches the job unchanged.
@@ -262,21 +418,79 @@ def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC) ->
     yield from _iter_lines(_lines_of(io.BytesIO(data)), name, report, tz)
 
 
+def derive_offline(events: list[IsrLogEvent], brokers: list[BrokerLogEvent],
+                   report: ParseReport | None = None) -> list[IsrLogEvent]:
+    """The ``offline`` events the fence lines imply, with ISRs filled in, merged into `events`.
+
+    Both lists sorted by time. Walks them together keeping each partition's leader and ISR (as the
+    events say) and the fenced brokers: when the leader of a partition is fenced and no other member
+    of its ISR is unfenced, the partition has no leader from that instant (an ``offline`` event,
+    ISR unchanged: 3.9 keeps the last member, 4.1 with ELR empties the ISR; neither is logged). An
+    ``offline`` event parsed without an ISR (a "Current leader is -1" line) gets the ISR known then.
+    A partition fenced leaders still lead later gets its next leader line or unclean change.
+    Shrink / expand lines of a broker the events say is not the partition's leader are dropped: a
+    leader paused (SIGSTOP, a long GC) proposes a shrink on waking before it learns it was replaced;
+    the controller rejects it and the state never existed.
+    """
+    leader: dict[tuple[str, int], int] = {}
+    isr: dict[tuple[str, int], tuple[int, ...]] = {}
+    fenced: set[int] = set()
+    out: list[IsrLogEvent] = []
+    bi = 0
+    for ev in [*events, None]:
+        while bi < len(brokers) and (ev is None or brokers[bi].ts_ms <= ev.ts_ms):
+            be = brokers[bi]
+            bi += 1
+            if be.kind == "unfenced":
+                fenced.discard(be.broker)
+                continue
+            fenced.add(be.broker)
+            for key, lead in sorted(leader.items()):
+                members = isr.get(key, ())
+                if lead == be.broker and not [b for b in members if b != lead and b not in fenced]:
+                    leader[key] = -1
+                    out.append(IsrLogEvent(be.ts_ms, be.broker, key[0], key[1], "offline", None, members,
+                                           source=be.source, leader=-1))
+                    if report is not None:
+                        report.derived += 1
+                        report.events += 1
+        if ev is None:
+            break
+        key = (ev.topic, ev.partition)
+        if ev.kind in ("shrink", "expand") and leader.get(key, ev.broker) != ev.broker:
+            if report is not None:  # a stale proposal of a former leader (see above)
+                report.stale += 1
+                report.events -= 1
+            continue
+        if ev.kind == "offline" and not ev.new_isr and key in isr:
+            ev = replace(ev, new_isr=isr[key])
+        leader[key] = ev.leader if ev.leader is not None else ev.broker
+        if ev.new_isr or ev.kind != "leader":
+            isr[key] = ev.new_isr
+        out.append(ev)
+    return out
+
+
 def parse_logs(patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
                tz: tzinfo = UTC) -> tuple[list[IsrLogEvent], ParseReport]:
-    """Every ISR event in the files the glob patterns name, sorted by time (file order among equals).
+    """Every ISR event in the files the glob patterns name, sorted by time (file order among equals),
+    with the ``offline`` events fence lines imply (`derive_offline`).
 
     ``tz``: the zone the brokers logged in (log4j timestamps carry none). A pattern that matches
     nothing is a problem.
     """
     report = ParseReport()
     events: list[IsrLogEvent] = []
+    brokers: list[BrokerLogEvent] = []
     items = [patterns] if isinstance(patterns, (str, os.PathLike)) else list(patterns)
     for item in items:
         text = os.fspath(item)
         if _has_magic(text) and not glob.glob(text):
             report.problems.append(f"{text}: no file matches")
     for path in expand_paths(items):
-        events.extend(iter_file(path, report, tz))
+        for ev in iter_file_all(path, report, tz):
+            (events if isinstance(ev, IsrLogEvent) else brokers).append(ev)  # type: ignore[arg-type]
     events.sort(key=lambda e: e.ts_ms)
-    return events, report
+    brokers.sort(key=lambda e: e.ts_ms)
+    merged = derive_offline(events, brokers, report)
+    return merged, report

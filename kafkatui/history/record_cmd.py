@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, seconds, whole
 from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.options import add_connection_arguments, connection_from
@@ -50,9 +50,9 @@ def _directory(text: str) -> Path:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)")
-    p.add_argument("--interval", type=float, default=10.0, help="seconds between snapshots (default 10)")
-    p.add_argument("--retention-days", type=int, default=7, help="delete days older than this (default 7; 0 keeps all)")
-    p.add_argument("--count", type=int, default=0, help="stop after this many snapshots (default: run until stopped)")
+    p.add_argument("--interval", type=seconds(86400), default=10.0, help="seconds between snapshots (default 10)")
+    p.add_argument("--retention-days", type=whole(0, 36500), default=7, help="delete days older than this (default 7; 0 keeps all)")
+    p.add_argument("--count", type=whole(0, 10**12), default=0, help="stop after this many snapshots (default: run until stopped)")
 
 
 def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
@@ -83,7 +83,19 @@ def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
     recorder = Recorder(directory)
     source = KafkaClusterSource(conn.settings, log_dirs="none")
     taken = 0
+    failed = 0  # snapshots (and gaps) that could not be written: the exit status says so
+    first_problem: str | None = None
+    shown: str | None = None  # a failure is printed once, again only when it changes or after a success
     last_prune = 0.0
+
+    def write_failed(problem: str) -> None:
+        nonlocal failed, first_problem, shown
+        failed += 1
+        first_problem = first_problem or problem
+        if problem != shown:
+            err(f"error: {problem} (retrying at each snapshot)")
+        shown = problem
+
     err(f"recording {conn.profile or conn.settings.bootstrap_servers} into {directory} every {ns.interval:g}s")
     try:
         while not stop.is_set():
@@ -97,20 +109,30 @@ def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
                 try:
                     recorder.record(snapshot)
                 except RecorderError as exc:
-                    err(f"error: {exc} (retrying at the next snapshot)")
+                    write_failed(str(exc))
+                else:
+                    if shown is not None:
+                        err("recording again")
+                    shown = None
             taken += 1
             if ns.count and taken >= ns.count:
                 break
             if ns.retention_days and time.monotonic() - last_prune > 3600:
-                recorder.prune(ns.retention_days)
                 last_prune = time.monotonic()
+                try:
+                    recorder.prune(ns.retention_days)
+                except RecorderError as exc:
+                    err(f"warning: {exc}")
             stop.wait(max(0.0, ns.interval - (time.monotonic() - started)))
     finally:
         source.close()
         try:
             recorder.close()  # stopped during an outage: the gap is written now
         except RecorderError as exc:
-            err(f"error: {exc}")
+            write_failed(str(exc))
+    if failed:
+        err(f"error: {failed} of {taken} snapshot(s) or gaps not recorded: {first_problem}")
+        return EXIT_RECORDER
     return 0
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkatui.history import schema
 from kafkatui.kafka.errors import KafkaTuiError
-from kafkatui.model.health import Health, effective_min_isr
+from kafkatui.model.health import ASSUMED_DEFAULT, Health, effective_min_isr
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 if TYPE_CHECKING:  # the Kafka clients are not needed to record or read
@@ -55,6 +55,14 @@ _CHUNK = 1 << 12
 
 class RecorderError(Exception):
     """The history could not be written (unwritable directory, disk full); one line."""
+
+
+def _known_min_isr(snap: ClusterSnapshot, topic: str, known: int | None) -> int:
+    """The topic's min ISR in `snap`; when its configs could not be read this time (a partial snapshot:
+    DescribeConfigs fails while a broker hangs), the value last read instead of Kafka's default 1, so
+    that a partition at min ISR is not recorded as merely under-replicated."""
+    value, source = effective_min_isr(snap, topic)
+    return known if source == ASSUMED_DEFAULT and known is not None else value
 
 
 def classify(p: PartitionInfo, min_isr: int, live: frozenset[int]) -> Health:
@@ -213,7 +221,7 @@ class Recorder:
             m_old = min_isr.get(name)
             if m_old is None or broker_cfg_changed or (before.configs is not t.configs
                                                        and before.configs != t.configs):
-                m = min_isr[name] = effective_min_isr(new, name)[0]
+                m = min_isr[name] = _known_min_isr(new, name, m_old)
             else:
                 m = m_old
             if m != m_old and m_old is not None:
@@ -243,7 +251,7 @@ class Recorder:
         live = snap.broker_ids
         topics: dict[str, dict[str, Any]] = {}
         for name in sorted(snap.topics):
-            m = min_isr[name] = effective_min_isr(snap, name)[0]
+            m = min_isr[name] = _known_min_isr(snap, name, min_isr.get(name))
             topics[name] = {"min_isr": m, "partitions": [
                 [p.partition, p.leader, p.leader_epoch, list(p.replicas), list(p.isr), classify(p, m, live).name]
                 for p in snap.topics[name].partitions]}

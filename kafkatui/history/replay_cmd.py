@@ -65,7 +65,7 @@ def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -
         table.add_row(*(r if room >= 12 else r[:-1]))
     more = len(summary["incidents"]) - limit
     table.caption = ((f"{more} more in summary.json and incidents/; " if more > 0 else "")
-                     + "first out: the first broker to leave an ISR (up to 60 s before the start) and when; "
+                     + "first out: the first broker to leave an ISR in the episode that led to it, and when; "
                        "<min: peak partitions under min ISR; offl: peak offline")
     table.caption_justify = "left"
     return table

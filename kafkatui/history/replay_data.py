@@ -2,7 +2,7 @@
 
 OUT holds ``summary.json`` (schema ``kafkatui.replay/1``: timeline, incidents, gaps, brokers) and the
 frames ``frames/partitions/part-*.json.gz`` and ``frames/brokers/part-*.json.gz`` (JSON Lines, any
-order); see the replay contract in the README. No Spark, no Parquet, no textual here.
+order); see the replay contract in docs/history.md. No Spark, no Parquet, no textual here.
 
 "The cluster at minute m" is its state at the END of the minute: every frame with
 ``ts_ms < day_start_ms + (m + 1) * 60_000`` applied. (The timeline counts a partition in a state

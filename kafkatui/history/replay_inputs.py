@@ -329,7 +329,8 @@ def log_rows(events: list[IsrLogEvent], day_start: int, min_isr: int | None) -> 
     """Event rows from parsed broker-log events (sorted by time).
 
     - leader: the broker that logged the ISR line (only the leader changes and logs the ISR), or
-      the broker of a leader line; an old-style leader line without ISR keeps the previous ISR.
+      the broker of a leader line, or the event's ``leader`` (-1 for ``offline``, the new leader of
+      an ``unclean`` election); an old-style leader line without ISR keeps the previous ISR.
     - isr: the new ISR of shrink / expand / ``ISR updated to`` lines and new-style leader lines.
     - replica set: the union of every ISR, leader and out-of-sync replica seen for the partition
       (the assignment is not in the logs; ``replicas`` stay unknown in the outputs).
@@ -365,7 +366,8 @@ def log_rows(events: list[IsrLogEvent], day_start: int, min_isr: int | None) -> 
             continue
         if ev.ts_ms >= day_start:
             out.events_in_day += 1
-        out.rows.append((ev.ts_ms, ev.topic, ev.partition, ev.broker, list(isr), members, m, seq, False))
+        lead = ev.broker if ev.leader is None else ev.leader  # -1: offline; a controller line names the leader
+        out.rows.append((ev.ts_ms, ev.topic, ev.partition, lead, list(isr), members, m, seq, False))
     return out
 
 

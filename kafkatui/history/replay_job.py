@@ -23,7 +23,10 @@ snapshot). Everything else is DataFrame work with window functions over (topic, 
   any moment of [m, m + 60 s); computed from minute ranges with +1/-1 boundaries, not by
   exploding every minute;
 - incidents: maximal windows in which any partition is UNDER_MIN_ISR or OFFLINE; first broker
-  out = the earliest ISR removal in [start - 60 s, start] (ties: lowest broker id), or null;
+  out = the earliest ISR removal (or leader lost: a partition left without a leader) of the
+  incident's partitions in the episode that led to it -- for each, from the start of its unbroken
+  run of states lacking an ISR member or a leader that holds its first bad moment, however long
+  before -- up to the incident's start (ties: lowest broker id), or null;
 - brokers: shrinks / expands = removals from / additions to an ISR (consecutive states of a
   partition compared; a gap boundary counts neither). ``flapping_score`` = quick round trips
   (removed, then added back to the same partition's ISR within 5 minutes) divided by the number of
@@ -137,7 +140,9 @@ def _class_of() -> Column:
 def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     """One row per partition state change of the day (each lasts until the next one, or 24:00).
 
-    Columns: topic, partition, ts, leader, isr, replicas, min_isr, class, unknown, removed, added.
+    Columns: topic, partition, ts, leader, isr, replicas, min_isr, class, unknown, removed, added,
+    lost (the leader of a partition that just lost its leader, else null), short (a replica is
+    missing from the ISR, or there is no leader).
     """
     ev = inputs.events.filter(F.col("ts") < cfg.day_end)
     key = list(KEY)
@@ -171,12 +176,20 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     state = F.struct("leader", "isr", "replicas", "min_isr", "class")
     prev_isr, prev_unknown = F.lag("isr").over(w), F.lag("unknown").over(w)
     comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(prev_unknown, F.lit(True))
+    members = F.coalesce(F.col("replicas"), F.col("rset"))
+    short = (F.when(F.col("unknown"), F.lit(False))
+             .when(members.isNull(), F.col("class").isin("OFFLINE", "UNDER_MIN_ISR", "UNDER_REPLICATED"))
+             .otherwise((F.col("leader") < 0) | (F.size("isr") < F.size(members))))
     return (last_of_ts.withColumn("class", _class_of())
             .withColumn("_prev", F.lag(state).over(w))
             .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
             .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
+            .withColumn("lost", F.when(comparable & (F.col("leader") < 0) & (F.col("_prev.leader") >= 0),
+                                       F.col("_prev.leader")))
+            .withColumn("short", short)
             .filter(~F.col("_prev").eqNullSafe(state))
-            .select(*KEY, "ts", "leader", "isr", "replicas", "min_isr", "class", "unknown", "removed", "added"))
+            .select(*KEY, "ts", "leader", "isr", "replicas", "min_isr", "class", "unknown", "removed", "added",
+                    "lost", "short"))
 
 
 def class_intervals(st: DataFrame, cfg: ReplayConfig) -> DataFrame:
@@ -270,19 +283,7 @@ def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
     ws = Window.partitionBy("id", "class").orderBy("t", "d").rowsBetween(Window.unboundedPreceding, Window.currentRow)
     peaks = {(r["id"], r["class"]): r["peak"] for r in sweep.withColumn("n", F.sum("d").over(ws))
              .groupBy("id", "class").agg(F.max("n").alias("peak")).collect()}
-    # removals in [start - 60 s, start]: an equi-join on the minute (a window touches at most two)
-    # then the exact range, so no removal is compared with every incident
-    spark = st.sparkSession
-    windows = spark.createDataFrame(
-        [(h["id"], h["start_ms"], m) for h in heads
-         for m in range((h["start_ms"] - LOOKBACK_MS) // MINUTE_MS, h["start_ms"] // MINUTE_MS + 1)],
-        "id long, start_ms long, minute long")
-    removals = (st.filter(F.size("removed") > 0)
-                .select("ts", F.floor(F.col("ts") / MINUTE_MS).alias("minute"), "removed"))
-    firsts = {r["id"]: r["first"] for r in removals.join(F.broadcast(windows), "minute")
-              .filter((F.col("ts") <= F.col("start_ms")) & (F.col("ts") >= F.col("start_ms") - LOOKBACK_MS))
-              .select("id", "ts", F.explode("removed").alias("broker"))
-              .groupBy("id").agg(F.min(F.struct("ts", "broker")).alias("first")).collect()}
+    firsts = _first_out(tagged, st, heads)
     tagged.unpersist()
     out = []
     for n, h in enumerate(heads, 1):
@@ -295,6 +296,36 @@ def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
                     "peak_under_min_isr": peaks.get((h["id"], "UNDER_MIN_ISR"), 0),
                     "peak_offline": peaks.get((h["id"], "OFFLINE"), 0)})
     return out
+
+
+def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, Any]:
+    """Per incident id, the earliest (ts, broker) that left an ISR -- or left a partition without a
+    leader -- in the episode that led to it: for each of the incident's partitions, from the start
+    of its run of "short" states (an ISR member or the leader missing) that holds its first bad
+    moment, however long before, up to the incident's start; [start - 60 s, start] for a partition
+    that was never short (min ISR above its replication factor)."""
+    w = Window.partitionBy(*KEY).orderBy("ts")
+    begins = F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))
+    runs = (st.select(*KEY, "ts", "short", begins.alias("_b")).filter(F.col("_b"))
+            .select(*KEY, F.col("ts").alias("ep_start")))
+    spark = st.sparkSession
+    starts = spark.createDataFrame([(h["id"], h["start_ms"]) for h in heads], "id long, inc_start long")
+    bad = (tagged.groupBy("id", *KEY).agg(F.min("start_ms").alias("bad_start"))
+           .join(F.broadcast(starts), "id"))
+    lo = (bad.join(runs, list(KEY), "left")
+          .filter(F.col("ep_start").isNull() | (F.col("ep_start") <= F.col("bad_start")))
+          .groupBy("id", *KEY, "inc_start").agg(F.max("ep_start").alias("ep_start"))
+          .select("id", *KEY, "inc_start",
+                  F.coalesce("ep_start", F.col("inc_start") - F.lit(LOOKBACK_MS)).alias("lo")))
+    empty = F.array().cast(_IDS)
+    outs = (st.select(*KEY, "ts", F.array_union(F.coalesce("removed", empty),
+                                                F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty))
+                      .alias("out"))
+            .filter(F.size("out") > 0))
+    return {r["id"]: r["first"] for r in outs.join(lo, list(KEY))
+            .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
+            .select("id", "ts", F.explode("out").alias("broker"))
+            .groupBy("id").agg(F.min(F.struct("ts", "broker")).alias("first")).collect()}
 
 
 def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
@@ -598,7 +629,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history", default=None, help="recordings directory (kafkatui record --dir): a path or a "
                    "Hadoop URI (file://, hdfs://, s3a://)")
     p.add_argument("--broker-logs", action="append", default=[], metavar="GLOB",
-                   help="broker server.log / state-change.log files (glob; rotated and .gz too); repeatable")
+                   help="broker server.log / state-change.log and KRaft controller.log files (glob; rotated and .gz "
+                        "too); repeatable")
     p.add_argument("--master", default=None, help="Spark master (default local[2]; ignored under spark-submit)")
     p.add_argument("--out", default=None, help="output directory, a path or a Hadoop URI (default ./replay-DAY); "
                    "must be new, empty or an earlier replay's")

@@ -31,7 +31,7 @@ from pyspark.sql import types as T
 
 from kafkatui.history import replay_inputs as inp
 from kafkatui.history import schema
-from kafkatui.history.logparse import ParseReport, iter_bytes
+from kafkatui.history.logparse import BrokerLogEvent, ParseReport, iter_bytes
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
 
 LAST_SEQ = 1 << 62
@@ -228,6 +228,8 @@ def _parse_task(rank: int, name: str, data: bytes, tz: tzinfo) -> Iterator[tuple
     """Events of one log file (runs on an executor), then its parse report."""
     report = ParseReport()
     for n, ev in iter_bytes(data, name, report, tz):
+        if isinstance(ev, BrokerLogEvent):
+            continue  # fence / unfence lines: not used by this stage yet
         yield "e", (ev.ts_ms, ev.broker, ev.topic, ev.partition, ev.kind,
                     list(ev.old_isr) if ev.old_isr is not None else None, list(ev.new_isr), ev.under_min_isr,
                     [b for b, _, _ in ev.out_of_sync], (rank << 32) | n)

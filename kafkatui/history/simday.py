@@ -28,6 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
+from kafkatui.argparsing import whole
 from kafkatui.history import schema
 from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.sim import brokerlog as bl
@@ -115,7 +116,11 @@ def build_cluster(sc: scenario.Scenario, start_ms: int, partitions: int | None, 
     if partitions is not None and partitions < len(sc.topics):
         raise SimDayError(f"--partitions must be at least {len(sc.topics)} (one per topic of the day's script)")
     cluster = SimCluster(brokers=n, racks=sc.racks, clock=VirtualClock(manual=True, start_ms=start_ms),
-                         static_configs=sc.broker_configs, elr=sc.elr, seed=seed)
+                         static_configs=sc.broker_configs, elr=sc.elr, seed=seed,
+                         # the day has no steady load (it would cost its speed): its followers leave
+                         # idle ISRs after the lag time, as the simulator did before the twin tests
+                         # (real Kafka keeps a caught-up follower of an idle partition in the ISR)
+                         idle_followers_shrink=True)
     for b in cluster.brokers.values():
         b.port = BASE_PORT + b.id - 1
     rng = random.Random(seed)
@@ -347,7 +352,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--history-day", metavar="YYYY-MM-DD", default=None,
                    help="simulate that UTC day of incidents and write its ISR recordings and broker logs to --out")
     p.add_argument("--out", type=Path, default=None, help="with --history-day: the directory to write")
-    p.add_argument("--partitions", type=int, default=None,
+    p.add_argument("--partitions", type=whole(1, scenario.MAX_PARTITIONS), default=None,
                    help="with --history-day: about this many partitions in all (default 602)")
     p.add_argument("--seed", type=int, default=0, help="with --history-day: seed for the cluster and topic ids")
 

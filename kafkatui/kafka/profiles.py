@@ -32,6 +32,7 @@ from typing import Any, NoReturn
 
 import yaml
 
+from kafkatui import safeyaml
 from kafkatui.kafka.errors import ProfileError, UsageError
 from kafkatui.kafka.settings import (
     DEFAULT_CLIENT_ID,
@@ -45,6 +46,7 @@ from kafkatui.kafka.settings import (
     parse_bootstrap,
     parse_x_options,
 )
+from kafkatui.safeyaml import InputError, read_text_bounded
 
 __all__ = [
     "PROFILES_ENV",
@@ -58,6 +60,8 @@ __all__ = [
 ]
 
 PROFILES_ENV = "KAFKATUI_PROFILES"
+MAX_PROFILES_BYTES = 1024 * 1024
+MAX_SECRET_BYTES = 64 * 1024
 
 _STR_KEYS = (
     "security_protocol", "sasl_mechanism", "sasl_username", "password_env", "password_file",
@@ -114,14 +118,19 @@ class _File:
         self.warnings: list[str] = []
         self._loader = yaml.SafeLoader("")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text_bounded(path, MAX_PROFILES_BYTES)
         except FileNotFoundError:
             raise ProfileError(f"profiles file {path} does not exist (create it, or point {PROFILES_ENV} at one)") from None
+        except InputError as exc:
+            raise ProfileError(f"profiles file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfileError(f"cannot read profiles file {path}: {_reason(exc)}") from None
         _warn_if_readable(path, "profiles file", self.warnings, group=False)
         try:
-            root = yaml.compose(text, Loader=yaml.SafeLoader)
+            root = safeyaml.compose(text)
+        except safeyaml.LimitError as exc:
+            number, problem = safeyaml.yaml_problem(exc)
+            raise ProfileError(f"{path}:{number}: {problem}") from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = f":{mark.line + 1}" if mark is not None else ""
@@ -279,7 +288,9 @@ class _File:
         if file_key in values:
             path = Path(values[file_key])
             try:
-                text = path.read_text(encoding="utf-8")
+                text = read_text_bounded(path, MAX_SECRET_BYTES)
+            except InputError as exc:
+                self.fail(nodes[file_key], f"{where}: {file_key} {exc}")
             except (OSError, UnicodeDecodeError) as exc:
                 self.fail(nodes[file_key], f"{where}: cannot read {file_key} {path}: {_reason(exc)}")
             _warn_if_readable(path, f"{file_key} of profile {name!r}", self.warnings, group=True)

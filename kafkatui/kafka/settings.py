@@ -157,7 +157,10 @@ def check_extra(extra: Mapping[str, Any], origin: str = "-X") -> dict[str, str |
     out: dict[str, str | Secret] = {}
     for key, value in extra.items():
         if not isinstance(key, str) or not key or any(c.isspace() for c in key):
-            raise UsageError(f"{origin}: bad librdkafka setting name {key!r}")
+            raise UsageError(f"{origin}: bad librdkafka setting name {_shown(key)}")
+        if _text_problem(key) or not key.isascii():
+            raise UsageError(f"{origin}: bad librdkafka setting name {_shown(key)}: setting names are plain "
+                             "ASCII (e.g. socket.timeout.ms)")
         if key in _PYTHON_ONLY_KEYS:
             raise UsageError(f"{origin}: {key} cannot be set here (it is a Python callback, not a librdkafka setting)")
         if key in _RESERVED_KEYS:
@@ -171,8 +174,61 @@ def check_extra(extra: Mapping[str, Any], origin: str = "-X") -> dict[str, str |
             text = str(value)
         else:
             raise UsageError(f"{origin}: {key} must be a string, number or boolean")
+        problem = _text_problem(text)
+        if problem:
+            shown = "the value" if is_sensitive_key(key) else f"the value {_shown(text)}"
+            raise UsageError(f"{origin}: {key}: {shown} {problem} (librdkafka takes UTF-8 text without "
+                             "control characters)")
         out[key] = Secret(text) if is_sensitive_key(key) else text
     return out
+
+
+def _text_problem(s: str) -> str | None:
+    """Why librdkafka cannot take `s`: bytes that are not UTF-8 (a non-UTF-8 command line arrives as lone
+    surrogates; confluent-kafka crashes on them), or a NUL or control character its C strings would cut."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8"
+    if any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in s):
+        return "holds a control character"
+    return None
+
+
+def _shown(s: object) -> str:
+    """`s` quoted as the user typed it: undecodable bytes as \\xNN, control characters escaped."""
+    if not isinstance(s, str):
+        return repr(s)
+    out = []
+    for c in s:
+        if 0xDC80 <= ord(c) <= 0xDCFF:
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(repr(c)[1:-1])
+    return "'" + "".join(out) + "'"
+
+
+def _check_oauthbearer(conf: Mapping[str, str | Secret]) -> None:
+    """OAUTHBEARER needs a token source librdkafka can use without a Python callback; without one it
+    never sends a request and the failure looked like a broker that does not answer."""
+    method = _reveal(conf.get("sasl.oauthbearer.method", "default")).strip().lower()
+    if method == "oidc":
+        missing = [k for k in ("sasl.oauthbearer.client.id", "sasl.oauthbearer.token.endpoint.url") if not conf.get(k)]
+        if missing:
+            raise UsageError(f"SASL OAUTHBEARER with sasl.oauthbearer.method=oidc needs {' and '.join(missing)}")
+        return
+    if method != "default":
+        raise UsageError(f"sasl.oauthbearer.method must be default or oidc, got {method!r}")
+    unsecured = _reveal(conf.get("enable.sasl.oauthbearer.unsecure.jwt", "false")).strip().lower() == "true"
+    if not unsecured or "principal=" not in _reveal(conf.get("sasl.oauthbearer.config", "")):
+        raise UsageError(
+            "SASL OAUTHBEARER needs a token source: -X sasl.oauthbearer.method=oidc with "
+            "sasl.oauthbearer.client.id, sasl.oauthbearer.client.secret and sasl.oauthbearer.token.endpoint.url "
+            "(or, for an unsecured test token, -X enable.sasl.oauthbearer.unsecure.jwt=true and "
+            "-X sasl.oauthbearer.config=principal=NAME)"
+        )
 
 
 # --------------------------------------------------------------------------- settings
@@ -243,7 +299,12 @@ class ConnectionSettings:
         if not client_id or not client_id.strip():
             raise UsageError("client id must not be empty")
         setter(self, "client_id", client_id)
-        self._check_sasl(self._merged())
+        merged = self._merged()
+        for key, value in merged.items():  # sasl_username etc. from a profile's "\\udcff" escapes
+            problem = _text_problem(_reveal(value))
+            if problem:
+                raise UsageError(f"{key}: the value {problem} (librdkafka takes UTF-8 text without control characters)")
+        self._check_sasl(merged)
 
     # ------------------------------------------------------------------ views
     def _merged(self) -> dict[str, str | Secret]:
@@ -285,6 +346,8 @@ class ConnectionSettings:
                 raise UsageError(
                     f"SASL {mechanism.upper()} needs a password (password_env or password_file in the profile)"
                 )
+        if mechanism.upper() == "OAUTHBEARER":
+            _check_oauthbearer(conf)
 
     def secrets(self) -> list[str]:
         """The secret values, for scrubbing them from any text a client library produces."""

@@ -5,7 +5,9 @@
 * confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
   alongside for the racks) and for configs: ONE DescribeConfigs request for up to
   `TOPICS_PER_DESCRIBE` topics, plus one per broker (librdkafka allows one BROKER resource per
-  call, and a broker's own configs must be asked of that broker), all in flight at once;
+  call, and a broker's own configs must be asked of that broker), all in flight at once; the
+  broker requests go out as soon as DescribeCluster names the brokers, while the metadata of
+  every topic is still on its way;
 * kafka-python's KafkaAdminClient for DescribeLogDirs (replica sizes and offset lag, one
   request per broker, in parallel) and DescribeTopicPartitions (ELR, KIP-966; only asked for
   topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
@@ -22,6 +24,11 @@ one-line message naming host:port and cause (see `kafkatui.kafka.errors`). Anyth
 metadata that fails (configs denied, a broker hung or dying mid-fetch) gives a snapshot with
 ``partial=True`` and one line per problem.
 
+The partitions are read in one pass into columns of a `StateTable` the source keeps across its
+snapshots (`kafkatui.model.snapshot.Partitions`: no object per partition, and equal states of two
+snapshots have equal ids), while the configs are in flight (`kafkatui.kafka.answers`). Errors are
+classified in `kafkatui.kafka.diagnose`.
+
 Clients are created once and reused across snapshots, and recreated after a connection
 failure. A source may be called from any thread; snapshots are serialised. `close()` joins
 every thread the source started (waiting at most for one unanswered metadata attempt).
@@ -31,22 +38,41 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
-import re
-import socket
 import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
+from kafkatui.kafka.answers import (
+    MIN_PHASE_SECONDS,
+    POLL_SECONDS,
+    _add_elr,
+    _config_values,
+    _describe_topic_partitions,
+    _Details,
+    _EarlyBrokerConfigs,
+    _int,
+    _outcome,
+    _read_partitions,
+    _storage,
+)
+from kafkatui.kafka.diagnose import (
+    _UNVERIFIED,
+    ClientEvent,
+    _best,
+    _EventLog,
+    _exc_kafka_error,
+    _kp_reason,
+    _probe,
+    _timed_out,
+    classify_event,
+    classify_kafka_error,
+)
 from kafkatui.kafka.errors import (
     AuthenticationError,
-    AuthorizationDeniedError,
-    CannotConnectError,
     KafkaTuiError,
     MetadataTimeoutError,
     NotKafkaError,
@@ -57,16 +83,11 @@ from kafkatui.kafka.errors import (
 from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
 from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, explain_file_setting, verify_failure_reason
 from kafkatui.model.snapshot import (
-    DEFAULT_CONFIG,
-    DYNAMIC_BROKER_CONFIG,
-    DYNAMIC_DEFAULT_BROKER_CONFIG,
-    DYNAMIC_TOPIC_CONFIG,
-    STATIC_BROKER_CONFIG,
     BrokerInfo,
     ClusterSnapshot,
     ConfigValue,
-    PartitionInfo,
     ReplicaLog,
+    StateTable,
     TopicInfo,
 )
 
@@ -92,8 +113,10 @@ BROKER_CONFIG_KEYS = frozenset({
     "transaction.state.log.replication.factor",
     "transaction.state.log.min.isr",
     "broker.rack",
+    "process.roles",
+    "controller.quorum.voters",
 })
-"""Broker configs kept in a snapshot."""
+"""Broker configs kept in a snapshot (the last two tell a KRaft cluster's controller: `controller_of`)."""
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 """Kafka's internal topics (Topic.INTERNAL_TOPICS); librdkafka's metadata has no internal flag."""
@@ -101,8 +124,6 @@ INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__sha
 TOPICS_PER_DESCRIBE = 1000
 """Topics per DescribeConfigs request; bigger clusters send several requests in parallel."""
 
-MIN_PHASE_SECONDS = 0.5
-"""Time configs and log dirs get even when the metadata used up the timeout."""
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -113,22 +134,13 @@ ATTEMPTS = 2
 QUIET_SECONDS = 0.25
 """Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
 
-POLL_SECONDS = 0.05
 RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
 MAX_WORKERS = 16
 LOG_DIR_MODES = ("all", "out-of-sync", "none")
+STATE_TABLE_MIN = 100_000
+"""Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 
-_SOURCES = {
-    1: DYNAMIC_TOPIC_CONFIG,
-    2: DYNAMIC_BROKER_CONFIG,
-    3: DYNAMIC_DEFAULT_BROKER_CONFIG,
-    4: STATIC_BROKER_CONFIG,
-    5: DEFAULT_CONFIG,
-}
-_AUTHZ_CODES = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED",
-                31: "CLUSTER_AUTHORIZATION_FAILED", 53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"}
-_AUTHZ_HINTS = {29: "DESCRIBE_CONFIGS on the topics", 31: "DESCRIBE on the CLUSTER resource"}
 DTP_API_KEY = 75
 _RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN)
 
@@ -143,273 +155,6 @@ class ClusterSource(Protocol):
     def close(self) -> None:
         """Release connections and threads. Idempotent."""
         ...
-
-
-# --------------------------------------------------------------------------- librdkafka errors
-@dataclass(frozen=True, slots=True)
-class ClientEvent:
-    """One error librdkafka reported through error_cb (text scrubbed of secrets)."""
-
-    code: int
-    name: str
-    text: str
-    at: float  # time.monotonic()
-
-
-class _EventLog:
-    """error_cb target: the recent librdkafka errors (bounded; holds no reference to a client)."""
-
-    def __init__(self, secrets: Sequence[str]) -> None:
-        self._secrets = list(secrets)
-        self._lock = threading.Lock()
-        self._items: deque[ClientEvent] = deque(maxlen=500)
-        self.fatal = False
-
-    def error_cb(self, err: KafkaError) -> None:
-        event = ClientEvent(err.code(), err.name(), one_line(scrub(err.str(), self._secrets)), time.monotonic())
-        with self._lock:
-            self._items.append(event)
-            if err.fatal():
-                self.fatal = True
-
-    def since(self, t: float) -> list[ClientEvent]:
-        with self._lock:
-            return [e for e in self._items if e.at >= t]
-
-    def logger(self, forward: logging.Logger | None) -> logging.Logger:
-        """A logger for librdkafka's `logger` setting: records its lines here (and to `forward`).
-
-        The lines say what error_cb does not, e.g. that a request timed out. The logger is
-        outside logging's registry, so nothing reaches stderr.
-        """
-        level = logging.INFO if forward is None else min(logging.INFO, forward.getEffectiveLevel())
-        logger = logging.Logger("kafkatui.librdkafka", level)
-        logger.propagate = False
-        logger.addHandler(_EventHandler(self))
-        if forward is not None:
-            logger.addHandler(_Forward(forward, self._secrets))
-        return logger
-
-    def add_log_line(self, facility: str, text: str) -> None:
-        event = ClientEvent(0, facility, one_line(scrub(text, self._secrets)), time.monotonic())
-        with self._lock:
-            self._items.append(event)
-
-
-_LOG_LINE = re.compile(r"^(?P<facility>[A-Z_0-9]+) \[[^\]]*\] \[[^\]]*\]: (?P<text>.*)$")
-
-
-class _EventHandler(logging.Handler):
-    def __init__(self, events: _EventLog) -> None:
-        super().__init__(logging.INFO)
-        self._events = events
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            line = record.getMessage()
-        except Exception:
-            return
-        m = _LOG_LINE.match(line)
-        if m:
-            self._events.add_log_line(m.group("facility"), m.group("text"))
-        else:
-            self._events.add_log_line("LOG", line)
-
-
-class _Forward(logging.Handler):
-    """Pass librdkafka's lines on to the caller's logger, secrets scrubbed."""
-
-    def __init__(self, target: logging.Logger, secrets: Sequence[str]) -> None:
-        super().__init__(logging.NOTSET)
-        self._target = target
-        self._secrets = list(secrets)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if self._target.isEnabledFor(record.levelno):
-            clean = logging.makeLogRecord(record.__dict__)
-            clean.msg, clean.args = scrub(record.getMessage(), self._secrets), None
-            self._target.handle(clean)
-
-
-_EVENT_HEAD = re.compile(r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$")
-_EVENT_TAIL = re.compile(r"\s*\(after \d+ms in state (?P<state>[A-Z_]+)(?:,[^)]*)?\)\s*$")
-_RESPONSE_SIZE = re.compile(r"Invalid response size (\d+)")
-_UNVERIFIED = re.compile(r"^TLS handshake with (?P<addr>\S+) failed: .*certificate verify failed", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    addr: str | None
-    state: str | None
-    detail: str
-
-
-def _parse_event(text: str) -> _Parsed:
-    addr = state = None
-    rest = text
-    m = _EVENT_HEAD.match(text)
-    if m:
-        addr, rest = m.group("addr"), m.group("rest")
-    t = _EVENT_TAIL.search(rest)
-    if t:
-        state, rest = t.group("state"), rest[: t.start()]
-    return _Parsed(addr, state, rest.strip())
-
-
-def _looks_like(size: int) -> str:
-    """What a non-Kafka server sent, from the 4 bytes librdkafka read as a response size."""
-    head = size.to_bytes(4, "big", signed=False) if 0 <= size < 1 << 32 else b""
-    if head.startswith(b"HTTP") or head.lower().startswith((b"<htm", b"<!do")):
-        return "it answered the Kafka handshake with HTTP (a web server or proxy?)"
-    if head[:1] == b"\x15" and head[1:2] == b"\x03":
-        return "it answered with a TLS alert: the listener expects TLS (security protocol SSL or SASL_SSL)"
-    if head.startswith(b"SSH-"):
-        return "it is an SSH server"
-    if head and all(32 <= b < 127 for b in head):
-        return f"it answered the Kafka handshake with text starting {head.decode()!r}"
-    return "it answered the Kafka handshake with something that is not a Kafka response"
-
-
-def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> KafkaTuiError | None:
-    """The user-facing error a librdkafka error_cb event stands for, or None if not decisive."""
-    p = _parse_event(event.text)
-    addr = p.addr or "the bootstrap server"
-    detail = p.detail
-    low = detail.lower()
-    if event.name == "_AUTHENTICATION" or "sasl" in low and "authentication" in low:
-        reason = re.sub(r"^SASL authentication error:\s*", "", detail)
-        return AuthenticationError(f"SASL authentication with {addr} failed: {reason}")
-    if "alert certificate required" in low or "ssl alert number 116" in low:
-        return AuthenticationError(
-            f"TLS handshake with {addr} failed: the broker requires a client certificate (mTLS): "
-            "set ssl.certificate.location and ssl.key.location"
-        )
-    if "alert bad certificate" in low or "alert unknown ca" in low or re.search(r"ssl alert number (42|48)\b", low):
-        return AuthenticationError(f"TLS handshake with {addr} failed: the broker rejected the client certificate")
-    if event.name == "_SSL" or p.state == "SSL_HANDSHAKE" or "ssl handshake failed" in low or "certificate verify failed" in low:
-        reason = re.sub(r"^SSL handshake failed:\s*", "", detail)
-        return AuthenticationError(f"TLS handshake with {addr} failed: {reason}")
-    if p.state == "CONNECT" and "timed out" in low:
-        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
-    if "timed out" in low:
-        return None  # a request went unanswered: a hung or slow server, not a refusal
-    if event.name == "_RESOLVE" or "failed to resolve" in low:
-        host = addr.rsplit(":", 1)[0]
-        reason = detail.rsplit(": ", 1)[-1] if ": " in detail else detail
-        return CannotConnectError(f"cannot resolve host name {host} ({addr}): {reason}")
-    m = _RESPONSE_SIZE.search(detail)
-    if m:
-        return NotKafkaError(f"{addr} is not a Kafka listener: {_looks_like(int(m.group(1)))}")
-    if "apiversion" in low or (p.state == "APIVERSION_QUERY" and "disconnected" in low):
-        return NotKafkaError(
-            f"{addr} closed the connection during the Kafka handshake: not a Kafka listener, or one that "
-            f"expects TLS or SASL (security protocol here: {security_protocol})"
-        )
-    if "connection refused" in low:
-        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
-    for reason in ("No route to host", "Network is unreachable", "Host is unreachable", "Address not available"):
-        if reason.lower() in low:
-            return CannotConnectError(f"cannot connect to {addr}: {reason.lower()}")
-    if event.name == "_TRANSPORT" and p.state == "CONNECT":
-        return CannotConnectError(f"cannot connect to {addr}: {detail}")
-    return None
-
-
-def _timed_out(event: ClientEvent) -> bool:
-    return "timed out" in event.text.lower() and _parse_event(event.text).state != "CONNECT"
-
-
-_PRIORITY = {AuthenticationError: 0, NotKafkaError: 1, CannotConnectError: 2}
-
-
-def _best(events: Iterable[ClientEvent], security_protocol: str) -> tuple[KafkaTuiError, int] | None:
-    """The most telling decisive error among `events` and how many addresses failed."""
-    per_addr: dict[str, KafkaTuiError] = {}
-    for ev in events:
-        err = classify_event(ev, security_protocol)
-        if err is None:
-            continue
-        addr = _parse_event(ev.text).addr or "?"
-        old = per_addr.get(addr)
-        if old is None or _PRIORITY.get(type(err), 9) <= _PRIORITY.get(type(old), 9):
-            per_addr[addr] = err
-    if not per_addr:
-        return None
-    best = min(per_addr.values(), key=lambda e: _PRIORITY.get(type(e), 9))
-    return best, len(per_addr)
-
-
-def classify_kafka_error(err: KafkaError, what: str, timeout: float | None = None) -> KafkaTuiError:
-    """A KafkaError from a confluent-kafka call (not a connection event) as a KafkaTuiError."""
-    code = err.code()
-    if code in _AUTHZ_CODES:
-        hint = _AUTHZ_HINTS.get(code)
-        return AuthorizationDeniedError(f"{what}: not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})")
-    if code in (KafkaError._AUTHENTICATION, KafkaError._SSL, 58):  # 58 SASL_AUTHENTICATION_FAILED
-        return AuthenticationError(f"{what}: {err.str()}")
-    if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT):
-        within = f" within {timeout:g}s" if timeout is not None else ""
-        return MetadataTimeoutError(f"{what}: no answer{within}")
-    if code in (KafkaError._INVALID_ARG, KafkaError._INVALID_TYPE):
-        return UsageError(f"{what}: {err.str()}")
-    if code in (KafkaError._RESOLVE,):
-        return CannotConnectError(f"{what}: {err.str()}")
-    if code in (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN):
-        return CannotConnectError(f"{what}: {err.str()}")
-    return KafkaTuiError(f"{what}: {err.str()} ({err.name()})")
-
-
-def _probe(addr: str, timeout: float) -> KafkaTuiError | None:
-    """Try a plain TCP connection: None if it connects, else the CannotConnectError it meets."""
-    try:
-        host, port = parse_host_port(addr)
-    except UsageError as exc:
-        return exc
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return None
-    except socket.gaierror as exc:
-        return CannotConnectError(f"cannot resolve host name {host} ({addr}): {exc.strerror or exc}")
-    except ConnectionRefusedError:
-        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
-    except TimeoutError:
-        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
-    except OSError as exc:
-        return CannotConnectError(f"cannot connect to {addr}: {(exc.strerror or str(exc)).lower()}")
-
-
-# --------------------------------------------------------------------------- kafka-python errors
-def _kp_reason(exc: BaseException, timeout: float) -> str:
-    """A short reason for a kafka-python failure (problem lines)."""
-    name = type(exc).__name__
-    text = one_line(str(exc), 160)
-    if name in ("KafkaTimeoutError", "RequestTimedOutError") or isinstance(exc, TimeoutError | cf.TimeoutError):
-        return f"no answer within {timeout:.1f}s"
-    if name == "ClusterAuthorizationFailedError":
-        return "not authorized (CLUSTER_AUTHORIZATION_FAILED; needs DESCRIBE on the CLUSTER resource)"
-    if name == "TopicAuthorizationFailedError":
-        return "not authorized (TOPIC_AUTHORIZATION_FAILED; needs DESCRIBE on the topics)"
-    if name == "UnknownBrokerIdError":
-        return "broker not (or no longer) in the cluster metadata"
-    if name == "KafkaConnectionError":
-        return f"connection failed ({text})" if text else "connection failed"
-    return f"{name}: {text}" if text else name
-
-
-def _kafka_error_reason(err: KafkaError, timeout: float) -> str:
-    code = err.code()
-    if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT):
-        return f"no answer within {timeout:.1f}s"
-    if code in _AUTHZ_CODES:
-        hint = _AUTHZ_HINTS.get(code)
-        return f"not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})"
-    return f"{err.str()} ({err.name()})"
-
-
-def _exc_kafka_error(exc: BaseException) -> KafkaError | None:
-    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
-        return exc.args[0]
-    return None
 
 
 def _address(host: str, port: int) -> str:
@@ -488,6 +233,7 @@ class KafkaClusterSource:
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
+        self._table = StateTable()  # partition states, shared by this source's snapshots
         self._admin = self._new_admin()
 
     # ------------------------------------------------------------------ lifecycle
@@ -577,7 +323,10 @@ class KafkaClusterSource:
             if self._kadmin is not None:
                 return self._kadmin
         kwargs = self.settings.to_kafka_python()
-        kwargs["bootstrap_servers"] = self._bootstrap()
+        # kafka-python bootstraps from ONE server picked at random and gives it the whole timeout:
+        # a hung broker in the configured list (SIGSTOP, a stuck disk) would cost the log dirs and
+        # ELR of one snapshot in N. The brokers the metadata just named are registered and unfenced.
+        kwargs["bootstrap_servers"] = list(self._learnt) or self._bootstrap()
         remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
         kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
@@ -588,6 +337,14 @@ class KafkaClusterSource:
                 return client
         self._close_kadmin(client)  # closed meanwhile
         raise KafkaTuiError("the cluster source is closed")
+
+    def _state_table(self, md: Any) -> StateTable:
+        """The table of partition states this source's snapshots share (so that equal states of two
+        snapshots have equal ids), started afresh when churn has grown it far past the cluster's size."""
+        partitions = sum(len(t.partitions) for t in md.topics.values())
+        if len(self._table) > max(STATE_TABLE_MIN, 4 * partitions):
+            self._table = StateTable()
+        return self._table
 
     # ------------------------------------------------------------------ snapshot
     def snapshot(self) -> ClusterSnapshot:
@@ -600,14 +357,18 @@ class KafkaClusterSource:
             # DescribeCluster (a Metadata request without topics, sent to the controller) gives
             # the racks and tells "connected, but the full metadata is slow" from "no answer"
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
+            early = _EarlyBrokerConfigs(admin, deadline)
+            self._pool().submit(early.run, cluster)
             try:
                 md, admin = self._metadata(admin, start, deadline, cluster)
-            except KafkaTuiError:
-                self._reset_clients()
+            except BaseException as exc:
+                early.take(None)
+                if isinstance(exc, KafkaTuiError):
+                    self._reset_clients()
                 raise
             self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
             try:
-                snap = self._details(admin, md, cluster, deadline)
+                snap = self._details(admin, md, cluster, deadline, early.take(admin))
             except KafkaException as exc:  # raised by a call itself, not through a future
                 err = _exc_kafka_error(exc)
                 if err is None:
@@ -615,7 +376,7 @@ class KafkaClusterSource:
                 raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
             return ClusterSnapshot(
                 cluster_id=md.cluster_id,
-                controller_id=md.controller_id if md.controller_id is not None else -1,
+                controller_id=controller_of(md.controller_id, snap.broker_configs),
                 brokers=snap.brokers,
                 topics=snap.topics,
                 broker_configs=snap.broker_configs,
@@ -779,7 +540,8 @@ class KafkaClusterSource:
         return MetadataTimeoutError(f"no cluster metadata within {self.settings.timeout:g}s")
 
     # phase 3: configs, log dirs, ELR ---------------------------------------------------
-    def _details(self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float) -> _Details:
+    def _details(self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float,
+                 early: Mapping[int, cf.Future[Any]]) -> _Details:
         phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
         budget = phase_deadline - time.monotonic()
         problems: list[str] = []
@@ -794,8 +556,11 @@ class KafkaClusterSource:
                 topic_futures[res.name] = fut
         broker_futures: dict[int, cf.Future[Any]] = {}
         for bid in broker_ids:
-            res = ConfigResource(ResourceType.BROKER, str(bid))
-            broker_futures[bid] = admin.describe_configs([res], request_timeout=budget)[res]
+            sent = early.get(bid)
+            if sent is None:
+                res = ConfigResource(ResourceType.BROKER, str(bid))
+                sent = admin.describe_configs([res], request_timeout=budget)[res]
+            broker_futures[bid] = sent
 
         # kafka-python: log dirs per broker, in parallel; naming the partitions spares
         # kafka-python a metadata request of its own
@@ -806,12 +571,7 @@ class KafkaClusterSource:
         # then kafka-python is not even started (its import and bootstrap cost about half a second)
         # the partitions first: CPU work that overlaps the config requests in flight
         live = frozenset(broker_ids)
-        parts: dict[str, tuple[PartitionInfo, ...]] = {}
-        any_out_of_sync = False
-        for name in topic_names:
-            built, lagging = _partitions(name, md.topics[name], live, None)
-            parts[name] = built
-            any_out_of_sync = any_out_of_sync or lagging
+        parts, any_out_of_sync = _read_partitions(md, topic_names, live, self._state_table(md))
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all"
             or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
@@ -865,13 +625,14 @@ class KafkaClusterSource:
         elif self.log_dirs_mode == "out-of-sync" and (kadmin is not None or not any_out_of_sync):
             log_dirs = {}  # nothing out of sync: nothing to ask
 
+        if elr is not None:
+            _add_elr(parts, elr)
         topics: dict[str, TopicInfo] = {}
         for name in topic_names:
             t = md.topics[name]
             topics[name] = TopicInfo(
                 name=name,
-                # with an ELR answer every partition's ELR is known (empty for most): rebuild them
-                partitions=parts[name] if elr is None else _partitions(name, t, live, elr)[0],
+                partitions=parts[name],
                 internal=name in INTERNAL_TOPICS,
                 configs=topic_configs.get(name, {}),
                 error_code=t.error.code() if t.error is not None else 0,
@@ -898,6 +659,7 @@ class KafkaClusterSource:
     ) -> dict[str, dict[str, ConfigValue]]:
         out: dict[str, dict[str, ConfigValue]] = {}
         failed: dict[str, list[str]] = {}
+        seen: dict[tuple[Any, ...], ConfigValue] = {}
         for name, fut in futures.items():
             result, reason = _outcome(fut, budget)
             if reason is not None:
@@ -905,7 +667,7 @@ class KafkaClusterSource:
                     continue  # deleted since the metadata was read
                 failed.setdefault(reason, []).append(name)
                 continue
-            out[name] = _config_values(result, TOPIC_CONFIG_KEYS)
+            out[name] = _config_values(result, TOPIC_CONFIG_KEYS, seen)
         for reason, names in failed.items():
             problems.append(
                 f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
@@ -1026,107 +788,6 @@ class KafkaClusterSource:
         return result
 
 
-@dataclass(slots=True)
-class _Details:
-    brokers: tuple[BrokerInfo, ...]
-    topics: dict[str, TopicInfo]
-    broker_configs: dict[int, dict[str, ConfigValue]]
-    log_dirs: dict[tuple[str, int, int], ReplicaLog] | None
-    problems: list[str]
-
-
-def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) -> dict[tuple[str, int], dict[str, Any]]:
-    """Every partition of `topics` from DescribeTopicPartitions, following the cursor."""
-    out: dict[tuple[str, int], dict[str, Any]] = {}
-    cursor = None
-    while True:
-        page = kadmin.describe_topic_partitions(topics, response_partition_limit=2000, cursor=cursor)
-        for t in page.get("topics") or ():
-            if t.get("error_code"):
-                continue
-            for p in t.get("partitions") or ():
-                out[(t["name"], int(p["partition_index"]))] = p
-        cursor = page.get("next_cursor")
-        if cursor is None:
-            return out
-        if time.monotonic() >= deadline:
-            raise TimeoutError("DescribeTopicPartitions paging ran out of time")
-
-
-def _partitions(
-    topic: str, t: Any, live: frozenset[int], elr: Mapping[tuple[str, int], Mapping[str, Any]] | None
-) -> tuple[tuple[PartitionInfo, ...], bool]:
-    """A topic's partitions from librdkafka's metadata, with ELR where DescribeTopicPartitions told,
-    and whether any of them has an out-of-sync replica.
-
-    librdkafka's metadata has no offline replicas: they are the replicas on brokers absent from
-    the metadata (fenced or dead), plus any DescribeTopicPartitions named.
-    """
-    known = () if elr is not None else None
-    out = []
-    lagging = False
-    for pid in sorted(t.partitions):
-        p = t.partitions[pid]
-        replicas = tuple(p.replicas)
-        isr = tuple(p.isrs)
-        if len(isr) < len(replicas):
-            lagging = True
-        offline = () if live.issuperset(replicas) else tuple(r for r in replicas if r not in live)
-        error_code = p.error.code() if p.error is not None else 0
-        dtp = elr.get((topic, pid)) if elr else None
-        if dtp is None:
-            out.append(PartitionInfo(topic, pid, p.leader, replicas, isr, offline, -1, known, known, error_code))
-            continue
-        extra = [r for r in dtp.get("offline_replicas") or () if r not in offline]
-        out.append(PartitionInfo(
-            topic, pid, p.leader, replicas, isr, offline + tuple(extra),
-            int(dtp.get("leader_epoch", -1)),
-            tuple(dtp.get("eligible_leader_replicas") or ()),
-            tuple(dtp.get("last_known_elr") or ()),
-            error_code,
-        ))
-    return tuple(out), lagging
-
-
-def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
-    """(result, None) or (None, reason) for a confluent-kafka future."""
-    if not fut.done():
-        return None, f"no answer within {budget:.1f}s"
-    exc = fut.exception()
-    if exc is None:
-        return fut.result(), None
-    err = _exc_kafka_error(exc)
-    if err is not None:
-        return None, _kafka_error_reason(err, budget)
-    return None, one_line(f"{type(exc).__name__}: {exc}", 200)
-
-
-def _config_values(entries: Mapping[str, Any], keys: frozenset[str]) -> dict[str, ConfigValue]:
-    out: dict[str, ConfigValue] = {}
-    for name, e in entries.items():
-        if name not in keys:
-            continue
-        source = getattr(e.source, "value", e.source)
-        out[name] = ConfigValue(
-            value=None if e.is_sensitive else e.value,
-            source=_SOURCES.get(int(source), "UNKNOWN"),
-            sensitive=bool(e.is_sensitive),
-            read_only=bool(e.is_read_only),
-        )
-    return out
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
-
-
-def _storage(code: int) -> str:
-    return ": KAFKA_STORAGE_ERROR, the disk failed or is offline" if code == 56 else ""
-
-
 __all__ = [
     "BROKER_CONFIG_KEYS",
     "ClientEvent",
@@ -1136,3 +797,24 @@ __all__ = [
     "classify_event",
     "classify_kafka_error",
 ]
+
+
+def controller_of(reported: int | None, broker_configs: Mapping[int, Mapping[str, ConfigValue]]) -> int:
+    """The active controller's id, or -1 when unknown.
+
+    A KRaft broker answers Metadata with a random live broker as "controller" (the quorum is not
+    a broker's to name), so there the metadata's id is trusted only on a ZooKeeper cluster (no
+    process.roles). On KRaft the brokers' controller.quorum.voters names the controller when the
+    quorum has one voter (the usual dedicated controller of small clusters, `kafkatui lab`);
+    with several voters which one leads is not in any broker's answer: unknown.
+    """
+    roles = [(c.get("process.roles") or ConfigValue(None)).value for c in broker_configs.values()]
+    if not roles or not any(roles):
+        return reported if reported is not None else -1
+    voters = {(c.get("controller.quorum.voters") or ConfigValue(None)).value or "" for c in broker_configs.values()}
+    ids = {v.split("@", 1)[0].strip() for text in voters for v in text.split(",") if "@" in v}
+    if len(ids) == 1:
+        (only,) = ids
+        if only.isdigit():
+            return int(only)
+    return -1

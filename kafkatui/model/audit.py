@@ -5,17 +5,24 @@ Rules (the `rule` of each `AuditIssue`, also its finding id in the catalog):
 - ``min-isr-above-rf``: minISR > RF of some partition: every acks=all write to it fails.
 - ``min-isr-equals-rf``: minISR == RF (RF >= 2): a single broker loss stops acks=all writes, for no
   durability gain. (RF 1 is left to ``rf-one``.)
-- ``rf-one``: a partition with a single replica: no redundancy, one broker loss takes it offline.
+- ``rf-one``: a partition with a single replica: no redundancy, one broker loss takes it offline
+  (left to ``min-isr-above-rf`` when minISR > 1: that fix raises the RF too).
 - ``min-isr-one``: minISR 1 with RF >= 2: acks=all is acknowledged by the leader alone.
 - ``unclean-enabled``: unclean.leader.election.enable=true: Kafka may elect an out-of-sync replica
   and silently drop acknowledged writes.
 - ``single-rack``: every replica of a partition on one rack. Checked only when every replica's broker
   reports a rack and the cluster spans at least two racks (otherwise nothing could be moved).
+- ``rack-concentrated``: one rack holds more than RF - minISR replicas of a partition (two of three
+  with minISR 2): losing that rack (a zone outage) drops the ISR below minISR and stops acks=all
+  writes. Checked only where the live racks could hold the replicas without it (racks x (RF - minISR)
+  >= RF); partitions with every replica on one rack are ``single-rack`` instead.
 - ``internal-weak-config``: ``__consumer_offsets`` / ``__transaction_state`` with RF < 3 or
   minISR < 2. It replaces ``rf-one``, ``min-isr-one`` and ``min-isr-equals-rf`` for those topics.
 - ``internal-unavailable``: an internal topic with partitions offline or under minISR while replicas
   are missing (consumer groups cannot commit offsets, transactions fail).
-- ``internal-under-replicated``: an internal topic with out-of-sync replicas, still writable.
+- ``internal-under-replicated``: an internal topic with out-of-sync replicas, still writable (at
+  minISR or above). The findings report these partitions here only, not also as ``at-min-isr`` or
+  ``under-replicated``.
 - ``dev-settings-on-prod``: dev settings (RF 1, or unclean election on) on a topic that looks like
   production. The cluster counts as production when at least one other non-internal topic has the
   durable triple (RF >= 3, 2 <= minISR <= RF, unclean off); a topic looks like production when its name
@@ -27,7 +34,10 @@ Rules (the `rule` of each `AuditIssue`, also its finding id in the catalog):
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from kafkatui.model.health import Health, HealthReport, TopicHealth, assess
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -38,13 +48,14 @@ RF_ONE = "rf-one"
 MIN_ISR_ONE = "min-isr-one"
 UNCLEAN_ENABLED = "unclean-enabled"
 SINGLE_RACK = "single-rack"
+RACK_CONCENTRATED = "rack-concentrated"
 INTERNAL_WEAK = "internal-weak-config"
 INTERNAL_UNAVAILABLE = "internal-unavailable"
 INTERNAL_UNDER_REPLICATED = "internal-under-replicated"
 DEV_ON_PROD = "dev-settings-on-prod"
 
 RULES = (MIN_ISR_ABOVE_RF, INTERNAL_UNAVAILABLE, MIN_ISR_EQUALS_RF, RF_ONE, MIN_ISR_ONE, UNCLEAN_ENABLED,
-         DEV_ON_PROD, SINGLE_RACK, INTERNAL_WEAK, INTERNAL_UNDER_REPLICATED)
+         DEV_ON_PROD, SINGLE_RACK, RACK_CONCENTRATED, INTERNAL_WEAK, INTERNAL_UNDER_REPLICATED)
 
 DEV_MARKERS = frozenset({
     "dev", "devel", "develop", "development", "test", "tests", "testing", "tmp", "temp", "sandbox",
@@ -82,6 +93,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
     racks = {b.id: b.rack for b in snapshot.brokers}
     rack_aware = len({r for r in racks.values() if r}) >= 2
     rack_of_set: dict[tuple[int, ...], str | None] = {}  # replica sets repeat across topics: decide each once
+    one_rack = partial(_shared_rack, racks, rack_of_set)
     prod_topics = [n for n, th in report.topics.items() if not th.internal and is_production_triple(th)]
     issues: list[AuditIssue] = []
     for name in sorted(report.topics):
@@ -100,7 +112,7 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
             if mi == rf and rf >= 2:
                 found[MIN_ISR_EQUALS_RF] = AuditIssue(
                     MIN_ISR_EQUALS_RF, name, f"minISR {mi} ({src}) == RF {rf}: one broker loss stops acks=all writes")
-            if rf == 1:
+            if rf == 1 and mi <= 1:
                 found[RF_ONE] = AuditIssue(RF_ONE, name, "RF 1: no redundancy, one broker loss takes partitions offline")
             if mi == 1 and rf >= 2:
                 found[MIN_ISR_ONE] = AuditIssue(
@@ -120,13 +132,19 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                     f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
                     f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
         if rack_aware:
-            same = _single_rack(snapshot, name, racks, rack_of_set)
+            same = _single_rack(report, name, one_rack)
             if same:
                 rack_names = sorted(set(same.values()))
                 found[SINGLE_RACK] = AuditIssue(
                     SINGLE_RACK, name,
                     f"{len(same)} partition(s) with every replica on one rack ({', '.join(rack_names)})",
                     partitions=tuple(sorted(same)))
+            crowded = _crowded_racks(snapshot, name, racks, mi, set(same))
+            if crowded:
+                found[RACK_CONCENTRATED] = AuditIssue(
+                    RACK_CONCENTRATED, name,
+                    f"{len(crowded)} partition(s) with more than RF - minISR replicas on one rack: losing that "
+                    "rack stops acks=all writes", partitions=tuple(sorted(crowded)))
         issues.extend(found[r] for r in RULES if r in found)
     return issues
 
@@ -146,7 +164,6 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
         found[INTERNAL_UNAVAILABLE] = AuditIssue(
             INTERNAL_UNAVAILABLE, name, f"{len(down)} partition(s) offline or under minISR",
             partitions=tuple(sorted(down)))
-        return
     lagging = [p.partition for h in (Health.AT_MIN_ISR, Health.UNDER_REPLICATED)
                for p in report.partition_infos(name, h) if len(p.isr) < len(p.replicas)]
     if lagging:
@@ -155,25 +172,50 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
             partitions=tuple(sorted(lagging)))
 
 
-def _single_rack(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None],
-                 seen: dict[tuple[int, ...], str | None]) -> dict[int, str]:
-    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack.
+def _single_rack(report: HealthReport, topic: str, one_rack: Callable[[tuple[int, ...]], str | None]) -> dict[int, str]:
+    """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack."""
+    return {partition: rack for partition, key in report.replica_lists_where(topic, one_rack)
+            if (rack := one_rack(key))}
 
-    `seen` memoises the shared rack (or None) per replica tuple across calls.
-    """
-    out: dict[int, str] = {}
+def rack_cap(rf: int, min_isr: int, n_racks: int) -> int | None:
+    """Most replicas of one partition a rack should hold so that losing the rack keeps acks=all writes
+    going (RF - minISR), when `n_racks` racks can hold RF replicas that way; else None."""
+    cap = rf - min_isr
+    if cap < 1 or n_racks * cap < rf:
+        return None
+    return cap
+
+
+def _crowded_racks(snapshot: ClusterSnapshot, topic: str, racks: dict[int, str | None], min_isr: int,
+                   skip: set[int]) -> list[int]:
+    """Partitions (not in `skip`, racks all known) with more than `rack_cap` replicas on one rack."""
+    n_racks = len({r for r in racks.values() if r})
+    out: list[int] = []
     for p in snapshot.topics[topic].partitions:
-        key = p.replicas
-        if key in seen:
-            rack = seen[key]
-        else:
-            rack = None
-            reps = set(key)
-            if len(reps) >= 2:
-                rs = {racks.get(r) for r in reps}
-                if len(rs) == 1:
-                    (rack,) = rs
-            seen[key] = rack
-        if rack:
-            out[p.partition] = rack
+        if p.partition in skip or len(set(p.replicas)) < 2:
+            continue
+        cap = rack_cap(len(p.replicas), min_isr, n_racks)
+        if cap is None:
+            continue
+        rs = [racks.get(r) for r in p.replicas]
+        if None in rs:
+            continue
+        if max(Counter(rs).values()) > cap:
+            out.append(p.partition)
     return out
+
+
+def _shared_rack(racks: dict[int, str | None], seen: dict[tuple[int, ...], str | None],
+                 key: tuple[int, ...]) -> str | None:
+    """The one rack of every replica in `key` (>= 2 distinct replicas, all racks known), else None;
+    memoised per replica tuple in `seen`."""
+    if key in seen:
+        return seen[key]
+    rack = None
+    reps = set(key)
+    if len(reps) >= 2:
+        rs = {racks.get(r) for r in reps}
+        if len(rs) == 1:
+            (rack,) = rs
+    seen[key] = rack
+    return rack

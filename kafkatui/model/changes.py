@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
+from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo, Partitions
 
 
 class ChangeKind(StrEnum):
@@ -69,7 +69,17 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
         if before.partitions is topic.partitions:
             continue
         olds = before.partitions
-        for i, p in enumerate(topic.partitions):
+        news = topic.partitions
+        if isinstance(news, Partitions) and isinstance(olds, Partitions) and news.table is olds.table:
+            # columns of one state table: equal state ids are equal leaders, replicas and ISRs
+            if olds.states == news.states:
+                continue
+            for i in [i for i, (a, b) in enumerate(zip(olds.states, news.states, strict=False)) if a != b]:
+                q, p = olds.view(i), news.view(i)
+                if q.isr != p.isr or q.leader != p.leader:
+                    out.extend(_partition_changes(at, q, p))
+            continue
+        for i, p in enumerate(news):
             if i < len(olds):
                 q = olds[i]
                 if q.isr != p.isr or q.leader != p.leader:

@@ -48,17 +48,20 @@ Memory: one byte per partition (its class) plus the snapshot the report referenc
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import chain
 
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     KAFKA_DEFAULTS,
     ClusterSnapshot,
+    ConfigValue,
     PartitionInfo,
+    Partitions,
+    StateTable,
     TopicInfo,
+    columns,
 )
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
@@ -110,7 +113,15 @@ def is_internal(topic: TopicInfo) -> bool:
 
 def effective_min_isr(snapshot: ClusterSnapshot, topic: str) -> tuple[int, str]:
     """The topic's effective min.insync.replicas and the source it comes from."""
-    cv = snapshot.topic_config(topic, "min.insync.replicas")
+    return _min_isr(snapshot.topic_config(topic, "min.insync.replicas"))
+
+
+def effective_unclean(snapshot: ClusterSnapshot, topic: str) -> tuple[bool, str]:
+    """Whether unclean leader election is enabled for the topic, and the source of that value."""
+    return _unclean(snapshot.topic_config(topic, "unclean.leader.election.enable"))
+
+
+def _min_isr(cv: ConfigValue) -> tuple[int, str]:
     try:
         value = int(cv.value) if cv.value is not None else None
     except ValueError:
@@ -120,9 +131,7 @@ def effective_min_isr(snapshot: ClusterSnapshot, topic: str) -> tuple[int, str]:
     return value, cv.source
 
 
-def effective_unclean(snapshot: ClusterSnapshot, topic: str) -> tuple[bool, str]:
-    """Whether unclean leader election is enabled for the topic, and the source of that value."""
-    cv = snapshot.topic_config(topic, "unclean.leader.election.enable")
+def _unclean(cv: ConfigValue) -> tuple[bool, str]:
     if cv.value is None:
         return False, ASSUMED_DEFAULT
     return cv.value.strip().lower() == "true", cv.source
@@ -278,31 +287,72 @@ class HealthReport:
     """Everything `assess` computed: per-topic and per-broker verdicts, cluster counts, and the
     class of every partition (one byte each) with on-demand detail."""
 
-    __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_pindex")
+    __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_cols", "_pindex", "_where")
 
     def __init__(self, snapshot: ClusterSnapshot, topics: dict[str, TopicHealth],
                  brokers: dict[int, BrokerHealth], counts: ClusterCounts, live: frozenset[int],
-                 classes: dict[str, bytearray]) -> None:
+                 classes: dict[str, bytearray], cols: dict[str, Partitions] | None = None) -> None:
         self.snapshot = snapshot
         self.topics = topics
         self.brokers = brokers
         self.counts = counts
         self.live = live
         self._classes = classes
+        self._cols = cols or {}
         self._pindex: dict[str, dict[int, int]] = {}
+        self._where: dict[int, tuple[Callable[[tuple[int, ...]], object], frozenset[int]]] = {}
+
+    def _ids(self, topic: str) -> Sequence[int]:
+        cols = self._cols.get(topic)
+        if cols is not None:
+            return cols.ids
+        return [p.partition for p in self.snapshot.topics[topic].partitions]
 
     def _index(self, topic: str, partition: int) -> int:
-        parts = self.snapshot.topics[topic].partitions
-        if 0 <= partition < len(parts) and parts[partition].partition == partition:
+        ids = self._ids(topic)
+        if 0 <= partition < len(ids) and ids[partition] == partition:
             return partition
         idx = self._pindex.get(topic)
         if idx is None:
-            idx = self._pindex[topic] = {p.partition: i for i, p in enumerate(parts)}
+            idx = self._pindex[topic] = {pid: i for i, pid in enumerate(ids)}
         return idx[partition]
 
     def class_codes(self, topic: str) -> memoryview:
         """The class (a `Health` value) of each partition of `topic`, in snapshot order; read-only."""
         return memoryview(self._classes[topic]).toreadonly()
+
+    def replica_lists(self, topic: str) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """(partition id, replicas) of every partition of `topic`, in snapshot order (no views built)."""
+        cols = self._cols.get(topic)
+        if cols is None:
+            for p in self.snapshot.topics[topic].partitions:
+                yield p.partition, p.replicas
+            return
+        states = cols.table.states
+        for pid, sid in zip(cols.ids, cols.states, strict=True):
+            yield pid, states[sid][1]
+
+    def replica_lists_where(self, topic: str, test: Callable[[tuple[int, ...]], object]
+                            ) -> Iterator[tuple[int, tuple[int, ...]]]:
+        """(partition id, replicas) of the partitions of `topic` whose replicas pass `test`, a pure
+        function of a replica list: the report asks it once per distinct state (for the same `test`
+        object across topics), so a topic without a match costs one set operation."""
+        cols = self._cols.get(topic)
+        if cols is None:
+            yield from ((pid, reps) for pid, reps in self.replica_lists(topic) if test(reps))
+            return
+        states = cols.table.states
+        memo = self._where.get(id(test))
+        if memo is None or memo[0] is not test:
+            used: set[int] = set()
+            for c in self._cols.values():
+                used.update(c.states)
+            memo = self._where[id(test)] = (test, frozenset(sid for sid in used if test(states[sid][1])))
+        hits = memo[1].intersection(cols.states)
+        if hits:
+            for pid, sid in zip(cols.ids, cols.states, strict=True):
+                if sid in hits:
+                    yield pid, states[sid][1]
 
     def health(self, topic: str, partition: int) -> Health:
         """The class of one partition (KeyError when unknown)."""
@@ -320,6 +370,8 @@ class HealthReport:
         names = [topic] if topic is not None else sorted(self._classes)
         for name in names:
             cls = self._classes[name]
+            if wanted is not None and not any(cls.count(c) for c in wanted):
+                continue
             parts = self.snapshot.topics[name].partitions
             for i, c in enumerate(cls):
                 if wanted is None or c in wanted:
@@ -328,8 +380,10 @@ class HealthReport:
     def partition_infos(self, topic: str, health: Health) -> Iterator[PartitionInfo]:
         """The raw partitions of one topic in one class (cheap: no detail built)."""
         cls = self._classes[topic]
-        parts = self.snapshot.topics[topic].partitions
         want = int(health)
+        if want not in cls:
+            return
+        parts = self.snapshot.topics[topic].partitions
         for i, c in enumerate(cls):
             if c == want:
                 yield parts[i]
@@ -363,13 +417,41 @@ class HealthReport:
                                th.min_isr_source, headroom, self.out_of_sync(p))
 
 
+def _columns(snapshot: ClusterSnapshot, live: frozenset[int]) -> tuple[dict[str, Partitions], StateTable]:
+    """Every topic's partitions as columns of one state table, in name order: the source's own table
+    when every topic already uses it (read only: the source may be adding to it for its next snapshot),
+    else a new one."""
+    topics = snapshot.topics
+    names = sorted(topics)
+    tables = {id(t.partitions.table): t.partitions.table for t in topics.values() if isinstance(t.partitions, Partitions)}
+    if len(tables) == 1 and all(isinstance(t.partitions, Partitions) for t in topics.values()):
+        (table,) = tables.values()
+        return {n: topics[n].partitions for n in names}, table  # type: ignore[misc]
+    table = StateTable()
+    return {n: columns(n, topics[n].partitions, table, live) for n in names}, table
+
+
 def assess(snapshot: ClusterSnapshot) -> HealthReport:
-    """Classify every partition and summarise topics, brokers and the cluster in one pass."""
+    """Classify every partition and summarise topics, brokers and the cluster.
+
+    Partitions are judged per distinct (leader, replicas, ISR) state and per topic through arrays of
+    state ids: the per-broker counts come from each state's multiplicity, a topic's class codes from
+    a table of every state's class under the topic's min ISR.
+    """
     listed = {b.id: b for b in snapshot.brokers}
     live = frozenset(listed)
     check_leader = bool(live)
-    absent = snapshot.referenced_brokers() - live
-    HEALTHY, NON_PREF, URP, AT_MIN, UNDER_MIN, OFFLINE = 5, 4, 3, 2, 1, 0
+    cols, table = _columns(snapshot, live)
+    states = table.states
+    HEALTHY, NON_PREF, URP, AT_MIN, UNDER_MIN = 5, 4, 3, 2, 1  # OFFLINE is 0
+
+    mult: Counter[int] = Counter()
+    for c in cols.values():
+        mult.update(c.states)
+    referenced: set[int] = set()
+    for sid in mult:
+        referenced.update(states[sid][1])
+    absent = frozenset(referenced) - live
 
     led: Counter[int] = Counter()
     preferred: Counter[int] = Counter()
@@ -382,79 +464,114 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     restart_off: Counter[int] = Counter()
     restart_topics: dict[int, set[str]] = {}
 
+    # each state once: its facts as lists indexed by state id (topics read them through map())
+    n = len(states)
+    n_rep = [0] * n
+    isr_if_led = [0] * n  # ISR size, 0 when offline (a topic's smallest ISR)
+    urp = [0] * n  # led with ISR < replicas
+    nonpref = [0] * n  # led by another broker than the first replica
+    live_isr = [0] * n  # live ISR members of a led partition (restart impact)
+    offline = bytearray(n)
+    for sid, m in mult.items():
+        leader, reps, isr = states[sid]
+        nr = len(reps)
+        ni = len(isr)
+        n_rep[sid] = nr
+        pref = reps[0] if reps else -1
+        preferred[pref] += m
+        for r in reps:
+            hosted[r] += m
+        if leader < 0 or (check_leader and leader not in live):
+            offline[sid] = 1
+            for r in reps:
+                offline_hosted[r] += m
+                if r not in isr:
+                    offline_out[r] += m
+            continue
+        isr_if_led[sid] = ni
+        led[leader] += m
+        if leader == pref:
+            preferred_led[leader] += m
+        else:
+            nonpref[sid] = 1
+        if ni < nr:
+            urp[sid] = 1
+            for r in reps:
+                if r not in isr:
+                    out_of_isr[r] += m
+        live_isr[sid] = ni if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
+
+    class_of: dict[int, bytes] = {}  # min ISR -> every state's class
+    risky_of: dict[int, frozenset[int]] = {}  # min ISR -> states a restart can take under it or offline
+
+    def tables(min_isr: int) -> tuple[bytes, frozenset[int]]:
+        cls = bytearray(n)
+        risky = []
+        for sid in mult:
+            if offline[sid]:
+                continue  # OFFLINE is 0
+            leader, reps, isr = states[sid]
+            ni = len(isr)
+            if ni < min_isr:
+                cls[sid] = UNDER_MIN
+            elif ni == min_isr:
+                cls[sid] = AT_MIN
+            elif ni < n_rep[sid]:
+                cls[sid] = URP
+            elif nonpref[sid]:
+                cls[sid] = NON_PREF
+            else:
+                cls[sid] = HEALTHY
+            # restart impact: only partitions with a live ISR of 1 or exactly minISR can change
+            if live_isr[sid] == 1 or live_isr[sid] == min_isr:
+                risky.append(sid)
+        class_of[min_isr] = bytes(cls)
+        risky_of[min_isr] = frozenset(risky)
+        return class_of[min_isr], risky_of[min_isr]
+
+    min_isr_default = snapshot.broker_config("min.insync.replicas")
+    unclean_default = snapshot.broker_config("unclean.leader.election.enable")
     topics: dict[str, TopicHealth] = {}
     classes: dict[str, bytearray] = {}
     totals = [0] * 6
     urp_total = 0
     nonpref_total = 0
-
-    for name in sorted(snapshot.topics):
+    # topics with the same states and min ISR (replica layouts repeat) share one computation
+    seen: dict[tuple[bytes, int], tuple[bytes, tuple[int, ...], int, int, int, int, int, list[tuple[int, int]]]] = {}
+    for name, c in cols.items():
         t = snapshot.topics[name]
-        parts = t.partitions
-        min_isr, min_src = effective_min_isr(snapshot, name)
-        unclean, unclean_src = effective_unclean(snapshot, name)
-        cls = bytearray(len(parts))
-        counts = [0] * 6
-        t_urp = 0
-        t_nonpref = 0
-        smallest_isr = 1 << 30
-        rf = 0
-        min_rf = 1 << 30
-        hosted.update(chain.from_iterable(p.replicas for p in parts))
-        for i, p in enumerate(parts):
-            reps = p.replicas
-            isr = p.isr
-            leader = p.leader
-            n_rep = len(reps)
-            n_isr = len(isr)
-            if n_rep > rf:
-                rf = n_rep
-            if n_rep < min_rf:
-                min_rf = n_rep
-            pref = reps[0] if reps else -1
-            preferred[pref] += 1
-            if leader < 0 or (check_leader and leader not in live):
-                c = OFFLINE
-                smallest_isr = 0
-                offline_hosted.update(reps)
-                offline_out.update(r for r in reps if r not in isr)
+        sts = c.states
+        min_isr, min_src = _min_isr(t.configs.get("min.insync.replicas", min_isr_default))
+        unclean, unclean_src = _unclean(t.configs.get("unclean.leader.election.enable", unclean_default))
+        key = (sts.tobytes(), min_isr)
+        agg = seen.get(key)
+        if agg is None:
+            if min_isr in class_of:
+                cls_table, risky = class_of[min_isr], risky_of[min_isr]
             else:
-                led[leader] += 1
-                if leader == pref:
-                    preferred_led[leader] += 1
-                else:
-                    t_nonpref += 1
-                if n_isr < smallest_isr:
-                    smallest_isr = n_isr
-                if n_isr < n_rep:
-                    t_urp += 1
-                    out_of_isr.update(r for r in reps if r not in isr)
-                if n_isr < min_isr:
-                    c = UNDER_MIN
-                elif n_isr == min_isr:
-                    c = AT_MIN
-                elif n_isr < n_rep:
-                    c = URP
-                elif leader != pref:
-                    c = NON_PREF
-                else:
-                    c = HEALTHY
-                # restart impact: only partitions with a live ISR of 1 or exactly minISR can change
-                live_n = n_isr if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
-                # (live ISR 1: the restart takes it offline; exactly minISR: puts it under minISR)
-                if live_n == 1 or live_n == min_isr:
-                    target = restart_off if live_n == 1 else restart_under
-                    for b in isr:
-                        if b in live:
-                            target[b] += 1
-                            restart_topics.setdefault(b, set()).add(name)
-            cls[i] = c
-            counts[c] += 1
-        if not parts:
-            smallest_isr = 0
-            min_rf = 0
-        for c in range(6):
-            totals[c] += counts[c]
+                cls_table, risky = tables(min_isr)
+            codes = bytes(map(cls_table.__getitem__, sts))
+            if sts:
+                rf = max(map(n_rep.__getitem__, sts))
+                min_rf = min(map(n_rep.__getitem__, sts))
+                smallest_isr = min(map(isr_if_led.__getitem__, sts))
+                t_urp = sum(map(urp.__getitem__, sts))
+                t_nonpref = sum(map(nonpref.__getitem__, sts))
+            else:
+                rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
+            hits = [(sid, sts.count(sid)) for sid in risky.intersection(sts)] if risky else []
+            agg = seen[key] = (codes, tuple(codes.count(k) for k in range(6)), rf, min_rf, smallest_isr, t_urp,
+                               t_nonpref, hits)
+        codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
+        for sid, k in hits:
+            target = restart_off if live_isr[sid] == 1 else restart_under
+            for b in states[sid][2]:
+                if b in live:
+                    target[b] += k
+                    restart_topics.setdefault(b, set()).add(name)
+        cls = bytearray(codes)
+        for k in range(6):
+            totals[k] += counts[k]
         urp_total += t_urp
         nonpref_total += t_nonpref
         worst = next((h for h in _ALL if counts[h]), Health.HEALTHY)
@@ -462,14 +579,13 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         loss = base - 1 if not unclean else min(base, smallest_isr) - 1
         classes[name] = cls
         topics[name] = TopicHealth(
-            name=name, internal=is_internal(t), partitions=len(parts), worst=worst, counts=tuple(counts),
+            name=name, internal=is_internal(t), partitions=len(sts), worst=worst, counts=counts,
             rf=rf, min_rf=min_rf, min_isr=min_isr, min_isr_source=min_src,
-            min_headroom=(smallest_isr - min_isr) if parts else 0, smallest_isr=smallest_isr,
+            min_headroom=(smallest_isr - min_isr) if sts else 0, smallest_isr=smallest_isr,
             unclean=unclean, unclean_source=unclean_src, loss_tolerance=max(0, loss),
-            write_tolerance=max(0, min_rf - min_isr), writes_blocked=min_isr > min_rf and bool(parts),
+            write_tolerance=max(0, min_rf - min_isr), writes_blocked=min_isr > min_rf and bool(sts),
             under_replicated_total=t_urp, non_preferred_total=t_nonpref,
         )
-
     brokers: dict[int, BrokerHealth] = {}
     for bid in sorted(live | absent):
         info = listed.get(bid)
@@ -496,4 +612,4 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         non_preferred_leader=totals[4], healthy=totals[5], under_replicated_total=urp_total,
         non_preferred_total=nonpref_total,
     )
-    return HealthReport(snapshot, topics, brokers, counts_c, live, classes)
+    return HealthReport(snapshot, topics, brokers, counts_c, live, classes, cols)

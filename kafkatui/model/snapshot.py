@@ -1,12 +1,20 @@
 """One observation of a cluster: what the Kafka source read, before any judgement.
 
-Plain frozen dataclasses with tuples, so a 100,000-partition snapshot stays small and can be shared
-between threads. No textual, no network.
+Plain frozen dataclasses with tuples, so a snapshot can be shared between threads. No textual, no
+network. A topic's partitions are a `Sequence[PartitionInfo]`: either a tuple of `PartitionInfo`
+(tests, the in-process simulator, replay) or `Partitions`, the columnar form a Kafka source builds
+(partition ids and one state id per partition, indexing a shared `StateTable` of distinct
+(leader, replicas, ISR) states), whose `PartitionInfo` views are built only when read. On a
+100,000-partition cluster a few hundred distinct states stand for every partition, so the model
+judges each state once and reads topics as arrays (see `kafkatui.model.health`).
 """
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 # DescribeConfigs sources, by the names Kafka's tools print
 DYNAMIC_TOPIC_CONFIG = "DYNAMIC_TOPIC_CONFIG"
@@ -67,12 +75,176 @@ class PartitionInfo:
         return self.replicas[0] if self.replicas else -1
 
 
+State = tuple[int, tuple[int, ...], tuple[int, ...]]
+"""A partition's (leader, replicas, ISR)."""
+
+
+class StateTable:
+    """Distinct partition states, numbered in the order first seen (append-only, so an id means the same
+    state for as long as the table lives: a source keeps one across its snapshots, and equal state
+    arrays of two snapshots mean equal leaders, replicas and ISRs). Replica lists are interned."""
+
+    __slots__ = ("states", "index", "_lists")
+
+    def __init__(self) -> None:
+        self.states: list[State] = []
+        self.index: dict[State, int] = {}  # state -> id; read it in hot loops, add through `id_of`
+        self._lists: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def id_of(self, leader: int, replicas: Sequence[int], isr: Sequence[int]) -> int:
+        """The id of a state, added when new."""
+        key = (leader, tuple(replicas), tuple(isr))
+        sid = self.index.get(key)
+        if sid is None:
+            lists = self._lists
+            reps = lists.setdefault(key[1], key[1])
+            key = (leader, reps, lists.setdefault(key[2], key[2]))
+            sid = self.index[key] = len(self.states)
+            self.states.append(key)
+        return sid
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionExtra:
+    """What a few partitions carry beyond their state: an error, ELR (KIP-966), offline replicas
+    DescribeTopicPartitions named besides those on brokers absent from metadata."""
+
+    error_code: int = 0
+    leader_epoch: int = -1
+    elr: tuple[int, ...] | None = None
+    last_known_elr: tuple[int, ...] | None = None
+    offline_replicas: tuple[int, ...] = ()
+
+
+class Partitions(Sequence[PartitionInfo]):
+    """A topic's partitions as columns: ids (snapshot order) and state ids into a shared `StateTable`.
+
+    Reads like a tuple of `PartitionInfo`; the views are built, all at once for the topic, on first
+    access. `live` (the brokers metadata lists) gives each view its offline replicas; `elr_known` says
+    the ELR of every partition is known (empty unless `extras` names it).
+    """
+
+    __slots__ = ("topic", "ids", "states", "table", "live", "elr_known", "extras", "_views")
+
+    def __init__(self, topic: str, ids: Sequence[int], states: array[int], table: StateTable,
+                 live: frozenset[int], *, elr_known: bool = False,
+                 extras: dict[int, PartitionExtra] | None = None) -> None:
+        self.topic = topic
+        self.ids = ids  # range(n) when the partitions are 0..n-1
+        self.states = states
+        self.table = table
+        self.live = live
+        self.elr_known = elr_known
+        self.extras = extras or {}
+        self._views: tuple[PartitionInfo, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    @overload
+    def __getitem__(self, i: int) -> PartitionInfo: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[PartitionInfo, ...]: ...
+    def __getitem__(self, i: int | slice) -> PartitionInfo | tuple[PartitionInfo, ...]:
+        return self.views()[i]
+
+    def __iter__(self) -> Iterator[PartitionInfo]:
+        return iter(self.views())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Partitions) and other.table is self.table:
+            return (self.topic == other.topic and self.ids == other.ids and self.states == other.states
+                    and self.live == other.live and self.elr_known == other.elr_known and self.extras == other.extras)
+        if isinstance(other, Sequence):
+            return self.views() == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Partitions({self.topic!r}, {len(self)} partitions)"
+
+    def same_states(self, other: Sequence[PartitionInfo]) -> bool:
+        """True when `other` is known, cheaply, to have the same ids, leaders, replicas and ISRs."""
+        return (isinstance(other, Partitions) and other.table is self.table and other.ids == self.ids
+                and other.states == self.states)
+
+    def views(self) -> tuple[PartitionInfo, ...]:
+        """Every partition as a `PartitionInfo` (built once)."""
+        views = self._views
+        if views is None:
+            views = self._views = tuple(self._build())
+        return views
+
+    def view(self, i: int) -> PartitionInfo:
+        """The partition at index `i`, built alone when the topic's views are not (cheap for a few)."""
+        if self._views is not None:
+            return self._views[i]
+        leader, reps, isr = self.table.states[self.states[i]]
+        live = self.live
+        offline = () if live.issuperset(reps) else tuple(r for r in reps if r not in live)
+        known = () if self.elr_known else None
+        x = self.extras.get(i)
+        if x is None:
+            return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline, -1, known, known, 0)
+        more = tuple(r for r in x.offline_replicas if r not in offline)
+        return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline + more, x.leader_epoch,
+                             x.elr if x.elr is not None else known,
+                             x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+
+    def _build(self) -> Iterable[PartitionInfo]:
+        topic, live, extras = self.topic, self.live, self.extras
+        states = self.table.states
+        known = () if self.elr_known else None
+        for i, (pid, sid) in enumerate(zip(self.ids, self.states, strict=True)):
+            leader, reps, isr = states[sid]
+            offline = () if live.issuperset(reps) else tuple(r for r in reps if r not in live)
+            x = extras.get(i)
+            if x is None:
+                yield PartitionInfo(topic, pid, leader, reps, isr, offline, -1, known, known, 0)
+            else:
+                more = tuple(r for r in x.offline_replicas if r not in offline)
+                yield PartitionInfo(topic, pid, leader, reps, isr, offline + more, x.leader_epoch,
+                                    x.elr if x.elr is not None else known,
+                                    x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+
+
+def columns(topic: str, parts: Sequence[PartitionInfo], table: StateTable, live: frozenset[int]) -> Partitions:
+    """A topic's `parts` as columns in `table` (the same object when they already are); the views stay
+    the objects they were built from."""
+    if isinstance(parts, Partitions) and parts.table is table:
+        return parts
+    if isinstance(parts, Partitions):
+        old = parts.table.states
+        ids_of = table.index
+        out = array("i")
+        for sid in parts.states:
+            key = old[sid]
+            new = ids_of.get(key)
+            out.append(new if new is not None else table.id_of(*key))
+        moved = Partitions(topic, parts.ids, out, table, parts.live, elr_known=parts.elr_known,
+                           extras=parts.extras)
+        moved._views = parts._views
+        return moved
+    infos = tuple(parts)
+    id_of = table.id_of
+    st = array("i", [id_of(p.leader, p.replicas, p.isr) for p in infos])
+    ids = [p.partition for p in infos]
+    cols = Partitions(topic, range(len(ids)) if ids == list(range(len(ids))) else tuple(ids),
+                      st, table, live)
+    cols._views = infos
+    return cols
+
+
 @dataclass(frozen=True, slots=True)
 class TopicInfo:
     """A topic, its partitions and its effective configs (value + source)."""
 
     name: str
-    partitions: tuple[PartitionInfo, ...]
+    partitions: Sequence[PartitionInfo]  # a tuple, or `Partitions` (columns) from a Kafka source
     internal: bool = False
     configs: dict[str, ConfigValue] = field(default_factory=dict)
     error_code: int = 0
@@ -114,10 +286,42 @@ class ClusterSnapshot:
     def referenced_brokers(self) -> frozenset[int]:
         """Every broker id any replica list names (brokers absent from metadata included)."""
         ids: set[int] = set()
+        seen: dict[int, set[int]] = {}  # per state table: the states already read
         for t in self.topics.values():
-            for p in t.partitions:
-                ids.update(p.replicas)
+            parts = t.partitions
+            if isinstance(parts, Partitions):
+                done = seen.setdefault(id(parts.table), set())
+                states = parts.table.states
+                for sid in set(parts.states) - done:
+                    ids.update(states[sid][1])
+                done.update(parts.states)
+            else:
+                for p in parts:
+                    ids.update(p.replicas)
         return frozenset(ids)
+
+    def partitions_where(self, test: Callable[[int, tuple[int, ...], tuple[int, ...]], bool]) -> Iterator[PartitionInfo]:
+        """The partitions, topic by topic in name order, whose (leader, replicas, ISR) pass `test`.
+
+        Columns are tested once per distinct state, and only topics with a match build their views.
+        """
+        memo: dict[tuple[int, int], bool] = {}
+        for name in sorted(self.topics):
+            parts = self.topics[name].partitions
+            if not isinstance(parts, Partitions):
+                yield from (p for p in parts if test(p.leader, p.replicas, p.isr))
+                continue
+            states, tid = parts.table.states, id(parts.table)
+            ok = set()
+            for sid in set(parts.states):
+                hit = memo.get((tid, sid))
+                if hit is None:
+                    hit = memo[(tid, sid)] = test(*states[sid])
+                if hit:
+                    ok.add(sid)
+            if ok:
+                views = parts.views()
+                yield from (views[i] for i, sid in enumerate(parts.states) if sid in ok)
 
     def partition_count(self) -> int:
         return sum(len(t.partitions) for t in self.topics.values())

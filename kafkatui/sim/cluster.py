@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kafkatui.sim import errors as E
 from kafkatui.sim.clock import VirtualClock
-from kafkatui.sim.configs import ConfigStore
+from kafkatui.sim.configs import OP_SET, ConfigStore
 from kafkatui.sim.events import EventKind, EventLog, SimEvent
 from kafkatui.sim.state import SYNTHETIC_RECORD_BYTES, Broker, BrokerState, Partition, Topic
 
@@ -70,16 +70,23 @@ class SimCluster:
         static_configs: dict[str, str] | None = None,
         replication_rate: float = DEFAULT_REPLICATION_RATE,
         elr: bool = False,
-        seed: int = 0,
+        controller_configs: dict[str, str] | None = None,
+        idle_followers_shrink: bool = False,
+        seed: int | None = None,
     ) -> None:
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         self.clock = clock or VirtualClock()
-        self.cluster_id = cluster_id or _cluster_id(seed)
+        # every cluster its own id (audit history is kept per cluster id); fixed only when asked for
+        self.cluster_id = cluster_id or (_cluster_id(seed) if seed is not None else _cluster_id(None))
         self.host = host
         self.replication_rate = replication_rate
         self.elr_enabled = elr
-        self.rng = random.Random(seed)
+        # False is Kafka: a follower whose log end equals the leader's stays in the ISR however long
+        # it is silent. True keeps the simulator's older model (a silent follower leaves after
+        # replica.lag.time.max.ms even on an idle partition), which the synthetic replay day relies on.
+        self.idle_followers_shrink = idle_followers_shrink
+        self.rng = random.Random(0 if seed is None else seed)
         self.events = EventLog()
         self.brokers: dict[int, Broker] = {}
         self.topics: dict[str, Topic] = {}
@@ -102,6 +109,14 @@ class SimCluster:
         for i in range(1, brokers + 1):
             rack = racks[(i - 1) % len(racks)] if racks else None
             self.add_broker(i, rack=rack, static=static)
+        if elr:
+            # Enabling ELR (KIP-966; Kafka 4.1 does on a new cluster) makes the controller write a
+            # cluster-level min.insync.replicas from its own static config: that dynamic default then
+            # overrides every broker's server.properties value. `controller_configs` is a dedicated
+            # controller's server.properties (default: the brokers', as in combined mode).
+            own = static if controller_configs is None else controller_configs
+            self.configs.incremental_alter(("broker", ""), [("min.insync.replicas", OP_SET, own.get("min.insync.replicas", "1"))],
+                                           False)
         self._elect_controller()
 
     # ------------------------------------------------------------------ brokers
@@ -577,7 +592,9 @@ class SimCluster:
             p = self._lookup(key)
             if p is None:
                 continue
-            if broker.id in p.isr and len(p.isr) > 1:
+            # without ELR the controller keeps the last ISR member (the partition goes offline with
+            # it); with ELR (KIP-966, on by default from Kafka 4.1) it leaves the ISR for the ELR
+            if broker.id in p.isr and (len(p.isr) > 1 or self.elr_enabled):
                 self._remove_from_isr(p, [broker.id], reason="fenced")
             if p.leader == broker.id:
                 self._elect(p, reason="controlled_shutdown" if controlled else "leader_fenced")
@@ -763,7 +780,12 @@ class SimCluster:
             # a leader that cannot reach the controller cannot change the ISR
             return settled and len(isr) <= 1
         lag_max = self.configs.replica_lag_time_max_ms(leader)
-        out = [r for r in isr if r != leader and now - caught_up.get(r, 0) > lag_max]
+        # a follower whose log end equals the leader's is caught up however long ago it fetched
+        # (Kafka's Replica.isCaughtUp): a leader never shrinks a stopped follower of an idle
+        # partition out of the ISR; only the controller's fencing does
+        idle_ok = not self.idle_followers_shrink
+        out = [r for r in isr if r != leader and now - caught_up.get(r, 0) > lag_max
+               and not (idle_ok and leo.get(r, 0) >= leader_end)]
         if out:
             self._remove_from_isr(p, out, reason="lag")
         for r in members:
@@ -1123,9 +1145,9 @@ class SimCluster:
         return counts
 
 
-def _cluster_id(seed: int) -> str:
-    """A Kafka-style cluster id (22 chars of URL-safe base64 of a UUID)."""
+def _cluster_id(seed: int | None) -> str:
+    """A Kafka-style cluster id (22 chars of URL-safe base64 of a UUID): from `seed`, or random (None)."""
     import base64
 
-    raw = uuid.UUID(int=random.Random(seed).getrandbits(128)).bytes
+    raw = uuid.uuid4().bytes if seed is None else uuid.UUID(int=random.Random(seed).getrandbits(128)).bytes
     return base64.urlsafe_b64encode(raw).decode()[:22]

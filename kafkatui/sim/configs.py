@@ -433,12 +433,24 @@ TOPIC_CONFIGS: dict[str, ConfigDef] = {d.name: d for d in _TOPIC_DEFS}
 # log.flush.interval.ms null and derives them from log.retention.hours (168), log.roll.hours (168),
 # log.roll.jitter.hours (0) and log.flush.scheduler.interval.ms (Long.MAX_VALUE). Here they carry
 # that derived value as their own default, so DescribeConfigs shows one DEFAULT_CONFIG synonym.
+DERIVED_BROKER_DEFAULTS = frozenset({"log.retention.ms", "log.roll.ms", "log.roll.jitter.ms", "log.flush.interval.ms"})
+"""Broker keys whose default here is the derived value (see above): no DEFAULT_CONFIG synonym of a topic."""
+
 _BROKER_DEFS: list[ConfigDef] = [
     # ---- identity, placement, listeners
     _def("broker.id", _T.INT, "-1",
          "The broker id for this server (in KRaft mode, the same as node.id).", dynamic=False),
     _def("node.id", _T.INT, None,
          "The node ID associated with the roles this process is playing.", dynamic=False),
+    # Kafka's defaults (empty): the simulator names its controller in Metadata as a ZooKeeper
+    # cluster did, so kafkatui trusts that id (a KRaft broker names a random one; see
+    # kafkatui.kafka.source.controller_of)
+    _def("process.roles", _T.LIST, "",
+         "The roles that this process plays: 'broker', 'controller', or 'broker,controller' if it is both.",
+         dynamic=False),
+    _def("controller.quorum.voters", _T.LIST, "",
+         "Map of id/endpoint information for the set of voters in a comma-separated list of {id}@{host}:{port}.",
+         dynamic=False),
     _def("broker.rack", _T.STRING, None,
          "Rack of the broker, used in rack aware replication assignment for fault tolerance.", dynamic=False),
     # listeners is in DynamicListenerConfig.RECONFIGURABLE_CONFIGS: Kafka lets it change per broker.
@@ -541,6 +553,9 @@ _BROKER_DEFS: list[ConfigDef] = [
          "The minimum time a message will remain uncompacted in the log.", at_least=0),
     _def("log.preallocate", _T.BOOLEAN, "false",
          "Should pre allocate file when create new segment?"),
+    _def("log.retention.hours", _T.INT, "168",
+         "The number of hours to keep a log file before deleting it (tertiary to log.retention.ms).",
+         dynamic=False),  # read-only on Kafka 4.1: only log.retention.ms is dynamic (seen on the lab)
     _def("log.retention.bytes", _T.LONG, "-1",
          "The maximum size of the log before deleting it."),
     _def("log.retention.ms", _T.LONG, "604800000",
@@ -753,7 +768,12 @@ class ConfigStore:
         if defn.name in topic_overrides:
             chain.append(Synonym(defn.name, topic_overrides[defn.name], ConfigSource.DYNAMIC_TOPIC_CONFIG))
         if defn.broker_synonym is not None:
-            chain.extend(self._broker_chain(defn.broker_synonym, broker_id))
+            broker = self._broker_chain(defn.broker_synonym, broker_id)
+            if defn.broker_synonym in DERIVED_BROKER_DEFAULTS:
+                # Kafka's default of this broker key is null (derived from an hours/scheduler key,
+                # which ConfigHelper.configSynonyms drops): a topic lists no DEFAULT_CONFIG synonym
+                broker = [s for s in broker if s.source != ConfigSource.DEFAULT_CONFIG]
+            chain.extend(broker)
         return chain
 
     def effective_topic(self, topic: str, key: str, broker_id: int | None = None) -> tuple[str | None, ConfigSource]:

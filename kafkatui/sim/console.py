@@ -6,19 +6,23 @@ import argparse
 import errno
 import queue
 import signal
+import ssl
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from kafkatui.argparsing import Parser
+from kafkatui.argparsing import Parser, number, whole
+from kafkatui.safeyaml import InputError, read_text_bounded
 from kafkatui.sim import control, scenario
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.events import EventKind, SimEvent
 from kafkatui.sim.runner import SimRunner
+from kafkatui.sim.security import MECHANISMS, PROTOCOLS, SecurityConfig
 
 EXIT_OK = 0
 EXIT_USAGE = 3  # bad arguments (as every kafkatui command)
@@ -30,17 +34,92 @@ QUIET_KINDS = {EventKind.CONFIG_CHANGE}
 
 
 def add_sim_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--brokers", type=int, default=None, help="number of brokers (default: the scenario's, else 3)")
+    p.add_argument("--brokers", type=whole(1, scenario.MAX_BROKERS), default=None, help="number of brokers (default: the scenario's, else 3)")
     p.add_argument("--base-port", type=int, default=19092, help="port of broker 1; broker N listens on base+N-1 (0: any free ports)")
     p.add_argument("--control-port", type=int, default=None, help="loopback control port for `kafkatui sim ctl` (default: base-port - 1)")
     p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
     p.add_argument("--scenario", default="healthy", help="shipped scenario name or a YAML file (see --list)")
-    p.add_argument("--speed", type=float, default=1.0, help="simulated seconds per real second (60: a minute per second)")
+    p.add_argument("--speed", type=number(0, 100_000, low_open=True), default=1.0, help="simulated seconds per real second (60: a minute per second)")
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
-    p.add_argument("--quiet", action="store_true", help="print only the connection line, not every event")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the bootstrap and control lines, not every event (`kafkatui sim ctl events 20` "
+                        "lists the last events, `kafkatui sim ctl status` the state)")
+    sec = p.add_argument_group("listener security (default PLAINTEXT)")
+    sec.add_argument("--security-protocol", type=str.upper, choices=PROTOCOLS, default="PLAINTEXT",
+                     help="every broker listener's protocol")
+    sec.add_argument("--sasl-user", action="append", default=[], metavar="USER:PASSWORD",
+                     help="a SASL user (repeatable); other users can read command lines, so for anything but a "
+                          "test password use --sasl-users-file")
+    sec.add_argument("--sasl-users-file", type=Path, default=None, metavar="FILE",
+                     help="SASL users, one USER:PASSWORD per line")
+    sec.add_argument("--sasl-mechanisms", default=",".join(MECHANISMS), metavar="M1,M2",
+                     help=f"SASL mechanisms enabled (default {','.join(MECHANISMS)})")
+    sec.add_argument("--tls-cert", default=None, metavar="PEM", help="the brokers' certificate (SSL, SASL_SSL)")
+    sec.add_argument("--tls-key", default=None, metavar="PEM", help="its private key")
+    sec.add_argument("--tls-ca", default=None, metavar="PEM", help="CA that signs client certificates (mTLS)")
+    sec.add_argument("--require-client-cert", action="store_true", help="mTLS: refuse clients without a certificate")
+    p.add_argument("--cluster-id", default=None, metavar="ID",
+                   help="a fixed cluster id (default: a new random one per start, so audit histories never mix)")
     from kafkatui.history import simday
 
     simday.add_arguments(p)
+
+
+MAX_USERS_FILE_BYTES = 256 * 1024
+
+
+def security_from(ns: argparse.Namespace) -> SecurityConfig:
+    """The listeners' security from the command line (ValueError with one line)."""
+    users: dict[str, str] = {}
+    lines: list[tuple[str, str]] = [(entry, "--sasl-user") for entry in ns.sasl_user]
+    if ns.sasl_users_file is not None:
+        try:
+            text = read_text_bounded(ns.sasl_users_file, MAX_USERS_FILE_BYTES)
+        except InputError as exc:
+            raise ValueError(f"--sasl-users-file {exc}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--sasl-users-file {ns.sasl_users_file}: {getattr(exc, 'strerror', None) or exc}") from None
+        lines += [(ln.strip(), f"{ns.sasl_users_file}:{i}") for i, ln in enumerate(text.splitlines(), 1)
+                  if ln.strip() and not ln.lstrip().startswith("#")]
+    for entry, where in lines:
+        user, sep, password = entry.partition(":")
+        if not sep or not user.strip() or not password:
+            raise ValueError(f"{where}: expected USER:PASSWORD, got {user.strip() or '(nothing)'}:***")
+        users[user.strip()] = password
+    protocol = ns.security_protocol
+    if users and not protocol.startswith("SASL_"):
+        raise ValueError(f"SASL users given but --security-protocol is {protocol}: use SASL_PLAINTEXT or SASL_SSL")
+    tls_files = ns.tls_cert or ns.tls_key or ns.tls_ca or ns.require_client_cert
+    if tls_files and protocol not in ("SSL", "SASL_SSL"):
+        raise ValueError(f"TLS files given but --security-protocol is {protocol}: use SSL or SASL_SSL")
+    if protocol.startswith("SASL_") and not users:
+        raise ValueError(f"--security-protocol {protocol} needs users: --sasl-user USER:PASSWORD or --sasl-users-file")
+    if protocol in ("SSL", "SASL_SSL") and not (ns.tls_cert and ns.tls_key):
+        raise ValueError(f"--security-protocol {protocol} needs --tls-cert and --tls-key (PEM files)")
+    mechanisms = [m.strip().upper() for m in ns.sasl_mechanisms.split(",") if m.strip()]
+    for name in ("tls_cert", "tls_key", "tls_ca"):
+        path = getattr(ns, name)
+        if path is not None and not Path(path).is_file():
+            raise ValueError(f"--{name.replace('_', '-')} {path}: no such file")
+    config = SecurityConfig(protocol=protocol, users=users, mechanisms=mechanisms, certfile=ns.tls_cert,
+                            keyfile=ns.tls_key, cafile=ns.tls_ca, require_client_cert=ns.require_client_cert)
+    try:
+        config.ssl_context()  # a key that does not match its certificate, a file that is not PEM
+    except (ssl.SSLError, OSError) as exc:
+        why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
+        raise ValueError(f"cannot use --tls-cert {ns.tls_cert} with --tls-key {ns.tls_key}: not a PEM certificate "
+                         f"and its key ({why})") from None
+    return config
+
+
+def describe_security(config: SecurityConfig) -> str:
+    """One line for the start-up banner (never a password)."""
+    parts = [config.protocol]
+    if config.sasl:
+        parts.append(f"SASL {', '.join(config.mechanisms)}; users {', '.join(sorted(config.users))}")
+    if config.require_client_cert:
+        parts.append("client certificates required")
+    return "security:  " + "; ".join(parts)
 
 
 def add_ctl_arguments(p: argparse.ArgumentParser) -> None:
@@ -57,6 +136,11 @@ def error(msg: str) -> None:
     ERR.print(f"kafkatui: error: {msg}", markup=False)
 
 
+def _finite(text: str, low: float, high: float, *, low_open: bool = False) -> float:
+    """A number within bounds for a `sim ctl` argument (ValueError for NaN, infinities, out of range)."""
+    return number(low, high, low_open=low_open)(text)
+
+
 def run_ctl(ns: argparse.Namespace, out: Console) -> int:
     """Send one command to a running simulator."""
     req: dict[str, Any] = {"cmd": ns.command}
@@ -68,9 +152,9 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
                 return EXIT_USAGE
             req["broker"] = int(a[0])
             if ns.command == "slow" and len(a) > 1:
-                req["factor"] = float(a[1])
+                req["factor"] = _finite(a[1], 0, 1000)
             if ns.command == "pause" and len(a) > 1:
-                req["seconds"] = float(a[1])
+                req["seconds"] = _finite(a[1], 0, 86400)
         elif ns.command == "set-config":
             if len(a) < 2:
                 error("set-config needs TOPIC|broker:ID|broker KEY [VALUE] (no VALUE removes the override)")
@@ -82,15 +166,18 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
             else:
                 req["topic"] = target
         elif ns.command == "load":
-            req["topic"], req["rate"] = a[0], float(a[1]) if len(a) > 1 else 100.0
+            req["topic"], req["rate"] = a[0], _finite(a[1], 0, 10**9) if len(a) > 1 else 100.0
             if len(a) > 2:
                 req["acks"] = -1 if a[2] == "all" else int(a[2])
         elif ns.command == "speed":
-            req["speed"] = float(a[0])
+            req["speed"] = _finite(a[0], 0, 100_000, low_open=True)
         elif ns.command == "elect":
             req["type"] = a[0] if a else "preferred"
         elif ns.command == "events" and a:
             req["n"] = int(a[0])
+    except argparse.ArgumentTypeError as exc:
+        error(f"bad arguments for {ns.command}: {' '.join(a)}: {exc}")
+        return EXIT_USAGE
     except (ValueError, IndexError):
         error(f"bad arguments for {ns.command}: {' '.join(a)}")
         return EXIT_USAGE
@@ -161,7 +248,8 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         return EXIT_USAGE
     racks = [r.strip() for r in ns.racks.split(",") if r.strip()] if ns.racks else None
     try:
-        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks)
+        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks,
+                           cluster_id=getattr(ns, "cluster_id", None))
     except Exception as exc:  # a scenario that does not fit the requested cluster
         error(f"scenario {sc.name}: {exc}")
         return EXIT_SCENARIO
@@ -173,7 +261,12 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         if problem is not None:
             error(problem)
             return EXIT_USAGE
-    runner = SimRunner(cluster, base_port=ns.base_port)
+    try:
+        security = security_from(ns)
+    except ValueError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    runner = SimRunner(cluster, base_port=ns.base_port, security=security)
     player = scenario.ScenarioPlayer(sc, cluster)
     runner.server.tick_hooks.append(player.poll)
     ctl = control.ControlServer(cluster, ctl_port)
@@ -192,7 +285,12 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
     if sc.description:
         out.print(" ".join(sc.description.split()), style="dim", markup=False, highlight=False, soft_wrap=True)
     out.print(f"bootstrap: {runner.bootstrap}", markup=False, highlight=False)
+    if security.protocol != "PLAINTEXT":
+        out.print(describe_security(security), markup=False, highlight=False)
     out.print(f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...", markup=False, highlight=False)
+    if ns.quiet:
+        out.print(f"quiet: events are not narrated; `kafkatui sim ctl --control-port {ctl.port} events 20` lists "
+                  "the last ones", markup=False, highlight=False, style="dim")
     stop = {"now": False}
 
     def _stop(*_: object) -> None:
@@ -282,7 +380,10 @@ def main_sim(argv: list[str]) -> int:
         p = Parser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
         add_ctl_arguments(p)
         return run_ctl(p.parse_args(argv[1:]), out)
-    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.")
+    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.",
+               epilog="while it runs, inject faults from another terminal with `kafkatui sim ctl`: "
+                      "crash N, restore N, shutdown N, hang N, isolate N, slow N FACTOR, pause N SECONDS, "
+                      "set-config, load, elect, events, status, speed (`kafkatui sim ctl --help`)")
     add_sim_arguments(p)
     return run_sim(p.parse_args(argv), out)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from kafkatui import safeyaml
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.events import EventKind
@@ -36,6 +37,13 @@ DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
 COMPOUND = re.compile(r"^\s*(?:\d+(?:\.\d+)?\s*(?:ms|s|m|h)\s*)+$")  # 1m30s, 1h 15m
 PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h)")
 UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, None: 1000}
+# what one simulator holds in memory and plays: the shipped `big` scenario (100,000 partitions on 30
+# brokers) with room to spare; beyond, a typo (`partitions: 100000000`) would eat the machine
+MAX_PARTITIONS = 250_000
+MAX_BROKERS = 1_000
+MAX_STEPS = 100_000
+MAX_DURATION_MS = 366 * 24 * 3_600_000  # a year of simulated time
+MAX_SCENARIO_BYTES = 4 * 1024 * 1024
 
 
 class ScenarioError(Exception):
@@ -75,11 +83,13 @@ class Scenario:
     bulk: dict[str, int] | None = None  # generated topics for scale: {topics, partitions, rf}
     source: str = "<scenario>"
 
-    def build(self, clock: VirtualClock | None = None, brokers: int | None = None, racks: list[str] | None = None) -> SimCluster:
-        """A new cluster in the scenario's starting state (before its timeline)."""
+    def build(self, clock: VirtualClock | None = None, brokers: int | None = None, racks: list[str] | None = None,
+              cluster_id: str | None = None) -> SimCluster:
+        """A new cluster in the scenario's starting state (before its timeline); a random cluster id unless
+        `cluster_id` fixes one."""
         cluster = SimCluster(
             brokers=brokers or self.brokers, racks=racks or self.racks, clock=clock,
-            static_configs=self.broker_configs, elr=self.elr,
+            static_configs=self.broker_configs, elr=self.elr, cluster_id=cluster_id,
         )
         for t in self.topics:
             cluster.create_topic(t.name, t.partitions, t.replication_factor, assignment=t.assignment, configs=t.configs)
@@ -172,18 +182,36 @@ def _acks(value: Any) -> int:
 
 
 def parse_duration(value: Any) -> int:
-    """'30s', '2m', '1h', '250ms', '1m30s' or a number of seconds -> milliseconds."""
+    """'30s', '2m', '1h', '250ms', '1m30s' or a number of seconds -> milliseconds (at most a year)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         if not math.isfinite(value) or value < 0:
             raise ValueError(f"not a duration: {value!r} (a duration is a finite number >= 0)")
-        return int(value * 1000)
-    text = str(value)
-    m = DURATION.match(text)
-    if m:
-        return int(float(m.group(1)) * UNITS[m.group(2)])
-    if COMPOUND.match(text):
-        return int(sum(float(n) * UNITS[unit] for n, unit in PART.findall(text)))
-    raise ValueError(f"not a duration: {value!r} (use e.g. 30s, 2m, 1m30s, 1h, 250ms)")
+        ms = value * 1000
+    else:
+        text = str(value)
+        m = DURATION.match(text)
+        if m:
+            ms = float(m.group(1)) * UNITS[m.group(2)]
+        elif COMPOUND.match(text):
+            ms = sum(float(n) * UNITS[unit] for n, unit in PART.findall(text))
+        else:
+            raise ValueError(f"not a duration: {value!r} (use e.g. 30s, 2m, 1m30s, 1h, 250ms)")
+    if not ms <= MAX_DURATION_MS:  # also inf and nan
+        raise ValueError(f"duration {value!r} is longer than the simulator plays (at most 366 days, 8784h)")
+    return int(ms)
+
+
+MAX_FAST_FORWARD_MS = 3_600_000
+"""check --demo --at plays the scenario step by step: 1h takes 13 s here, 2h over 2 minutes."""
+
+
+def parse_fast_forward(value: str) -> int:
+    """How far `check --demo --at` plays a scenario, in ms (ValueError beyond an hour)."""
+    ms = parse_duration(value)
+    if ms > MAX_FAST_FORWARD_MS:
+        raise ValueError(f"--at {value}: check --demo plays at most 1h of a scenario (every shipped scenario "
+                         "has happened by then); give a shorter time")
+    return ms
 
 
 # --------------------------------------------------------------------------- loading
@@ -207,9 +235,11 @@ def load(name_or_path: str) -> Scenario:
         if not path.exists():
             raise ScenarioError(f"{name_or_path}: no such scenario file or shipped scenario (known: {', '.join(known)})")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safeyaml.read_text_bounded(path, MAX_SCENARIO_BYTES)
+    except safeyaml.InputError as exc:
+        raise ScenarioError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"{path}: cannot read: {exc}") from None
+        raise ScenarioError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     return parse(text, str(path))
 
 
@@ -234,12 +264,14 @@ class _Loader:
     def scalar(self, node: yaml.Node, what: str) -> Any:
         if not isinstance(node, yaml.ScalarNode):
             raise self.fail(node, f"{what} must be a single value")
-        return yaml.safe_load(yaml.serialize(node))
+        return safeyaml.load(yaml.serialize(node))
 
-    def integer(self, node: yaml.Node, what: str, minimum: int = 0) -> int:
+    def integer(self, node: yaml.Node, what: str, minimum: int = 0, maximum: int | None = None) -> int:
         value = self.scalar(node, what)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise self.fail(node, f"{what} must be an integer >= {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise self.fail(node, f"{what}: {value:,} is more than the simulator holds (at most {maximum:,})")
         return value
 
     def strings(self, node: yaml.Node, what: str) -> dict[str, str]:
@@ -259,12 +291,11 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
     """Parse scenario YAML; every problem is reported with its line."""
     ld = _Loader(source)
     try:
-        root = yaml.compose(text)
+        root = safeyaml.compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ScenarioError(f"{source}:{line}: invalid YAML: {problem}") from None
+        line, problem = safeyaml.yaml_problem(exc)
+        kind = "" if isinstance(exc, safeyaml.LimitError) else "invalid YAML: "
+        raise ScenarioError(f"{source}:{line or 1}: {kind}{problem}") from None
     if root is None:
         raise ScenarioError(f"{source}:1: empty scenario")
     top = ld.mapping(root, "scenario")
@@ -278,7 +309,7 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
         c = ld.mapping(top["cluster"][1], "cluster")
         ld.check_keys(c, {"brokers", "racks", "configs", "elr"}, "cluster")
         if "brokers" in c:
-            sc.brokers = ld.integer(c["brokers"][1], "cluster.brokers", 1)
+            sc.brokers = ld.integer(c["brokers"][1], "cluster.brokers", 1, MAX_BROKERS)
         if "racks" in c:
             node = c["racks"][1]
             if not isinstance(node, yaml.SequenceNode):
@@ -297,7 +328,10 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
     if "bulk" in top:
         b = ld.mapping(top["bulk"][1], "bulk")
         ld.check_keys(b, {"topics", "partitions", "rf"}, "bulk")
-        sc.bulk = {k: ld.integer(v, f"bulk.{k}", 1) for k, (_, v) in b.items()}
+        sc.bulk = {k: ld.integer(v, f"bulk.{k}", 1, MAX_PARTITIONS) for k, (_, v) in b.items()}
+        if sc.bulk.get("topics", 0) * sc.bulk.get("partitions", 0) > MAX_PARTITIONS:
+            raise ld.fail(top["bulk"][1], f"bulk: {sc.bulk['topics']:,} topics x {sc.bulk['partitions']:,} "
+                                          f"partitions is more than the simulator holds ({MAX_PARTITIONS:,})")
     if "load" in top:
         node = top["load"][1]
         if not isinstance(node, yaml.SequenceNode):
@@ -324,6 +358,14 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
             raise ld.fail(node, "timeline must be a list")
         for i, sn in enumerate(node.value):
             sc.timeline.extend(_steps(ld, sn, f"timeline[{i}]", sc))
+            if len(sc.timeline) > MAX_STEPS:
+                raise ld.fail(sn, f"timeline: more than {MAX_STEPS:,} steps (repeats counted); the simulator "
+                                  "plays at most that many")
+    total = sum(t.partitions for t in sc.topics) + (sc.bulk["topics"] * sc.bulk["partitions"] if sc.bulk else 0)
+    total += sum(int(s.args["partitions"]) for s in sc.timeline if s.action == "create_topic")
+    if total > MAX_PARTITIONS:
+        raise ScenarioError(f"{source}:1: {total:,} partitions in all is more than the simulator holds "
+                            f"(at most {MAX_PARTITIONS:,})")
     return sc
 
 
@@ -334,7 +376,7 @@ def _topic(ld: _Loader, node: yaml.Node, what: str, brokers: int) -> TopicSpec:
         raise ld.fail(node, f"{what} needs a name")
     spec = TopicSpec(name=str(ld.scalar(m["name"][1], f"{what}.name")))
     if "partitions" in m:
-        spec.partitions = ld.integer(m["partitions"][1], f"{what}.partitions", 1)
+        spec.partitions = ld.integer(m["partitions"][1], f"{what}.partitions", 1, MAX_PARTITIONS)
     for key in ("replication_factor", "rf"):
         if key in m:
             rf = ld.integer(m[key][1], f"{what}.{key}", 1)
@@ -402,7 +444,7 @@ def _steps(ld: _Loader, node: yaml.Node, what: str, sc: Scenario) -> list[Step]:
     if "acks" in args and args["acks"] not in ("all", -1, 0, 1):
         raise ld.fail(m["acks"][1], f"{what}.acks must be all, 1 or 0")
     if action == "create_topic":
-        ld.integer(m["partitions"][1], f"{what}.partitions", 1)
+        ld.integer(m["partitions"][1], f"{what}.partitions", 1, MAX_PARTITIONS)
         if args.get("replication_factor") is not None:
             rf = ld.integer(m["replication_factor"][1], f"{what}.replication_factor", 1)
             if rf > sc.brokers:
@@ -421,6 +463,8 @@ def _steps(ld: _Loader, node: yaml.Node, what: str, sc: Scenario) -> list[Step]:
             every = parse_duration(ld.scalar(r["every"][1], f"{what}.repeat.every"))
         except ValueError as exc:
             raise ld.fail(r["every"][1], f"{what}.repeat.every: {exc}") from None
-        times = ld.integer(r["times"][1], f"{what}.repeat.times", 1)
+        times = ld.integer(r["times"][1], f"{what}.repeat.times", 1, MAX_STEPS)
+        if at + every * (times - 1) > MAX_DURATION_MS:
+            raise ld.fail(m["repeat"][1], f"{what}.repeat: the last repeat would be after a year of simulated time")
         steps.extend(Step(at + every * k, action, dict(args), steps[0].line) for k in range(1, times))
     return steps

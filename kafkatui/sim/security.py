@@ -191,6 +191,7 @@ class ScramAuthenticator(Authenticator):
         self._client_first_bare = ""
         self._server_first = ""
         self._nonce = ""
+        self._client_nonce = ""
         self._credential: ScramCredential | None = None
 
     def step(self, token: bytes) -> bytes:
@@ -215,6 +216,7 @@ class ScramAuthenticator(Authenticator):
             raise self.failed()
         self.user, self._credential = user, credential
         self._client_first_bare = bare
+        self._client_nonce = client_nonce
         self._nonce = client_nonce + base64.b64encode(secrets.token_bytes(18)).decode()
         salt = base64.b64encode(credential.salt).decode()
         self._server_first = f"r={self._nonce},s={salt},i={credential.iterations}"
@@ -228,7 +230,9 @@ class ScramAuthenticator(Authenticator):
         if not sep:
             raise SaslFailure(f"{self.mechanism}: client-final message without a proof")
         attrs = _attrs(without_proof.encode())
-        if attrs.get("r") != self._nonce:
+        # librdkafka before 2.6.1 (Debian's kcat: 2.0.2) sends the client nonce twice (librdkafka#4895);
+        # Kafka 3.8.1+ accepts a final nonce that ends with the server's one, so this does for that form
+        if attrs.get("r") not in (self._nonce, self._client_nonce + self._nonce):
             raise SaslFailure(f"{self.mechanism}: invalid nonce in the client-final message")
         auth_message = f"{self._client_first_bare},{self._server_first},{without_proof}".encode()
         cred = self._credential

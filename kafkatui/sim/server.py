@@ -37,6 +37,10 @@ TICK_SECONDS = 0.02
 TLS_HANDSHAKE_SECONDS = 10.0
 FAILED_AUTHENTICATION_DELAY = 0.1
 """connections.failed.authentication.delay.ms: Kafka closes a failed SASL connection after it."""
+RESOURCE_LOG_SECONDS = 10.0
+"""Out of file descriptors, asyncio logs a traceback per accept attempt (~7 MB/s): one line per this."""
+_ACCEPT_EXHAUSTED = "socket.accept() out of system resource"
+
 
 class _Reader(Protocol):
     async def readexactly(self, n: int) -> bytes: ...
@@ -118,7 +122,8 @@ class BrokerListener:
                 async with asyncio.timeout(self.sim.idle_seconds):
                     size_bytes = await reader.readexactly(4)
                     (size,) = struct.unpack(">i", size_bytes)
-                    if size < REQUEST_HEADER_BYTES or size > MAX_FRAME:
+                    smallest = 0 if conn.get("raw_tokens") else REQUEST_HEADER_BYTES
+                    if size < smallest or size > MAX_FRAME:
                         log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
                         return
                     payload = await reader.readexactly(size)
@@ -126,6 +131,17 @@ class BrokerListener:
                 log.info("broker %d: closing %s: idle for %.0f s", self.broker.id, conn["peer"], self.sim.idle_seconds)
                 return
             authenticated = not self.sim.security.sasl or bool(conn.get("authenticated"))
+            if not authenticated and conn.get("raw_tokens"):  # after SaslHandshake v0: bare SASL tokens
+                from kafkatui.sim.handlers.sasl import raw_token
+
+                token = raw_token(conn, payload)
+                if token is None:
+                    log.info("broker %d: SASL authentication of %s failed", self.broker.id, conn["peer"])
+                    await asyncio.sleep(FAILED_AUTHENTICATION_DELAY)
+                    return
+                writer.write(struct.pack(">i", len(token)) + token)
+                await writer.drain()
+                continue
             try:
                 decoded = decode_request(payload, authenticated)
             except RequestRejected as exc:
@@ -190,12 +206,17 @@ class SimServer:
         self._pending: set[asyncio.Task[None]] = set()
         self.tick_hooks: list[object] = []
         self.idle_seconds = IDLE_SECONDS
+        self._exhausted_logged_at: float | None = None
+        self._exhausted_since_log = 0
 
     @property
     def bootstrap(self) -> str:
         return ",".join(f"{self.cluster.host}:{listener.port}" for listener in self.listeners.values())
 
     async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(lambda lp, context: self._on_loop_error(lp, context, previous))
         for i, broker in enumerate(sorted(self.cluster.brokers.values(), key=lambda b: b.id)):
             port = self.base_port + i if self.base_port else 0
             listener = BrokerListener(self, broker, port)
@@ -236,6 +257,27 @@ class SimServer:
             return
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
+
+    def _on_loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any], previous: Any) -> None:
+        """asyncio's errors, but out of file descriptors (EMFILE, ENFILE, ENOBUFS) as one line every
+        RESOURCE_LOG_SECONDS: asyncio pauses accepting for a second and retries; open connections are
+        served all along."""
+        if context.get("message") == _ACCEPT_EXHAUSTED:
+            now = loop.time()
+            self._exhausted_since_log += 1
+            if self._exhausted_logged_at is None or now - self._exhausted_logged_at >= RESOURCE_LOG_SECONDS:
+                exc = context.get("exception")
+                why = getattr(exc, "strerror", None) or str(exc)
+                log.error("cannot accept new connections: %s (%d refused accept(s) since the last message; "
+                          "open connections are still served; raise the limit with ulimit -n)",
+                          why, self._exhausted_since_log)
+                self._exhausted_logged_at = now
+                self._exhausted_since_log = 0
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
 
     def unsupported_api_versions(self) -> bytes:
         """ApiVersions v0 body with UNSUPPORTED_VERSION and our ranges (KIP-511 fallback)."""

@@ -1,20 +1,19 @@
 """The blocking steps of a config change, run by the TUI's worker threads (no Textual here).
 
 They are the headless ``kafkatui alter`` steps in the same order, with the same calls: a fresh
-snapshot, the validate-only request (`ConfigAlterer.send`), then IncrementalAlterConfigs, `verify`
-by re-describing, and the audit records of `kafkatui.alter.audit`.
+snapshot, the validate-only request (`ConfigAlterer.send`), then `apply_plan` (re-read, intent,
+IncrementalAlterConfigs, verify, outcome records).
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from kafkatui.alter import audit
-from kafkatui.alter.apply import ConfigAlterer, ResourceResult, Verified, verify
+from kafkatui.alter.apply import ConfigAlterer, ResourceResult
+from kafkatui.alter.config_write import Applied, apply_plan
 from kafkatui.alter.plan import ChangePlan, label
-from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -53,28 +52,12 @@ def validate(settings: ConnectionSettings, plan: ChangePlan) -> Validated:
     return Validated(snapshot, tuple(results))
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """Every change re-described after apply, and why the audit log could not be written (None: it was)."""
-
-    verified: tuple[Verified, ...]
-    audit_error: str | None = None
+__all__ = ["Applied", "Validated", "apply", "refusals", "validate"]
 
 
-def apply(settings: ConnectionSettings, plan: ChangePlan, before: ClusterSnapshot) -> Applied:
-    """Apply with IncrementalAlterConfigs, verify by re-describing, and append the audit records.
-
-    One record per change, whatever its result, exactly as ``kafkatui alter`` writes them.
-    """
-    alterer = ConfigAlterer(settings)
-    try:
-        results = alterer.send(plan, validate_only=False)
-    finally:
-        alterer.close()
+def apply(settings: ConnectionSettings, plan: ChangePlan, seen: ClusterSnapshot,
+          extra: Mapping[str, Any] | None = None) -> Applied:
+    """`apply_plan` as ``kafkatui alter`` runs it: re-read (nothing sent when the plan's values changed since
+    `seen`: ChangedMeanwhileError), intent, IncrementalAlterConfigs, verify, one outcome record per change."""
     with _source(settings) as source:
-        verified = verify(plan, results, before, source.snapshot)
-    try:
-        audit.append(audit.make_records(verified, before.cluster_id, str(uuid.uuid4())))
-    except UsageError as exc:  # the change is made: say so, and that the trail is missing
-        return Applied(tuple(verified), str(exc))
-    return Applied(tuple(verified))
+        return apply_plan(settings, plan, source.snapshot, seen, extra)

@@ -12,7 +12,7 @@ from textual import events, work
 from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.timer import Timer
 from textual.worker import get_current_worker
@@ -24,6 +24,7 @@ from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:
     from kafkatui.history.replay_data import ReplayData
+    from kafkatui.tui.demo import DemoNarrator
 
 MIN_WIDTH, MIN_HEIGHT = 60, 16
 
@@ -123,35 +124,82 @@ class StateUpdated(Message):
         self.state = state
 
 
-class ScreensProvider(Provider):
-    """Command palette entries: screens, refresh, pause and themes."""
+NAME_SCORE = 1000.0  # palette hits for topic, partition and broker names, above every command's
 
-    async def search(self, query: str) -> Hits:
+
+class ScreensProvider(Provider):
+    """The command palette: kafkatui's commands (screens, replay, changes, themes), and any topic, partition
+    or broker by name (k9s habit: `:` then `orders` and Enter opens the topic).
+
+    It replaces Textual's generic entries, which opened the palette on Maximize and Save screenshot.
+    """
+
+    MAX_NAME_HITS = 30
+
+    def _commands(self) -> list[tuple[str, Any, str]]:
         app = self.app
         assert isinstance(app, KafkaTuiApp)
-        matcher = self.matcher(query)
         commands: list[tuple[str, Any, str]] = [
             ("Findings: every problem, worst first", app.action_findings, "f"),
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
+            ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
             ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
             ("Revert the last config change", app.action_revert_last, "u"),
+            ("Change history: revert any config change of this cluster", app.action_change_history, ""),
             ("Preferred leader election (all topics)", app.action_elect_all, ""),
             ("Refresh now", app.action_refresh, "r"),
             ("Pause / resume refresh", app.action_pause, "p"),
-            ("Help: keys", app.action_help, "?"),
-            ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
         ]
         if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
             live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
-                    app.action_elect_all, app.action_refresh, app.action_pause)
+                    app.action_change_history, app.action_elect_all, app.action_refresh, app.action_pause)
             commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
                 commands.append((f"Theme: {name}", lambda n=name: setattr(app, "theme", n), ""))
-        for text, callback, key in commands:
-            score = matcher.match(text)
-            if score > 0:
-                yield Hit(score, matcher.highlight(text), callback, help=f"key: {key}" if key else None)
+        commands += [("Help: every key", app.action_help, "?"), ("Quit", app.action_quit, "q")]
+        return commands
+
+    def _names(self, query: str) -> list[tuple[float, str, Any, str]]:
+        """Topics, partitions (`orders-3`) and brokers (`3`, `broker 3`) whose name contains the query."""
+        app = self.app
+        assert isinstance(app, KafkaTuiApp)
+        report = app.state.report
+        q = query.strip().lstrip(":").strip().lower()
+        if report is None or not q:
+            return []
+        hits: list[tuple[float, str, Any, str]] = []
+        for name in report.topics:
+            low = name.lower()
+            if q in low:
+                # Textual's fuzzy scores reach ~10: names always rank above commands
+                score = NAME_SCORE + (2.0 if low == q else (1.0 if low.startswith(q) else 0.0))
+                hits.append((score, f"Topic: {name}", lambda n=name: app.open_topic(n), "open the topic"))
+                if len(hits) >= self.MAX_NAME_HITS:
+                    break
+        topic, dash, number = q.rpartition("-")
+        if dash and number.isdigit():
+            exact = next((n for n in report.topics if n.lower() == topic), None)
+            if exact is not None and any(p.partition == int(number) for p in report.snapshot.topics[exact].partitions):
+                hits.append((NAME_SCORE + 3.0, f"Partition: {exact}-{int(number)}",
+                             lambda t=exact, n=int(number): app.open_partition(t, n), "open the partition"))
+        bid = q.removeprefix("broker").strip()
+        if bid.isdigit() and int(bid) in report.brokers:
+            hits.append((NAME_SCORE + 2.5, f"Broker: {int(bid)}", lambda b=int(bid): app.open_broker(b), "open the broker"))
+        return hits
+
+    async def discover(self) -> Hits:
+        for text, callback, key in self._commands():
+            yield DiscoveryHit(text, callback, help=f"key: {key}" if key else None)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query.lstrip(":"))
+        for score, text, callback, help_text in self._names(query):
+            yield Hit(score, text, callback, help=help_text)
+        for text, callback, key in self._commands():
+            match = matcher.match(text)
+            if match > 0:
+                yield Hit(match, matcher.highlight(text), callback, help=f"key: {key}" if key else None)
 
 
 class KafkaTuiApp(App[None]):
@@ -159,7 +207,7 @@ class KafkaTuiApp(App[None]):
 
     TITLE = "kafkatui"
     CSS_PATH = "kafkatui.tcss"
-    COMMANDS = App.COMMANDS | {ScreensProvider}
+    COMMANDS = {ScreensProvider}  # kafkatui's own entries only (see ScreensProvider)
     BINDINGS = [
         Binding(":", "command_palette", "commands", show=True),
         Binding("question_mark", "help", "help"),
@@ -183,8 +231,10 @@ class KafkaTuiApp(App[None]):
         auto_refresh: bool = True,
         replay: ReplayData | None = None,
         settings: ConnectionSettings | None = None,
+        demo: DemoNarrator | None = None,
     ) -> None:
         super().__init__()
+        self.demo = demo  # `--demo`: the scenario's story, told in the events pane
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
         self.refresh_seconds = max(0.5, refresh_seconds)
@@ -238,6 +288,8 @@ class KafkaTuiApp(App[None]):
         self.request_refresh()
         if self.auto_refresh_enabled:
             self._timer = self.set_interval(self.refresh_seconds, self._tick)
+        # the data's age counts on every screen, paused or not, between refreshes
+        self.set_interval(1.0, self.refresh_header)
 
     def _tick(self) -> None:
         if self.paused:
@@ -252,6 +304,7 @@ class KafkaTuiApp(App[None]):
         self.request_refresh()
 
     _last_attempt: float = 0.0
+    _settled = False  # the audit log's interrupted changes were looked for
 
     def request_refresh(self) -> None:
         """Start a refresh in a worker thread unless one is running: the UI never waits on the network."""
@@ -274,20 +327,43 @@ class KafkaTuiApp(App[None]):
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
 
+    _record_error_shown: str | None = None
+
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
         self.state = message.state
+        self._show_record_error()
+        if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
+            self._settled = True
+            from kafkatui.tui.write_actions import settle_interrupted
+
+            settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             update = getattr(screen, "update_state", None)
             if update is not None:
                 update(message.state)
         self.gc_pacer.state_applied()
 
+    def _show_record_error(self) -> None:
+        """A history write that failed is told once (again only after recording worked in between)."""
+        if self.feed is None:
+            return
+        problem = self.feed.record_error
+        if problem is not None and self._record_error_shown is None:
+            self.notify(f"{problem}; the dashboard goes on without recording (exit status 17 at quit)",
+                        severity="error", timeout=15)
+        self._record_error_shown = problem
+
     def refresh_header(self) -> None:
+        from contextlib import suppress
+
+        from textual.css.query import NoMatches
+
         for screen in self.screen_stack:
             tick = getattr(screen, "tick", None)
             if tick is not None:
-                tick()
+                with suppress(NoMatches):  # a screen still being composed or already torn down: next second
+                    tick()
 
     def on_unmount(self) -> None:
         self.workers.cancel_all()
@@ -311,7 +387,7 @@ class KafkaTuiApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
         return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
-                                                       "alter_defaults", "elect_all")
+                                                       "change_history", "alter_defaults", "elect_all")
 
     def action_replay(self) -> None:
         from kafkatui.tui.screens.replay import ask_replay_dir
@@ -348,6 +424,11 @@ class KafkaTuiApp(App[None]):
         from kafkatui.tui.write_actions import start_revert
 
         start_revert(self)
+
+    def action_change_history(self) -> None:
+        from kafkatui.tui.write_actions import open_history
+
+        open_history(self)
 
     def action_alter_defaults(self) -> None:
         from kafkatui.tui.write_actions import BROKER_DEFAULT, start_alter

@@ -61,6 +61,8 @@ class Feed:
         self.clock = clock
         self.recorder = recorder
         self.record_error: str | None = None  # the last recording problem (the dashboard goes on)
+        self.record_failures = 0  # snapshots (or gaps) that could not be written
+        self.first_record_error: str | None = None  # what the user is told on screen and at exit
         self.state = ViewState(None, None)
         self._shrinks: deque[tuple[float, int]] = deque()
 
@@ -97,7 +99,20 @@ class Feed:
                 self.recorder.record(snapshot)
             self.record_error = None
         except RecorderError as exc:
-            self.record_error = str(exc)
+            self.recording_failed(str(exc))
+
+    def recording_failed(self, problem: str) -> None:
+        """Note that ISR history could not be written (shown once on screen, and in the exit status)."""
+        self.record_error = problem
+        self.record_failures += 1
+        if self.first_record_error is None:
+            self.first_record_error = problem
+
+    def recording_problem(self) -> str | None:
+        """One line for the user when history was lost this session, None when every write worked."""
+        if self.first_record_error is None:
+            return None
+        return f"ISR history not recorded ({self.record_failures} write(s) failed): {self.first_record_error}"
 
     def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
         # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes
@@ -118,6 +133,6 @@ class Feed:
                 try:
                     self.recorder.close(self.clock())
                 except RecorderError as exc:
-                    self.record_error = str(exc)
+                    self.recording_failed(str(exc))
         finally:
             self.source.close()

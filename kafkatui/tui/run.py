@@ -10,20 +10,29 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kafkatui.argparsing import number, seconds
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.options import connection_from
+from kafkatui.tui.demo import DemoNarrator
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.shutdown import close_within, exit_now_if_stuck
 
+EXIT_RECORDER = 17  # as `kafkatui record`: ISR history could not be written
+
+MAX_REFRESH = 86400.0
+MAX_SPEED = 100_000.0  # simulated seconds per real second: a day in under a second
+
 
 def add_tui_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--refresh", type=float, default=None, metavar="SECONDS", help="refresh interval (default 5; 2 with --demo)")
+    p.add_argument("--refresh", type=seconds(MAX_REFRESH), default=None, metavar="SECONDS", help="refresh interval (default 5; 1 with --demo)")
     p.add_argument("--theme", default=None, help="kafkatui-dark (default), kafkatui-light, kafkatui-contrast, or a theme of yours")
     p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
                    help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)")
-    p.add_argument("--speed", type=float, default=10.0, help="with --demo: simulated seconds per real second (default 10)")
+    p.add_argument("--speed", type=number(0, MAX_SPEED, low_open=True), default=DEMO_SPEED,
+                   help=f"with --demo: simulated seconds per real second (default {DEMO_SPEED:g}: the hour-long "
+                        "incident in about 15 minutes, a 12 s GC pause visible for 3 s)")
     p.add_argument("--no-record", action="store_true",
                    help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)")
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
@@ -34,8 +43,11 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
                         "confirmed and audited (or writes: true in the profile); default: read-only")
 
 
-def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
-    """Start the simulator with a scenario unfolding; returns its bootstrap list."""
+DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell between two refreshes
+
+
+def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> tuple[str, DemoNarrator]:
+    """Start the simulator with a scenario unfolding; returns its bootstrap list and the narrator."""
     from kafkatui.sim import scenario
     from kafkatui.sim.clock import VirtualClock
     from kafkatui.sim.runner import SimRunner
@@ -47,12 +59,18 @@ def start_demo(stack: ExitStack, scenario_name: str, speed: float) -> str:
     except scenario.ScenarioError as exc:
         raise UsageError(str(exc)) from None
     cluster = sc.build(clock=VirtualClock(speed=speed))
+    from kafkatui.alter import audit
+
+    if not os.environ.get(audit.AUDIT_ENV):  # the demo's writes never go into the user's own audit history
+        audit.route_to(audit.demo_path(cluster.cluster_id))
+        stack.callback(audit.route_to, None)
     runner = SimRunner(cluster)
     player = scenario.ScenarioPlayer(sc, cluster)
+    narrator = DemoNarrator(player, sc.name, speed)
     runner.server.tick_hooks.append(player.poll)
     runner.start()
     stack.callback(runner.stop)
-    return runner.bootstrap
+    return runner.bootstrap, narrator
 
 
 def log_to_file() -> Path | None:
@@ -104,11 +122,12 @@ def run_tui(ns: argparse.Namespace) -> int:
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     with ExitStack() as stack:
         try:
+            narrator = None
             if ns.demo is not None:
-                bootstrap = start_demo(stack, ns.demo, ns.speed)
-                settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=ns.timeout or 5.0)
+                bootstrap, narrator = start_demo(stack, ns.demo, ns.speed)
+                settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=5.0 if ns.timeout is None else ns.timeout)
                 label = f"demo: {ns.demo}"
-                refresh = 2.0 if ns.refresh is None else ns.refresh
+                refresh = 1.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write)
             else:
                 conn = connection_from(ns)
@@ -125,21 +144,31 @@ def run_tui(ns: argparse.Namespace) -> int:
             return exc.exit_code
         source = KafkaClusterSource(settings, log_dirs="out-of-sync")
         recorder = None
+        problem = None
         if not ns.no_record and ns.demo is None:
-            from kafkatui.history.record_cmd import default_history_dir
+            from kafkatui.history.record_cmd import default_history_dir, writable_problem
             from kafkatui.history.recorder import Recorder
 
-            recorder = Recorder(ns.history_dir or default_history_dir())
+            directory = ns.history_dir or default_history_dir()
+            problem = writable_problem(directory)  # a file, /proc, read-only: said at once, not per refresh
+            recorder = Recorder(directory) if problem is None else None
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
+        if problem is not None:
+            feed.recording_failed(problem)
         app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
-                          settings=settings)
+                          settings=settings, demo=narrator)
         log_to_file()
         app.run()
         # the screen is gone: close (history first) without letting a hung cluster hold the prompt
         rest = stack.pop_all()
         rest.callback(feed.close)  # an ExitStack runs callbacks last-in first: the feed before the demo
         close_within(rest.close)
-    exit_now_if_stuck(0)
-    return 0
+    lost = feed.recording_problem()
+    code = 0
+    if lost is not None:  # the screen said it; the shell and scripts hear it too
+        err.print(f"kafkatui: error: {lost}", markup=False)
+        code = EXIT_RECORDER
+    exit_now_if_stuck(code)
+    return code
 
 

@@ -1,4 +1,5 @@
-"""Where the TUI's write actions start: `a` (alter: the durability wizard), `u` (revert the last change),
+"""Where the TUI's write actions start: `a` (alter: the durability wizard), `u` (revert the last change;
+again: the one before), the change history (command palette: revert any change),
 and the guided actions: `e` (preferred leader election), `E` (unclean election), `R` (replication factor).
 
 With writes off, each opens the read-only modal first; its Export choice goes on to the same wizard
@@ -11,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kafkatui.alter import audit
-from kafkatui.alter.errors import NothingToRevertError
+from kafkatui.alter import revert
+from kafkatui.alter.errors import NothingToRevertError, RevertConflictError
 from kafkatui.alter.plan import ChangePlan
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -38,11 +39,14 @@ def _writes_or_export(app: KafkaTuiApp, action: str, then: Callable[[], object],
     app.push_screen(ReadOnlyScreen(action, export or CONFIG_EXPORT), chosen)
 
 
-def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str) -> None:
+def _preview(app: KafkaTuiApp, plan: ChangePlan | None, heading: str, revert_of: str | None = None) -> None:
     from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
 
     if plan:
-        app.push_screen(AlterPreviewScreen(plan, heading))
+        screen = AlterPreviewScreen(plan, heading)
+        if revert_of is not None:
+            screen.audit_extra = {"revert_of": revert_of}
+        app.push_screen(screen)
 
 
 def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
@@ -63,8 +67,9 @@ def start_alter(app: KafkaTuiApp, targets: Sequence[Target]) -> None:
     _writes_or_export(app, f"alter {title_of(targets)}", wizard)
 
 
-def start_revert(app: KafkaTuiApp) -> None:
-    """The plan undoing the last successful change set on this cluster, through the same preview."""
+def start_revert(app: KafkaTuiApp, n: int | None = None) -> None:
+    """The plan undoing the newest change set of this cluster not undone yet (or the `n`-th newest), through
+    the same preview; refused (a notification naming what differs) when the cluster no longer holds it."""
     from textual.screen import ModalScreen
 
     if isinstance(app.screen, ModalScreen):  # a preview, wizard or confirmation is open: finish it first
@@ -73,15 +78,58 @@ def start_revert(app: KafkaTuiApp) -> None:
     if snapshot is None:
         app.notify("no data yet: wait for the first refresh", severity="warning", timeout=3)
         return
+    bootstrap = app.settings.bootstrap_servers if app.settings is not None else (snapshot.bootstrap or "B")
     try:
-        plan = audit.revert_last(cluster_id=snapshot.cluster_id)
+        change, plan = revert.revertible_config(snapshot, n, bootstrap)
     except NothingToRevertError as exc:
         app.notify(f"nothing to revert: {exc}", timeout=5)
+        return
+    except RevertConflictError as exc:  # the cluster moved on since that change: say what differs
+        app.notify(str(exc), title="revert refused", severity="error", timeout=15)
         return
     except KafkaTuiError as exc:
         app.notify(str(exc), severity="error", timeout=8)
         return
-    _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, "revert the last change"))
+    heading = f"revert: {change.describe()}"
+    _writes_or_export(app, "revert the last change", lambda: _preview(app, plan, heading, change.command_id))
+
+
+def open_history(app: KafkaTuiApp) -> None:
+    """The config change history of this cluster; the change chosen goes to `start_revert`."""
+    from textual.screen import ModalScreen
+
+    if isinstance(app.screen, ModalScreen):
+        return
+    snapshot = _snapshot_or_say(app)
+    if snapshot is None:
+        return
+    try:
+        changes = revert.history(revert.CONFIG, snapshot.cluster_id)
+    except KafkaTuiError as exc:
+        app.notify(str(exc), severity="error", timeout=8)
+        return
+    if not changes:
+        app.notify(f"no config change in {revert.where(None, snapshot.cluster_id)}", timeout=5)
+        return
+    from kafkatui.tui.screens.history import HistoryScreen
+
+    def chosen(n: int | None) -> None:
+        if n is not None:
+            start_revert(app, n)
+
+    app.push_screen(HistoryScreen(changes, snapshot.cluster_id), chosen)
+
+
+def settle_interrupted(app: KafkaTuiApp, snapshot: ClusterSnapshot) -> None:
+    """At the dashboard's first snapshot: report (and record) the changes to this cluster that an earlier
+    run left unfinished in the audit log, one notification each. File work only, in a thread."""
+    from kafkatui.alter import journal
+
+    def work() -> None:
+        for line in journal.settle(snapshot):
+            app.call_from_thread(app.notify, line, title="interrupted change", severity="warning", timeout=30)
+
+    app.run_worker(work, thread=True, exit_on_error=False, group="settle")
 
 
 def _snapshot_or_say(app: KafkaTuiApp) -> ClusterSnapshot | None:

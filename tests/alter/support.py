@@ -31,7 +31,16 @@ class Tty(io.StringIO):
 
 
 def records(path: Path) -> list[dict[str, Any]]:
+    """The outcome records (intents left out: `intents` has them)."""
+    return [r for r in all_records(path) if r.get("record") != "intent"]
+
+
+def all_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def intents(path: Path) -> list[dict[str, Any]]:
+    return [r for r in all_records(path) if r.get("record") == "intent"]
 
 
 def sim_leaders(sim: SimRunner) -> dict[tuple[str, int], int]:

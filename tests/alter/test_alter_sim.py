@@ -6,10 +6,11 @@ import io
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kafkatui.alter import audit
+from kafkatui.alter import revert
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.cli import main_alter
 from kafkatui.alter.plan import ChangePlan, ConfigChange
@@ -42,8 +43,17 @@ def topic_value(sim: SimRunner, topic: str, key: str = MIN_ISR) -> tuple[str | N
     return cv.value, cv.source
 
 
-def records(path: Path) -> list[dict[str, object]]:
+def records(path: Path) -> list[dict[str, Any]]:
+    """The outcome records (intents left out: `intents` has them)."""
+    return [r for r in all_records(path) if r.get("record") != "intent"]
+
+
+def all_records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def intents(path: Path) -> list[dict[str, Any]]:
+    return [r for r in all_records(path) if r.get("record") == "intent"]
 
 
 def alter(sim: SimRunner, *args: str, stdin: io.StringIO | None = None) -> int:
@@ -104,7 +114,8 @@ def test_validate_only_failure_from_the_cli_changes_nothing(cluster: SimRunner, 
     # an audit record naming a key the broker does not know: --revert-last sends it, the broker refuses
     audit_log.write_text(json.dumps({
         "cluster_id": cluster.cluster.cluster_id, "command_id": "x", "resource": {"kind": "topic", "name": "orders"},
-        "key": "foo.bar", "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"}, "after": {}, "result": "ok",
+        "key": "foo.bar", "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"},
+        "after": {"value": None, "source": "ASSUMED_DEFAULT"}, "result": "ok",  # what the cluster holds: revertible
     }) + "\n")
     assert alter(cluster, "--revert-last", "--write", "--yes") == 13
     captured = capsys.readouterr()
@@ -158,10 +169,20 @@ def test_success_is_verified_and_audited(cluster: SimRunner, capsys: pytest.Capt
 
 def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
                                                             audit_log: Path) -> None:
-    stdin = Tty("2\n", before_read=lambda: cluster.call(lambda c: c.delete_topic("payments")))
+    deleted: list[bool] = []
+
+    def delete_once() -> None:
+        if not deleted:
+            cluster.call(lambda c: c.delete_topic("payments"))
+            deleted.append(True)
+
+    # deleted while the user types: shown before the second confirmation, which the user gives
+    stdin = Tty("2\n2\n", before_read=delete_once)
     assert alter(cluster, "--topic", "orders", "--topic", "payments", "--set", "min.insync.replicas=2",
                  "--write", stdin=stdin) == 15
     captured = capsys.readouterr()
+    assert "! the cluster changed since the preview (someone else changed it):\n!   topic payments was deleted" \
+        in captured.out
     assert "ok      topic orders min.insync.replicas" in captured.out
     assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in captured.out
     assert "1 of 2 changes applied and verified" in captured.out
@@ -174,7 +195,8 @@ def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, 
 # ----------------------------------------------------------------------------- revert
 def test_revert_removes_an_override_that_was_not_there(cluster: SimRunner, audit_log: Path) -> None:
     assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
-    assert audit.revert_last(audit_log) == ChangePlan((ConfigChange("topic", "orders", MIN_ISR, None),))
+    (change,) = revert.history(revert.CONFIG, None, audit_log)
+    assert revert.config_plan(change) == ChangePlan((ConfigChange("topic", "orders", MIN_ISR, None),))
     assert alter(cluster, "--revert-last", "--write", stdin=Tty("orders\n")) == 0
     assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
 
@@ -239,3 +261,38 @@ def test_no_secret_in_the_audit_log(cluster: SimRunner, capsys: pytest.CaptureFi
     assert len(records(audit_log)) == 3 and secret not in text
     captured = capsys.readouterr()
     assert secret not in captured.out and secret not in captured.err
+
+
+# ----------------------------------------------------------------------------- history and revert rules
+def test_history_revert_n_and_compare_and_set(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
+                                              audit_log: Path) -> None:
+    assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
+    assert alter(cluster, "--topic", "payments", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
+    capsys.readouterr()
+    assert alter(cluster, "--history") == 0  # read-only: no --write needed
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 2" in lines[0]
+    assert "topic orders min.insync.replicas 1 -> 2" in lines[1]
+    # --revert 2 undoes the older change only
+    assert alter(cluster, "--revert", "2", "--write", "--yes") == 0
+    assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, "payments") == ("2", "DYNAMIC_TOPIC_CONFIG")
+    # someone else changes payments: --revert-last refuses, names the difference and the command
+    cluster.call(lambda c: c.alter_configs(("topic", "payments"), [(MIN_ISR, 0, "3")], False))
+    capsys.readouterr()
+    assert alter(cluster, "--revert-last", "--write", "--yes") == 22
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert ("topic payments min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+            "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+            f"{cluster.bootstrap} --topic payments --unset min.insync.replicas --write") in err
+    assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")
+    # --revert 1 is the undo of orders: undoing it re-applies orders' change, a new change in the history
+    assert alter(cluster, "--revert", "1", "--write", "--yes") == 0
+    assert topic_value(cluster, "orders") == ("2", "DYNAMIC_TOPIC_CONFIG")
+    capsys.readouterr()
+    assert alter(cluster, "--history") == 0
+    history = capsys.readouterr().out.splitlines()
+    assert len(history) == 4 and "(re-applied)" in history[0] and "(revert) [undone]" in history[1]
+    assert alter(cluster, "--revert", "9", "--write", "--yes") == 16
+    assert "no change number 9" in capsys.readouterr().err

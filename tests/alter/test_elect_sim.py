@@ -63,14 +63,21 @@ def test_preferred_election_moves_leaders_back(skewed: SimRunner, capsys: pytest
     assert all(r["after"]["leader"] == preferred[(r["resource"]["topic"], r["resource"]["partition"])] for r in recs)
 
 
-def test_a_partition_moved_meanwhile_counts_as_done(skewed: SimRunner, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_partition_moved_meanwhile_is_shown_and_asked_again(skewed: SimRunner,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     preferred = skewed.call(lambda c: {(p.topic, p.index): p.replicas[0] for p in c.partitions()})
     moving = sorted(k for k, v in sim_leaders(skewed).items() if v != preferred[k])
-    # someone else elects the first one while kafkatui waits for the confirmation: ELECTION_NOT_NEEDED
-    stdin = Tty(f"{len(moving)}\n", before_read=lambda: skewed.call(lambda c: c.elect_leaders(0, moving[:1])))
+    was = sim_leaders(skewed)[moving[0]]
+    # someone else elects the first one while kafkatui waits for the confirmation: shown, then asked again
+    stdin = Tty(f"{len(moving)}\n{len(moving) - 1}\n",
+                before_read=lambda: skewed.call(lambda c: c.elect_leaders(0, moving[:1])))
     assert elect(skewed, "--preferred", "--all", "--write", stdin=stdin) == 0
     out = capsys.readouterr().out
-    assert f"ok      {moving[0][0]}-{moving[0][1]} leader" in out and "FAILED" not in out
+    name = f"{moving[0][0]}-{moving[0][1]}"
+    assert (f"! the cluster changed since the preview:\n!   {name} leader {was} in the preview, "
+            f"{preferred[moving[0]]} now") in out
+    assert f"ok      {name} leader" not in out and "FAILED" not in out
+    assert f"{len(moving) - 1} of {len(moving) - 1} elections done and verified" in out
     assert sim_leaders(skewed) == preferred
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.alter import audit
+from kafkatui.alter import audit, revert
 from kafkatui.alter.errors import NotConfirmedError, NothingToRevertError
 from kafkatui.alter.guard import typed_confirmation
 from kafkatui.alter.plan import ChangePlan, ConfigChange
@@ -41,7 +41,7 @@ def test_help_lists_the_new_subcommands_and_their_exit_codes() -> None:
         (["reassign", "--topic", "t", "--rf", "x"], "invalid int value"),
         (["reassign", "--topic", "t", "--cancel", "--rf", "2"], "--cancel takes only --topic"),
         (["reassign", "--revert-last", "--topic", "t"], "--revert-last takes no --topic"),
-        (["reassign", "--topic", "t", "--rf", "2", "--wait-timeout", "0"], "--wait-timeout must be > 0"),
+        (["reassign", "--topic", "t", "--rf", "2", "--wait-timeout", "0"], "--wait-timeout: must be more than 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_3(args: list[str], fragment: str) -> None:
@@ -62,13 +62,41 @@ def test_alter_revert_last_skips_election_and_reassignment_records(tmp_path: Pat
     moved = audit.partition_record("reassign", "c", "b", "orders", 0, {"replicas": [1]}, {"replicas": [1, 2]}, None)
     elected = audit.partition_record("elect-preferred", "c", "e", "orders", 0, {"leader": 2}, {"leader": 1}, None)
     log.write_text("".join(json.dumps(r) + "\n" for r in (config, moved, elected)))
-    assert audit.revert_last(log, cluster_id="c") == ChangePlan((ConfigChange("topic", "orders", "min.insync.replicas",
-                                                                              None),))
-    assert [r["command_id"] for r in audit.last_action(["reassign"], log, cluster_id="c")] == ["b"]
-    assert audit.last_action(["reassign"], log, cluster_id="other") == []
+    (change,) = revert.history(revert.CONFIG, "c", log)
+    assert revert.config_plan(change) == ChangePlan((ConfigChange("topic", "orders", "min.insync.replicas", None),))
+    assert [s.command_id for s in revert.history("reassign", "c", log)] == ["b"]
+    assert revert.history("reassign", "other", log) == []
     log.write_text(json.dumps(moved) + "\n")
     with pytest.raises(NothingToRevertError):
-        audit.revert_last(log)
+        revert.pick(revert.history(revert.CONFIG, None, log), None, "the log")
+
+
+def test_history_walks_back_and_a_revert_of_a_revert_re_applies(tmp_path: Path) -> None:
+    def rec(cid: str, value: str, revert_of: str | None = None) -> dict[str, object]:
+        r = {"cluster_id": "c", "command_id": cid, "resource": {"kind": "topic", "name": "orders"},
+             "key": "min.insync.replicas", "before": {}, "after": {"value": value, "source": "DYNAMIC_TOPIC_CONFIG"},
+             "result": "ok"}
+        return r if revert_of is None else {**r, "revert_of": revert_of}
+
+    log = tmp_path / "audit.jsonl"
+
+    def newest_to_undo(*recs: dict[str, object]) -> str | None:
+        log.write_text("".join(json.dumps(r) + "\n" for r in recs))
+        try:
+            return revert.pick(revert.history(revert.CONFIG, "c", log), None, "log").command_id
+        except NothingToRevertError:
+            return None
+
+    a, b = rec("A", "2"), rec("B", "3")
+    assert newest_to_undo(a, b) == "B"
+    assert newest_to_undo(a, b, rec("uB", "2", "B")) == "A"  # u again walks further back
+    assert newest_to_undo(a, b, rec("uB", "2", "B"), rec("uA", "1", "A")) is None
+    # --revert N on the undo re-applies B: a new change, which u undoes next
+    assert newest_to_undo(a, b, rec("uB", "2", "B"), rec("rB", "3", "uB")) == "rB"
+    assert newest_to_undo(a, b, rec("uB", "2", "B"), rec("rB", "3", "uB"), rec("urB", "2", "rB")) == "A"
+    sets = revert.history(revert.CONFIG, "c", log)
+    assert [(s.command_id, s.undo, s.undone_by) for s in sets] == [
+        ("urB", True, None), ("rB", False, "urB"), ("uB", True, None), ("B", False, "uB"), ("A", False, None)]
 
 
 class _CtrlC(io.StringIO):

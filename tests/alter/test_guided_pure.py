@@ -88,7 +88,7 @@ def test_unclean_warning_names_the_candidate_and_its_lag() -> None:
     assert plan.likely.broker == 2 and [c.broker for c in plan.candidates] == [2, 3]
     text = "\n".join(data_loss_warning(plan))
     assert "candidate: broker 2 (replicas [1, 2, 3], last ISR [1])" in text
-    assert "it is at least 120 offsets behind" in text and "it holds 4096 bytes" in text
+    assert "it is at least 120 offsets behind" in text and "it holds 4.0 KiB (4,096 bytes)" in text
     assert "last in-sync replica(s) [1] are down" in text
     assert "another live replica: broker 3 (? offsets behind)" in text
     zero = {("pay", 0, 2): ReplicaLog(size=0, offset_lag=0)}

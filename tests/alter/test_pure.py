@@ -9,7 +9,7 @@ import yaml
 
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.plan import ChangePlan, ConfigChange, build_plan, targets
-from kafkatui.alter.risk import change_risks, preview, recommend
+from kafkatui.alter.risk import change_risks, preview, recommend, recommendation_changes
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.health import assess
 from tests.model.builders import healthy, snap, topic
@@ -103,43 +103,61 @@ def test_preview_reports_current_value_and_source() -> None:
 @pytest.mark.parametrize("current_rf", [1, 2, 3, 4, 5])
 def test_wizard_no_loss_through_n_failures(n: int, current_rf: int) -> None:
     rec = recommend(n, None, current_rf)
-    assert (rec.rf, rec.min_isr, rec.unclean) == (n + 1, n + 1, False)
+    # minISR n+1 (at least 2) and one more replica than that: never minISR 1 nor minISR == RF
+    assert (rec.rf, rec.min_isr, rec.unclean) == (max(2, n + 1) + 1, max(2, n + 1), False)
     text = " ".join(rec.notes)
     if current_rf >= rec.rf:
-        assert f"current RF {current_rf} is enough" in text
-    elif current_rf < rec.min_isr:
-        assert "every acks=all write fails" in text and f"raise RF to {rec.rf}" in text
+        assert f"current RF {current_rf} is enough" in text and not rec.raise_rf_first
+    else:
+        assert rec.raise_rf_first and f"raise RF from {current_rf} to {rec.rf} first" in text
 
 
 @pytest.mark.parametrize("n", [0, 1, 2])
 @pytest.mark.parametrize("current_rf", [1, 2, 3, 4, 5])
 def test_wizard_no_loss_and_writes_through_n_failures(n: int, current_rf: int) -> None:
     rec = recommend(n, n, current_rf)
-    assert rec.min_isr == n + 1 and rec.rf == 2 * n + 1 and not rec.unclean
+    assert rec.min_isr == max(2, n + 1) and rec.rf == rec.min_isr + max(1, n) and not rec.unclean
     assert rec.rf - rec.min_isr >= n  # writes available through n failures
-    text = " ".join(rec.notes)
-    if current_rf < rec.rf and current_rf >= rec.min_isr:
-        assert f"RF {current_rf} cannot keep writes through" in text
+    assert rec.min_isr - 1 >= n  # acknowledged writes survive n failures
 
 
 @pytest.mark.parametrize("n", [0, 1, 2])
 @pytest.mark.parametrize("current_rf", [1, 2, 3, 4, 5])
 def test_wizard_writes_only(n: int, current_rf: int) -> None:
     rec = recommend(None, n, current_rf)
-    assert (rec.rf, rec.min_isr) == (n + 1, 1)
+    assert (rec.rf, rec.min_isr) == (2 + max(1, n), 2)
 
 
-def test_wizard_says_what_rf_2_allows() -> None:
+def test_wizard_one_failure_is_the_durable_triple_and_rf_goes_up_before_min_isr() -> None:
+    for loss, writes in ((1, None), (None, 1), (1, 1), (0, None)):
+        rec = recommend(loss, writes, 3)
+        assert (rec.rf, rec.min_isr) == (3, 2)
     rec = recommend(1, 1, 2)
-    assert (rec.rf, rec.min_isr) == (3, 2)
-    assert any("RF 2 cannot keep writes through 1 broker failure with min.insync.replicas 2" in n for n in rec.notes)
+    assert (rec.rf, rec.min_isr) == (3, 2) and rec.raise_rf_first
+    assert any("raise RF from 2 to 3 first" in n and "any broker loss would stop acks=all writes" in n
+               for n in rec.notes)
+    # RF 2 topic: the plan waits for the reassignment; a no-op is not a change
+    s = snap(healthy("pairs", 2, rf=2), healthy("orders", 2, rf=3),
+             broker_configs={"unclean.leader.election.enable": "false"})
+    assert recommendation_changes(rec, ["pairs"], s).changes == ()
+    assert recommendation_changes(rec, ["orders"], s).changes == (_one("orders", "min.insync.replicas", "2"),)
+    # configs not read: the value in force is unknown, so the change stays
+    unread = snap(healthy("orders", 2, rf=3, min_insync_replicas="2"))
+    assert recommendation_changes(rec, ["orders"], unread).changes == (
+        _one("orders", "unclean.leader.election.enable", "false"),)
     with pytest.raises(ValueError):
         recommend(None, None, 3)
     with pytest.raises(ValueError):
         recommend(-1, None, 3)
 
 
-# ----------------------------------------------------------------------------- exports
+def test_lowering_min_isr_says_it_lowers_durability() -> None:
+    s = snap(healthy("payments", 3, rf=3, min_insync_replicas="3"))
+    assert change_risks(s, _one("payments", "min.insync.replicas", "2")) == [
+        "lowering min.insync.replicas from 3 to 2 on payments: acknowledged acks=all writes then survive "
+        "1 broker failure instead of 2 (less durable, more available)"]
+
+
 def test_kafka_configs_export_splits_and_names_the_values() -> None:
     plan = build_plan(targets(["orders"], [3], True), ["min.insync.replicas=2"], ["unclean.leader.election.enable"])
     cmds = [shlex.split(c) for c in kafka_configs_commands(plan, "k1:9092,k2:9092")]

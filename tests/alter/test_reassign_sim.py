@@ -194,14 +194,15 @@ def test_clear_throttle_and_a_refused_throttle(racked: SimRunner, capsys: pytest
     assert "--throttle takes bytes per second" in capsys.readouterr().err
 
 
-def test_refused_moves_are_reported_and_audited(racked: SimRunner, capsys: pytest.CaptureFixture[str],
-                                               audit_log: Path) -> None:
-    # the topic disappears while kafkatui waits for the confirmation: every move is refused
+def test_topic_deleted_during_the_confirmation_is_shown_and_nothing_sent(
+        racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:
+    # the topic disappears while kafkatui waits for the confirmation: read again, shown, refused
     stdin = Tty("orders\n", before_read=lambda: racked.call(lambda c: c.delete_topic("orders")))
-    assert reassign(racked, "--topic", "orders", "--rf", "2", "--write", stdin=stdin) == 15
+    assert reassign(racked, "--topic", "orders", "--rf", "2", "--write", stdin=stdin) == 23
     captured = capsys.readouterr()
-    assert "FAILED  orders-0: " in captured.out and "started 0 of 3 partition moves" in captured.out
-    assert "kafkatui: error: 3 of 3 partition moves refused" in captured.err
-    recs = records(audit_log)
-    assert len(recs) == 3 and all(r["result"] != "ok" for r in recs)
+    assert "! the cluster changed since the preview:\n!   orders-0 no longer exists" in captured.out
+    assert "started" not in captured.out
+    assert captured.err.endswith("kafkatui: error: the cluster changed since the preview: orders-0 no longer exists "
+                                 "(and 2 more); nothing changed: look at the new values and start again\n")
+    assert not audit_log.exists()  # nothing was sent: no intent either
     assert reassign(racked, "--revert-last", "--write", "--yes") == 16  # nothing succeeded: nothing to revert

@@ -374,3 +374,20 @@ def test_unchanged_topics_cost_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(recmod, "classify", spy_classify)
     assert rec.record(at(with_partition(s0, "t7", 3, isr=(1, 2)), T0 + 1)) == 1
     assert calls == [] and len(seen) == 1
+
+
+def test_configs_unreadable_for_a_moment_keep_the_last_min_isr(tmp_path: Path) -> None:
+    """Seen on real Kafka: while a broker hangs, DescribeConfigs fails and the snapshot is partial. The
+    recorder keeps the topic's last known min ISR instead of Kafka's default 1, so a partition at min ISR
+    is recorded AT_MIN_ISR, not merely UNDER_REPLICATED."""
+    rec = Recorder(tmp_path)
+    s0 = at(base(), T0)
+    shrunk = with_partition(s0, "orders", 0, isr=(1, 2))
+    no_configs = dict(shrunk.topics)
+    no_configs["orders"] = dataclasses.replace(shrunk.topics["orders"], configs={})
+    s1 = at(dataclasses.replace(shrunk, topics=no_configs, partial=True), T0 + 10)
+    rec.record(s0)
+    rec.record(s1)
+    records, _ = read_day(tmp_path, DAY)
+    (change,) = by_type(records, "partition")
+    assert (change["isr"], change["min_isr"], change["class"]) == ([1, 2], 2, "AT_MIN_ISR")

@@ -90,6 +90,13 @@ def misconfigured() -> ClusterSnapshot:
     )
 
 
+def weak_cluster() -> ClusterSnapshot:
+    """Broker settings below the floor and two of three replicas on one rack (3 racks, minISR 2)."""
+    return snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (3, [3, 4, 1], [3, 4, 1])], min_insync_replicas="2"),
+                brokers=(1, 2, 3, 4), racks={1: "a", 2: "a", 3: "b", 4: "c"},
+                broker_configs={"replica.lag.time.max.ms": "5000", "default.replication.factor": "1"})
+
+
 def most_missing() -> ClusterSnapshot:
     return snap(topic("t", [(1, R, [1, 2]), (1, R, [1, 2]), (1, R, R)], min_insync_replicas="1"))
 
@@ -104,7 +111,7 @@ def spread_lag() -> ClusterSnapshot:
 def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
     seen |= ids(run(most_missing())) | ids(run(spread_lag())) | ids(run(inherited_default()))
-    seen |= ids(run(unclean_cluster()))
+    seen |= ids(run(unclean_cluster())) | ids(run(weak_cluster()))
     assert seen == set(load_catalog())
 
 
@@ -232,8 +239,10 @@ def test_absent_broker_with_reassignment_plan_to_live_brokers() -> None:
     assert "1 offline, 1 under minISR" in f.evidence[1]
     (plan,) = [c for c in f.commands if c.startswith("printf")]
     moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
-    # broker 4 replaced in place by the least-loaded live broker not already a replica
-    assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2], 1: [1]}
+    # broker 4 replaced in place by the least-loaded live broker not already a replica; t-1's only
+    # replica is on broker 4: no move can finish, the finding says so instead of planning one
+    assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2]}
+    assert any(s.startswith("Not in the plan: t-1 (every replica is on absent broker(s) 4") for s in f.steps)
     assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --reassignment-json-file reassign-broker-4.json --verify" in f.commands
 
 
@@ -288,7 +297,7 @@ def test_rf_one_finding() -> None:
                for s in f.steps)
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2" in f.commands
     alone = by_id(run(snap(healthy("dev.x", 2, rf=1, brokers=1), brokers=(1,))), "rf-one")
-    assert alone.commands == () and any("1 live broker(s): add brokers" in s for s in alone.steps)
+    assert alone.commands == () and any("1 live broker(s), too few for RF 3" in s for s in alone.steps)
 
 
 def test_min_isr_one_finding() -> None:
@@ -296,7 +305,11 @@ def test_min_isr_one_finding() -> None:
     assert "RF 3" in f.title
     assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2" in f.commands
     rf2 = by_id(run(snap(healthy("events", 2, rf=2))), "min-isr-one")
-    assert not any("--add-config" in c for c in rf2.commands) and any(c.startswith("printf") for c in rf2.commands)
+    # RF raised before minISR: the plan, then minISR 2 (never minISR 2 on RF 2, which stops writes at one loss)
+    cmds = list(rf2.commands)
+    plan_at = next(i for i, c in enumerate(cmds) if c.startswith("printf"))
+    set_at = next(i for i, c in enumerate(cmds) if "--add-config min.insync.replicas=2" in c)
+    assert plan_at < set_at and sum("--add-config" in c for c in cmds) == 1
 
 
 def kafka_default(t: TopicInfo) -> TopicInfo:
@@ -362,10 +375,39 @@ def test_many_topics_inheriting_unclean_election_get_one_cluster_wide_finding() 
 def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
     f = by_id(run(misconfigured()), "single-rack", "racked")
     assert f.partitions == ("racked-1",) and "rack (a)" in f.title
-    (plan, topics_file) = [c for c in f.commands if c.startswith("printf")]
-    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
-    assert moves == [{"topic": "racked", "partition": 1, "replicas": [1, 3]}]
+    # racked-1 (RF 2) is already in the min-isr-one plan raising its RF: no second plan touches it
+    assert not any(c.startswith("printf") and "reassign-racked-racks" in c for c in f.commands)
+    assert any("racked-1 (already in reassign-racked.json" in s for s in f.steps)
     assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --topics-to-move-json-file topics-racked.json --broker-list 1,2,3 --generate" in f.commands
+    # RF 3 / minISR 2 all on rack a, racks b and c free: two replicas move, one per rack, leader kept
+    s = snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"), brokers=(1, 2, 3, 4, 5),
+             racks={1: "a", 2: "a", 3: "a", 4: "b", 5: "c"})
+    f = by_id(run(s), "single-rack")
+    (plan, _) = [c for c in f.commands if c.startswith("printf")]
+    moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
+    assert moves == [{"topic": "orders", "partition": 0, "replicas": [1, 5, 4]}]
+    assert "rack-concentrated" not in ids(run(s))
+
+
+def test_two_of_three_replicas_on_one_rack_is_flagged_when_a_rack_loss_stops_writes() -> None:
+    f = by_id(run(weak_cluster()), "rack-concentrated")
+    assert f.partitions == ("orders-0",) and "if one rack fails (a)" in f.title
+    (plan, _) = [c for c in f.commands if c.startswith("printf")]
+    assert '"replicas":[1,4,3]' in plan
+    # two racks only: RF 3 / minISR 2 cannot survive a rack loss with writes whatever the layout
+    two = snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"), racks={1: "a", 2: "a", 3: "b"})
+    assert "rack-concentrated" not in ids(run(two))
+
+
+def test_broker_settings_below_the_floor() -> None:
+    found = run(weak_cluster())
+    lag = by_id(found, "replica-lag-time-low")
+    assert lag.brokers == (1, 2, 3, 4) and "5000 ms" in lag.title
+    assert not any("--alter" in c for c in lag.commands)  # read-only in Kafka: server.properties and a roll
+    rf = by_id(found, "default-rf-one")
+    assert "default.replication.factor is 1" in rf.title and not any("--alter" in c for c in rf.commands)
+    # Kafka's default 30000 and an unread config are not flagged
+    assert not ({"replica-lag-time-low", "default-rf-one"} & ids(run(snap(healthy("orders", 2, min_insync_replicas="2")))))
 
 
 def test_internal_topic_findings() -> None:
@@ -384,6 +426,80 @@ def test_dev_settings_on_prod_finding() -> None:
     assert "RF 1" in f.title
     assert any("such as orders" in c for c in f.causes)
     assert "rf-one" not in {x.id for x in run(misconfigured()) if "billing" in x.topics}
+
+
+def test_dev_settings_on_prod_with_only_unclean_election_says_what_is_true() -> None:
+    s = snap(healthy("orders", 2, min_insync_replicas="2"),
+             healthy("clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true"))
+    f = by_id(run(s), "dev-settings-on-prod", "clicks")
+    text = " ".join(f.steps + f.causes)
+    assert "will not" not in text and "a single broker loss still elects cleanly" in text
+    assert "default.replication.factor" not in text  # not the cause of unclean election being on
+    assert "--entity-name clicks --add-config unclean.leader.election.enable=false" in " ".join(f.commands)
+
+
+def test_consumer_offsets_lagging_is_one_finding_not_two() -> None:
+    s = snap(topic("__consumer_offsets", [(1, R, [1, 2])] * 3, internal=True, min_insync_replicas="2"),
+             healthy("orders", 2, min_insync_replicas="2"))
+    found = run(s)
+    about = sorted(f.id for f in found if "__consumer_offsets" in f.topics and f.id not in ("broker-missing-from-isrs",
+                                                                                          "broker-missing-from-most-isrs"))
+    assert about == ["internal-under-replicated"]
+    f = by_id(found, "internal-under-replicated")
+    assert "(3 at minISR 2)" in f.title and any("stops their commits" in st for st in f.steps)
+
+
+def test_at_min_isr_with_min_isr_one_means_one_failure_from_offline() -> None:
+    s = snap(topic("events", [(1, R, [1]), (1, R, R)], min_insync_replicas="1"))
+    f = by_id(run(s), "at-min-isr")
+    assert "ISR is the leader alone: one more failure takes them offline" in f.title
+    assert not any("stops acks=all writes" in st for st in f.steps)
+
+
+def test_under_min_isr_names_both_errors_single_copy_writes_and_the_producer_checklist() -> None:
+    f = by_id(run(incident()), "under-min-isr", "orders")
+    text = " ".join(f.steps)
+    assert "NOT_ENOUGH_REPLICAS (19)" in text and "NOT_ENOUGH_REPLICAS_AFTER_APPEND (20)" in text
+    assert "acks=0 and acks=1 producers are not refused" in text and "a single copy" in text
+    for item in ("acks=all", "enable.idempotence=true", "retries", "delivery.timeout.ms",
+                 "max.in.flight.requests.per.connection at most 5"):
+        assert item in text
+
+
+def test_min_isr_equal_to_rf_under_min_isr_does_not_say_do_not_lower() -> None:
+    """payments RF 3 / minISR 3 with a replica out: one screen must not say both "Do NOT lower" and "Lower"."""
+    s = snap(topic("payments", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="3"))
+    found = run(s)
+    shown = findings_for_partition(found, "payments", 0)
+    assert [f.id for f in shown][:2] == ["under-min-isr", "min-isr-equals-rf"]
+    steps = " ".join(st for f in shown for st in f.steps)
+    assert "Do NOT lower" not in steps and "Lowering it to 2 is the configuration fix" in steps
+    eq = by_id(found, "min-isr-equals-rf")
+    assert "no durability gained" not in " ".join(eq.steps)
+    assert any("an acknowledged write survives 2 failure(s)" in st for st in eq.steps)
+    # RF 3 / minISR 2 keeps the warning against lowering
+    ok = run(snap(topic("orders", [(1, R, [1])], min_insync_replicas="2")))
+    assert any("Do NOT lower min.insync.replicas" in st for st in by_id(ok, "under-min-isr").steps)
+
+
+def test_min_isr_above_rf_raises_rf_then_sets_two_never_one() -> None:
+    s = snap(healthy("invoices", 3, rf=2), broker_configs={"min.insync.replicas": "3"})
+    f = by_id(run(s), "min-isr-above-rf")
+    cmds = [c for c in f.commands if not c.startswith("kubectl")]
+    i_plan = next(i for i, c in enumerate(cmds) if c.startswith("printf"))
+    assert cmds[-1].endswith("--add-config min.insync.replicas=2") and i_plan < len(cmds) - 1
+    assert cmds[0].endswith("--add-config min.insync.replicas=1")  # meanwhile, so writes go on (said in a step)
+    assert any("while the reassignment runs" in st for st in f.steps)
+    # two brokers: RF 3 cannot be planned; minISR RF - 1 is said to be a stopgap
+    two = snap(healthy("invoices", 2, rf=2, brokers=2), brokers=(1, 2), broker_configs={"min.insync.replicas": "3"})
+    g = by_id(run(two), "min-isr-above-rf")
+    assert not any(c.startswith("printf") for c in g.commands) and any("stopgap" in st for st in g.steps)
+
+
+def test_unread_broker_configs_are_worded_not_printed_raw() -> None:
+    f = by_id(run(spread_lag()), "shrinks-under-load")
+    assert not any("None" in e or "(ASSUMED_DEFAULT)" in e for e in f.evidence)
+    assert any("replica.fetch.max.bytes=1048576 (Kafka's default, assumed" in e for e in f.evidence)
 
 
 def test_partial_snapshot_finding() -> None:

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, OptionList, RadioSet, Static, TextArea
 
 from kafkatui.alter.apply import ConfigAlterer
 from kafkatui.alter.plan import ChangePlan, ConfigChange
-from kafkatui.alter.risk import default_broker_value
+from kafkatui.alter.risk import default_broker_value, recommend
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -74,7 +74,9 @@ def topic_value(sim: SimRunner, topic: str = "orders", key: str = MIN_ISR) -> tu
 
 
 def records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    """The outcome records (the intents written before each change left out)."""
+    every = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    return [r for r in every if r.get("record") != "intent"]
 
 
 async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
@@ -166,11 +168,11 @@ def test_read_only_refuses_every_write_action_and_still_exports(cluster: SimRunn
         args = shlex.split(command)
         assert args[:3] == ["kafka-configs.sh", "--bootstrap-server", cluster.bootstrap]
         assert args[args.index("--entity-name") + 1] == "orders"
-        assert args[args.index("--add-config") + 1] == f"{MIN_ISR}=2,{UNCLEAN}=false"
+        assert args[args.index("--add-config") + 1] == f"{MIN_ISR}=2"  # unclean is already off: no override
         await pilot.press("y")
         await pilot.pause()
         doc = yaml.safe_load(preview.query_one("#export", TextArea).text)
-        assert doc["kind"] == "KafkaTopic" and doc["spec"]["config"] == {MIN_ISR: 2, UNCLEAN: False}
+        assert doc["kind"] == "KafkaTopic" and doc["spec"]["config"] == {MIN_ISR: 2}
 
     run(sim_app(cluster, write=False), scenario)
     assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
@@ -190,9 +192,9 @@ def test_u_in_read_only_mode_opens_the_refusal_and_without_a_change_says_nothing
 
 # -------------------------------------------------------------------------------------- wizard
 @pytest.mark.parametrize(("n", "rf", "min_isr", "note"), [
-    (0, 1, 1, "current RF 3 is enough"),
-    (1, 2, 2, "with RF 3 and min.insync.replicas 2, writes continue through 1 broker failure"),
-    (2, 3, 3, "current RF 3 is enough"),
+    (0, 3, 2, "current RF 3 is enough"),  # never less than the durable triple (the audit flags anything weaker)
+    (1, 3, 2, "current RF 3 is enough"),
+    (2, 4, 3, "raise RF from 3 to 4 first"),  # RF before minISR: minISR 3 on RF 3 would stop writes at a loss
 ])
 def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, min_isr: int, note: str) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
@@ -203,10 +205,37 @@ def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, 
         assert f"recommended: RF ≥ {rf}, {MIN_ISR} {min_isr}, {UNCLEAN}=false" in shown
         assert note in shown
         plan = wizard.plan()
-        assert plan.changes == (ConfigChange("topic", "orders", MIN_ISR, str(min_isr)),
-                                ConfigChange("topic", "orders", UNCLEAN, "false"))
+        # orders already has minISR 2 (a no-op is not a change); unclean's value was not read (assumed)
+        assert plan.changes == (ConfigChange("topic", "orders", UNCLEAN, "false"),)
 
     run(fake_app(), scenario)
+
+
+def test_wizard_plan_never_yields_a_configuration_the_audit_flags() -> None:
+    """Every goal and N on RF-2 and RF-3 topics and the broker default: apply the plan, audit again."""
+    from kafkatui.model.audit import audit
+    from kafkatui.model.commands import apply_commands
+    from kafkatui.tui.screens.alter_wizard import FAILURES, GOALS, goal_failures, plan_for_recommendation
+    from tests.model.builders import healthy, snap
+
+    s = snap(healthy("pairs", 2, rf=2, min_insync_replicas="1"), healthy("orders", 2, rf=3),
+             broker_configs={"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+    weak = {"min-isr-one", "min-isr-equals-rf", "min-isr-above-rf", "unclean-enabled"}
+    for targets, rf in (([("topic", "pairs")], 2), ([("topic", "orders")], 3), ([("broker-default", "")], 2)):
+        for goal, _ in GOALS[:3]:
+            for n in FAILURES:
+                rec = recommend(*goal_failures(goal, n), rf)
+                plan = plan_for_recommendation(rec, targets, s)
+                cmds = [f"kafka-configs.sh --bootstrap-server B --alter --entity-type "
+                        f"{'topics' if c.kind == 'topic' else 'brokers'} "
+                        + (f"--entity-name {c.name}" if c.kind == "topic" else "--entity-default")
+                        + f" --add-config {c.key}={c.value}" for c in plan.changes]
+                before = {(i.rule, i.topic) for i in audit(s)}
+                after = {(i.rule, i.topic) for i in audit(apply_commands(s, cmds)) if i.rule in weak}
+                assert after <= before, (targets, goal, n, plan.changes, after - before)
+                if rec.raise_rf_first:
+                    assert not any(c.key == MIN_ISR for c in plan.changes)
+                assert not any(c.value == "false" and c.key == UNCLEAN for c in plan.changes)  # already off: no-op
 
 
 def test_wizard_explicit_value_is_checked_before_the_preview() -> None:
@@ -236,8 +265,10 @@ def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(cluster: Si
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         wizard = await open_wizard_on_orders(pilot, app)
-        await choose(pilot, wizard.query_one("#failures", RadioSet), 2)  # no loss through 2: minISR 3
-        await preview_from_wizard(pilot, app)
+        await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values: minISR 3 on RF 3
+        wizard.query_one("#value", Input).focus()
+        await pilot.press("3", "enter")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
         text = screen_text(app)
         assert ("raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers "
                 "will fail at once") in text
@@ -288,14 +319,13 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
         assert isinstance(app.screen, AlterPreviewScreen)
         shown = status(app)
         assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
-        assert "2 of 2 changes applied and verified; audit records written" in shown
+        assert "1 of 1 changes applied and verified; audit records written" in shown
         assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
         logged = records(audit_log)
+        # unclean election is already off (false from DEFAULT_CONFIG): no override for a no-op
         assert [(r["resource"], r["key"], r["before"], r["after"], r["result"]) for r in logged] == [
             ({"kind": "topic", "name": "orders"}, MIN_ISR, {"value": "1", "source": "DEFAULT_CONFIG"},
              {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"}, "ok"),
-            ({"kind": "topic", "name": "orders"}, UNCLEAN, {"value": "false", "source": "DEFAULT_CONFIG"},
-             {"value": "false", "source": "DYNAMIC_TOPIC_CONFIG"}, "ok"),
         ]
         assert logged[0]["cluster_id"] == snapshot(cluster).cluster_id
 
@@ -305,8 +335,7 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
         assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
         revert = app.screen
         assert isinstance(revert, AlterPreviewScreen)
-        assert revert.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),
-                                       ConfigChange("topic", "orders", UNCLEAN, None))
+        assert revert.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
         assert "(delete override)" in screen_text(app)
         await apply_and_confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: revert.verified is not None)
@@ -315,7 +344,7 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
     run(sim_app(cluster), scenario)
     assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
     assert topic_value(cluster, key=UNCLEAN) == ("false", "DEFAULT_CONFIG")
-    assert len(records(audit_log)) == 4
+    assert len(records(audit_log)) == 2
 
 
 def test_validate_only_refusal_is_shown_verbatim_and_nothing_changes(cluster: SimRunner, audit_log: Path) -> None:
@@ -405,8 +434,8 @@ def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) ->
     assert len(records(audit_log)) == 1
 
 
-def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluster: SimRunner,
-                                                                            audit_log: Path) -> None:
+def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(cluster: SimRunner,
+                                                                              audit_log: Path) -> None:
     cluster.call(lambda c: c.create_topic("payments", 2, 3))
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
@@ -420,17 +449,25 @@ def test_a_topic_deleted_after_validation_is_reported_exactly_and_audited(cluste
         await pilot.click("#apply")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         cluster.call(lambda c: c.delete_topic("payments"))  # gone between the validation and the apply
+        first = app.screen
+        await pilot.press("2", "enter")
+        # read again before sending: nothing sent, what changed shown, and the confirmation asked again
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen is not first)
+        again = str(app.screen.query_one("#confirm-text", Static).render())
+        assert "! the cluster changed since you confirmed (someone else changed it):" in again
+        assert "!   topic payments was deleted" in again and "Nothing was sent." in again
+        assert not records(audit_log) and topic_value(cluster) == ("1", "DEFAULT_CONFIG")
         await pilot.press("2", "enter")
         assert await wait_until(pilot, lambda: preview.verified is not None)
         shown = status(app)
         assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
         assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in shown
-        assert "2 of 4 changes applied and verified" in shown
+        assert "1 of 2 changes applied and verified" in shown  # unclean is already off on both: no-ops left out
 
     run(sim_app(cluster), scenario)
     assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
     results = {(r["resource"]["name"], r["key"]): r["result"] for r in records(audit_log)}
-    assert results[("orders", MIN_ISR)] == "ok" and results[("orders", UNCLEAN)] == "ok"
+    assert results[("orders", MIN_ISR)] == "ok" and ("orders", UNCLEAN) not in results
     assert str(results[("payments", MIN_ISR)]).startswith("UNKNOWN_TOPIC_OR_PART")
 
 
@@ -456,3 +493,111 @@ def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_wr
     (app,) = seen
     assert app.read_only is read_only
     assert app.settings is not None and app.settings.bootstrap_servers == "127.0.0.1:1"
+
+
+# ---------------------------------------------------------------------------- history, revert rules
+def _alter_cli(sim: SimRunner, value: str) -> None:
+    from kafkatui.alter.cli import main_alter
+
+    assert main_alter(["--bootstrap", sim.bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}={value}", "--write",
+                       "--yes"]) == 0
+
+
+def _behind_kafkatuis_back(sim: SimRunner, value: str) -> None:
+    sim.call(lambda c: c.alter_configs(("topic", "orders"), [(MIN_ISR, 0, value)], False))  # op 0: SET
+
+
+def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(cluster: SimRunner,
+                                                                               audit_log: Path) -> None:
+    _alter_cli(cluster, "2")
+    _alter_cli(cluster, "3")
+
+    async def revert_once(pilot: Pilot[Any], app: KafkaTuiApp, heading: str) -> None:
+        await pilot.press("u")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen) and heading in preview.heading
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+        assert all(v.ok for v in preview.verified or [])
+        await pilot.press("escape")
+        await pilot.pause()
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await revert_once(pilot, app, "topic orders min.insync.replicas 2 -> 3")
+        assert topic_value(cluster) == ("2", "DYNAMIC_TOPIC_CONFIG")
+        await revert_once(pilot, app, "topic orders min.insync.replicas 1 -> 2")  # u again: one further back
+        assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+        await pilot.press("u")
+        await pilot.pause()
+        assert any("every change in the audit log" in str(n.message) and "already undone" in str(n.message)
+                   for n in app._notifications)
+        # a new change, then someone else changes the same value: u refuses and names the difference
+        _alter_cli(cluster, "2")
+        _behind_kafkatuis_back(cluster, "3")
+        app.request_refresh()
+        assert await wait_until(pilot, lambda: app.state.snapshot is not None
+                                and app.state.snapshot.topic_config("orders", MIN_ISR).value == "3")
+        await pilot.press("u")
+        await pilot.pause()
+        assert not isinstance(app.screen, AlterPreviewScreen)
+        refused = [str(n.message) for n in app._notifications if "cannot revert" in str(n.message)]
+        assert len(refused) == 1
+        assert ("topic orders min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+                "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+                f"{cluster.bootstrap} --topic orders --unset {MIN_ISR} --write") in refused[0]
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("3", "DYNAMIC_TOPIC_CONFIG")
+    reverts = [r for r in records(audit_log) if r.get("revert_of")]
+    assert len(reverts) == 2
+
+
+def test_the_dashboard_reports_an_interrupted_change_at_start(cluster: SimRunner, audit_log: Path) -> None:
+    from kafkatui.alter import journal
+
+    change = ConfigChange("topic", "orders", MIN_ISR, "2")
+    intent = journal.begin("alter", snapshot(cluster).cluster_id, [journal.config_change(change, snapshot(cluster))])
+    intent.release()  # the run died after sending: its live lock is gone, its outcome never written
+    _behind_kafkatuis_back(cluster, "2")
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        assert await wait_until(pilot, lambda: any("was interrupted" in str(n.message) for n in app._notifications))
+        (note,) = [str(n.message) for n in app._notifications if "was interrupted" in str(n.message)]
+        assert note.startswith("an earlier alter of topic orders was interrupted: applied, not verified by that run")
+
+    run(sim_app(cluster), scenario)
+    (rec,) = records(audit_log)
+    assert rec["outcome"] == "applied" and rec["recovered"] is True and rec["command_id"] == intent.command_id
+
+
+def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_log: Path) -> None:
+    from kafkatui.tui.screens.history import HistoryScreen
+
+    cluster.call(lambda c: c.create_topic("payments", 2, 3))
+    _alter_cli(cluster, "2")  # orders
+    from kafkatui.alter.cli import main_alter
+
+    assert main_alter(["--bootstrap", cluster.bootstrap, "--topic", "payments", "--set", f"{MIN_ISR}=3", "--write",
+                       "--yes"]) == 0
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.action_change_history()
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5)
+        await pilot.pause()
+        listed = app.screen.query_one(OptionList)
+        lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        assert len(lines) == 2
+        assert lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 3" in lines[0]
+        assert lines[1].startswith("  2  ") and "topic orders min.insync.replicas 1 -> 2" in lines[1]
+        await pilot.press("down", "enter")  # the older change: orders
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        preview = app.screen
+        assert isinstance(preview, AlterPreviewScreen)
+        assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
+        await apply_and_confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: preview.verified is not None)
+
+    run(sim_app(cluster), scenario)
+    assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
+    assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")

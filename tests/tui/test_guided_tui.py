@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Button, Input, TextArea
+from textual.widgets import Button, Input, Static, TextArea
 
+from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
 from kafkatui.sim.runner import SimRunner
 from kafkatui.tui.app import KafkaTuiApp
@@ -68,8 +69,9 @@ async def open_topic(pilot: Pilot[Any], app: KafkaTuiApp, name: str) -> None:
 
 
 async def confirm(pilot: Pilot[Any], app: KafkaTuiApp, answer: str) -> ConfirmScreen:
-    """Wait for a confirmation, type `answer`, press Enter; returns the confirmation screen."""
-    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5)
+    """Wait for a confirmation (destructive actions read the cluster again first), type `answer`, press Enter;
+    returns the confirmation screen."""
+    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), 20)
     screen = app.screen
     assert isinstance(screen, ConfirmScreen)
     screen.query_one("#confirm-input", Input).focus()
@@ -244,6 +246,35 @@ def test_rf_1_to_3_shows_the_plan_and_progress_until_done(racked: SimRunner, aud
     assert len(recs) == 3 and all(r["action"] == "reassign" and r["result"] == "ok" for r in recs)
 
 
+def test_rf_change_with_a_throttle_sets_it_and_removes_it_when_done(racked: SimRunner, audit_log: Path) -> None:
+    """As `kafkatui reassign --throttle`: set before the moves, removed once they finished, both audited;
+    "(now N)" follows the cluster once the change is done."""
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await open_topic(pilot, app, "orders")
+        await pilot.press("R")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        screen = app.screen
+        assert isinstance(screen, ReassignScreen)
+        assert "(now 1)" in text_of(screen.query_one("#rf-label"))  # type: ignore[arg-type]
+        screen.query_one("#throttle", Input).focus()
+        await pilot.press(*"50000000")
+        await pilot.pause()
+        assert screen.rate == 50_000_000
+        assert "throttle: 50,000,000 bytes/s on brokers" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "orders")
+        assert await wait_until(pilot, lambda: bool(screen.moves))
+        assert "throttle: 50,000,000 bytes/s" in status(app)
+        assert await refresh_until(pilot, app, lambda: screen.progress is not None and screen.progress.done)
+        assert await wait_until(pilot, lambda: "throttle removed from orders" in status(app), 10), status(app)
+        assert await refresh_until(pilot, app, lambda: "(now 3)" in text_of(screen.query_one("#rf-label")))  # type: ignore[arg-type]
+
+    run(sim_app(racked), scenario)
+    actions = [r["action"] for r in records(audit_log)]
+    assert actions[0] == "throttle" and "reassign" in actions and actions[-1] == "throttle-clear", actions
+
+
 def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) -> None:
     before = replicas_isr(racked)
     racked.call(lambda c: setattr(c, "replication_rate", 500.0))  # a minute of copying: still going when cancelled
@@ -258,7 +289,7 @@ def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) ->
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.progress is not None)
         assert not screen.progress.done  # type: ignore[union-attr]
-        await pilot.press("c")
+        await pilot.press("C")
         await confirm(pilot, app, "orders")
         assert await wait_until(pilot, lambda: screen.cancelled)
         assert "reassignment cancelled; audit records written" in status(app)
@@ -287,8 +318,6 @@ def guided_snapshot() -> ClusterSnapshot:
 
 
 def guided_app(write: bool = True) -> KafkaTuiApp:
-    from kafkatui.kafka.settings import ConnectionSettings
-
     feed = Feed(FakeSource(guided_snapshot()), bootstrap="kafka:9092", clock=lambda: FIXED)
     return KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED, source_label="test", read_only=not write,
                        settings=ConnectionSettings(bootstrap=("kafka:9092",)))
@@ -309,7 +338,11 @@ def test_snapshot_unclean_second_confirmation(snap_compare: Any) -> None:
         await snapshot_of(pushing(UncleanScreen("payments", 0)))(pilot)
         await pilot.click("#apply")
         await pilot.pause()
+        first = pilot.app.screen
         await pilot.press(*"payments-0", "enter")
+        # the cluster is read again before the final confirmation
+        assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen)
+                                and pilot.app.screen is not first)
         await pilot.pause()
         await pilot.press(*"LOSE")
         await pilot.pause()
@@ -346,3 +379,56 @@ def test_palette_offers_the_election_for_all_topics_and_read_only_exports_it(aud
 
     run(guided_app(write=False), scenario)
     assert not audit_log.exists()
+
+
+# ------------------------------------------------------------------------------------ data age
+class _GoneAfterFirst(FakeSource):
+    """The guided snapshot once, then the cluster cannot be read."""
+
+    def __init__(self) -> None:
+        super().__init__(guided_snapshot())
+        self.calls = 0
+
+    def snapshot(self) -> ClusterSnapshot:
+        self.calls += 1
+        if self.calls > 1:
+            from kafkatui.kafka.errors import KafkaTuiError
+
+            raise KafkaTuiError("cannot reach kafka:9092")
+        return super().snapshot()
+
+
+def test_a_destructive_action_reads_again_and_shows_the_age_before_the_final_confirmation() -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        generation = app.state.generation
+        pushing(UncleanScreen("payments", 0))(app)
+        await pilot.pause()
+        assert "cluster state read 3.0 s ago" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "payments-0")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert app.state.generation > generation  # read again before the final confirmation
+        text = str(app.screen.query_one("#confirm-text", Static).render())
+        assert "LAST CHANCE" in text and "Cluster state read 3.0 s ago" in text and "just read again" in text
+
+    run(guided_app(), scenario)
+
+
+def test_a_destructive_action_refuses_data_older_than_two_refreshes_when_it_cannot_read_again() -> None:
+    feed = Feed(_GoneAfterFirst(), bootstrap="kafka:9092", clock=lambda: FIXED + 60)
+    app = KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED + 60, source_label="test", read_only=False,
+                      settings=ConnectionSettings(bootstrap=("kafka:9092",)))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        pushing(UncleanScreen("payments", 0))(app)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, UncleanScreen) and "cluster state read 63 s ago" in screen_text(app)
+        await pilot.click("#apply")
+        await confirm(pilot, app, "payments-0")
+        assert await wait_until(pilot, lambda: "refusing to go on" in status(app))
+        assert app.screen is screen  # no second confirmation
+        assert ("✖ refusing to go on: the data is 63 s old (more than two refresh intervals, 10 s) and reading the "
+                "cluster again failed (cannot reach kafka:9092): nothing changed") in status(app)
+
+    run(app, scenario)

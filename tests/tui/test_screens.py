@@ -143,7 +143,7 @@ def test_drill_from_overview_to_topic_to_partition_shows_its_findings_and_comman
         row0 = {c.key: str(parts._cell(0, c.key)) for c in parts.columns}
         assert row0["replicas"] == "1,2,3✗" and row0["isr"] == "1,2" and row0["lag"] == "3: 2.3 MiB"
         assert row0["headroom"].startswith("+0 ██░")
-        assert "↺ not preferred" in str(parts._cell(2, "leader"))
+        assert "↺ (pref 3)" in str(parts._cell(2, "leader"))
         assert "4✗↓" in str(parts._cell(1, "replicas"))
 
         await pilot.press("down", "enter")  # orders-1: under minISR

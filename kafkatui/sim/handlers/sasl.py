@@ -1,12 +1,14 @@
-"""SaslHandshake (v1) and SaslAuthenticate: SASL PLAIN and SCRAM on SASL listeners.
+"""SaslHandshake (v0, v1) and SaslAuthenticate: SASL PLAIN and SCRAM on SASL listeners.
 
 The listener (kafkatui.sim.server) keeps the per-connection state in ``ctx.connection``:
 ``security`` (the listener's SecurityConfig), ``sasl`` (the exchange under way),
 ``authenticated`` (the user, once authenticated) and ``close`` (set by a handler to close the
 connection after its response, as Kafka does after a failed handshake or authentication).
 
-SaslHandshake v0 (raw SASL tokens after the handshake) is not served: the simulator advertises
-v1 only, and librdkafka and kafka-python both use v1 whenever the broker advertises it.
+SaslHandshake v0 is advertised and served, as Kafka does: librdkafka up to at least 2.0.2 (Debian's
+kcat) refuses SASL unless the broker's SaslHandshake range includes v0, then sends v1 anyway. After
+a v0 handshake the client sends raw SASL tokens, each in a size-prefixed frame without a Kafka
+header; ``raw_tokens`` in the connection state tells the listener to read them so.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _security(ctx: RequestContext) -> SecurityConfig:
     return sec if isinstance(sec, SecurityConfig) else SecurityConfig()
 
 
-@api(SaslHandshakeRequest, SaslHandshakeResponse, min_version=1)
+@api(SaslHandshakeRequest, SaslHandshakeResponse, min_version=0)
 async def handle_sasl_handshake(ctx: RequestContext, req: Any) -> Any:
     sec = _security(ctx)
     conn = ctx.connection
@@ -47,6 +49,8 @@ async def handle_sasl_handshake(ctx: RequestContext, req: Any) -> Any:
         conn["close"] = True
         return SaslHandshakeResponse(version=ctx.version, error_code=UNSUPPORTED_SASL_MECHANISM, mechanisms=mechanisms)
     conn["sasl"] = sec.authenticator(mechanism)
+    if ctx.version == 0:
+        conn["raw_tokens"] = True
     return SaslHandshakeResponse(version=ctx.version, error_code=E.NONE, mechanisms=mechanisms)
 
 
@@ -71,3 +75,19 @@ async def handle_sasl_authenticate(ctx: RequestContext, req: Any) -> Any:
     if auth.done:
         conn["authenticated"] = auth.user
     return answer(E.NONE, None, token)
+
+
+def raw_token(conn: dict[str, object], token: bytes) -> bytes | None:
+    """One step of a SASL exchange after a v0 handshake: the server's raw token, or None when
+    authentication failed (Kafka then closes the connection)."""
+    auth = conn.get("sasl")
+    if auth is None or conn.get("authenticated"):
+        return None
+    try:
+        answer: bytes = auth.step(token)  # type: ignore[attr-defined]
+    except SaslFailure:
+        return None
+    if auth.done:  # type: ignore[attr-defined]
+        conn["authenticated"] = auth.user  # type: ignore[attr-defined]
+        conn.pop("raw_tokens", None)
+    return answer

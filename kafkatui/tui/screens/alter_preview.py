@@ -18,7 +18,9 @@ from textual.binding import Binding
 from textual.widgets import Button, Checkbox, Static
 
 from kafkatui.alter.apply import Verified
-from kafkatui.alter.cli import render_preview
+from kafkatui.alter.cli import age_text, render_preview
+from kafkatui.alter.config_write import conflicts
+from kafkatui.alter.errors import ChangedMeanwhileError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.plan import STATIC_KEYS, ChangePlan
 from kafkatui.alter.risk import ChangePreview, preview
@@ -29,6 +31,7 @@ from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.preview_modal import PreviewModal
+from kafkatui.tui.widgets.marks import MarkedCheckbox
 
 
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
@@ -72,11 +75,22 @@ def results_text(verified: Sequence[Verified], audited: bool = True) -> Text:
     return t
 
 
+def changed_text(lines: Sequence[str], when: str) -> Text:
+    """What changed on the cluster meanwhile, one line each, in the warning colour."""
+    t = Text(f"\n! the cluster changed {when} (someone else changed it):", style="bold yellow")
+    for line in lines[:8]:
+        t.append(f"\n!   {line}", style="yellow")
+    if len(lines) > 8:
+        t.append(f"\n!   ... and {len(lines) - 8} more", style="yellow")
+    return t
+
+
 class AlterPreviewScreen(PreviewModal):
     """Preview, export, and (with writes on) validate -> confirm -> apply -> verify -> audit."""
 
     BINDINGS = [
         Binding("escape", "close", "close"),
+        Binding("enter", "primary", "primary", show=False),
         Binding("x", "export('kafka-configs')", "kafka-configs command"),
         Binding("y", "export('strimzi')", "Strimzi YAML"),
         Binding("c", "copy_export", "copy export"),
@@ -87,7 +101,7 @@ class AlterPreviewScreen(PreviewModal):
     AlterPreviewScreen #strimzi { margin-top: 1; }
     """
 
-    subtitle = "Esc closes · x command line · y Strimzi YAML · c copies the export"
+    subtitle = "Enter {apply} · x command line · y Strimzi YAML · c copy · Esc close"
     export_button = "#export-commands"
     in_flight = "the change is being sent"
     copy_hint = "x for the command line, y for the Strimzi YAML"
@@ -101,10 +115,11 @@ class AlterPreviewScreen(PreviewModal):
         self.export_kind: str | None = None
         self.strimzi = False  # the user says the topics are managed by Strimzi
         self._shown: ClusterSnapshot | None = None
+        self.audit_extra: dict[str, str] | None = None  # e.g. {"revert_of": command id} for a revert
 
     def under_body(self) -> ComposeResult:
         if self.plan.topics:
-            yield Checkbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
+            yield MarkedCheckbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
 
     def buttons(self) -> ComposeResult:
         yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
@@ -128,8 +143,9 @@ class AlterPreviewScreen(PreviewModal):
 
     def show(self, snapshot: ClusterSnapshot) -> None:
         self._shown = snapshot
-        self.query_one("#preview-body", Static).update(preview_text(preview_items(self.plan, snapshot,
-                                                                                   self.strimzi)))
+        body = preview_text(preview_items(self.plan, snapshot, self.strimzi))
+        body.append(f"\ncluster state {age_text(snapshot, self.dash.clock())}", style="dim")
+        self.query_one("#preview-body", Static).update(body)
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
@@ -195,8 +211,10 @@ class AlterPreviewScreen(PreviewModal):
         if isinstance(checked, str):
             self.status(Text(f"✖ {checked}: nothing changed", style="bold red"))
             return
+        seen = self._shown
         self.before = checked.snapshot
         self.show(checked.snapshot)  # current values as the brokers report them now
+        diffs = conflicts(self.plan, seen, checked.snapshot) if seen is not None else []
         problems = checked.refusals
         if problems:
             t = Text("✖ the brokers refused the validate-only request: nothing changed\n", style="bold red")
@@ -205,8 +223,18 @@ class AlterPreviewScreen(PreviewModal):
             self.status(t)
             self.notify(f"validate-only refused: {problems[0]}", severity="error", timeout=8)
             return
-        self.status(Text(f"validate-only: the brokers accept all {len(self.plan.changes)} changes", style="green"))
-        self.app.push_screen(ConfirmScreen(self.plan, self.heading), self._confirmed)
+        n = len(self.plan.changes)
+        said = "the change" if n == 1 else f"all {n} changes"
+        status = Text(f"validate-only: the brokers accept {said}", style="green")
+        message = Text()
+        if diffs:
+            status.append_text(changed_text(diffs, "since the preview"))
+            message.append_text(changed_text(diffs, "since the preview"))
+            message.append("\n")
+        message.append(f"Cluster state {age_text(checked.snapshot, self.dash.clock())}; it is read again before "
+                       "anything is sent.", style="dim")
+        self.status(status)
+        self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
 
     def _confirmed(self, ok: bool | None) -> None:
         if not ok:
@@ -220,8 +248,29 @@ class AlterPreviewScreen(PreviewModal):
     def _apply(self) -> None:
         settings, before = self.dash.settings, self.before
         assert settings is not None and before is not None
-        done: alter_jobs.Applied | str = result_or_error(lambda: alter_jobs.apply(settings, self.plan, before))
-        self.app.call_from_thread(self._applied, done)
+        def step() -> alter_jobs.Applied | ChangedMeanwhileError:
+            try:
+                return alter_jobs.apply(settings, self.plan, before, self.audit_extra)
+            except ChangedMeanwhileError as exc:  # nothing was sent: show what changed and ask again
+                return exc
+
+        done = result_or_error(step)
+        if isinstance(done, ChangedMeanwhileError):
+            self.app.call_from_thread(self._changed, done)
+        else:
+            self.app.call_from_thread(self._applied, done)
+
+    def _changed(self, exc: ChangedMeanwhileError) -> None:
+        """The cluster changed after the confirmation: nothing was sent; the new values, then confirm again."""
+        self._busy(False)
+        if exc.snapshot is not None:
+            self.before = exc.snapshot
+            self.show(exc.snapshot)
+        lines = changed_text(exc.lines, "since you confirmed")
+        self.status(lines + Text("\nnothing was sent; confirm again to apply to the values shown now",
+                                 style="yellow"), reveal=True)
+        message = lines + Text("\nNothing was sent. The preview shows the values now.", style="dim")
+        self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
 
     def _applied(self, done: alter_jobs.Applied | str) -> None:
         if isinstance(done, str):

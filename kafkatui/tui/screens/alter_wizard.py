@@ -1,8 +1,10 @@
 """The durability wizard: pick a goal (or explicit values) for topics or the broker default; get a plan.
 
 The computation is `kafkatui.alter.risk.recommend`, the plan `recommendation_changes`; explicit values
-are checked by `kafkatui.alter.plan.normalize_value`. The wizard changes nothing: it dismisses with a
-`ChangePlan` for the preview, or None.
+are checked by `kafkatui.alter.plan.normalize_value`. A goal never yields what the audit flags (minISR 1
+with RF >= 2, minISR >= RF): one failure is RF 3 / minISR 2, and while the RF is below the goal the plan
+leaves min.insync.replicas alone (the RF goes up first, with R). Values already in force are left out.
+The wizard changes nothing: it dismisses with a `ChangePlan` for the preview, or None.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, Label, RadioSet, Static
 
 from kafkatui.alter.plan import ALTERABLE, STATIC_KEYS, ChangePlan, ConfigChange, label, normalize_value
-from kafkatui.alter.risk import Recommendation, current_value, recommend, recommendation_changes
+from kafkatui.alter.risk import Recommendation, current_value, is_change, recommend, recommendation_changes
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.screens.topic import source_word
+from kafkatui.tui.widgets.marks import MarkedCheckbox, MarkedRadioButton
 
 Target = tuple[str, str]  # (kind, name) as in kafkatui.alter.plan
 
@@ -89,22 +92,37 @@ def recommendation_text(rec: Recommendation, rf: int) -> Text:
              style="bold")
     for note in rec.notes:
         t.append(f"\n  · {note}")
-    if rf >= 1:
-        t.append(f"\n  · RF {rf} allows at most {rf - 1} failure{'s' if rf != 2 else ''} without loss "
-                 f"(min.insync.replicas {rf}); minISR m keeps data through m-1 failures and writes through {rf}-m",
-                 style="dim")
+    if rf >= 3:
+        t.append(f"\n  · with RF {rf}, min.insync.replicas m keeps acknowledged writes through m-1 failures and "
+                 f"writes through {rf}-m; the audit wants 2 ≤ m < {rf}", style="dim")
+    elif rf >= 1:
+        t.append(f"\n  · RF {rf} has no min.insync.replicas the audit accepts (1 lets the leader alone acknowledge, "
+                 f"{rf} stops writes at any broker loss): raise the RF to 3 first", style="dim")
     return t
 
 
-def plan_for_recommendation(rec: Recommendation, targets: Sequence[Target]) -> ChangePlan:
-    """`recommendation_changes` for topics; the same two keys on broker-level targets."""
+def plan_for_recommendation(rec: Recommendation, targets: Sequence[Target],
+                            snapshot: ClusterSnapshot | None = None) -> ChangePlan:
+    """`recommendation_changes` for topics (min.insync.replicas only where the RF already suffices); the
+    same two keys on broker-level targets. With a `snapshot`, values already in force are left out."""
     topics = [n for k, n in targets if k == "topic"]
-    changes = list(recommendation_changes(rec, topics).changes)
+    changes = list(recommendation_changes(rec, topics, snapshot).changes)
     for kind, name in targets:
         if kind != "topic":
-            changes += [ConfigChange(kind, name, MIN_ISR, str(rec.min_isr)),
-                        ConfigChange(kind, name, UNCLEAN, str(rec.unclean).lower())]
+            wanted = [ConfigChange(kind, name, UNCLEAN, str(rec.unclean).lower())]
+            if not rec.raise_rf_first:  # a topic below the RF would inherit minISR >= its RF
+                wanted.insert(0, ConfigChange(kind, name, MIN_ISR, str(rec.min_isr)))
+            changes += [c for c in wanted if snapshot is None or is_change(snapshot, c)]
     return ChangePlan(tuple(changes))
+
+
+def nothing_to_do(rec: Recommendation) -> str:
+    """Why a recommendation's plan is empty, in one line."""
+    if rec.raise_rf_first:
+        return (f"nothing to change yet: raise the replication factor to {rec.rf} first (R on the topic screen; "
+                f"for a broker-level change, every topic below RF {rec.rf}), then set min.insync.replicas "
+                f"{rec.min_isr} here, or choose explicit values (the preview lists the topics at risk)")
+    return "nothing to change: these values are already in force"
 
 
 def explicit_plan(targets: Sequence[Target], key: str, value: str, remove: bool) -> ChangePlan:
@@ -163,20 +181,20 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
                 yield Label("goal", classes="wizard-label")
                 with RadioSet(id="goal"):
                     for i, (_, text) in enumerate(GOALS):
-                        yield RadioButton(text, value=i == 0)
+                        yield MarkedRadioButton(text, value=i == 0)
                 with Vertical(id="goal-n"):
                     yield Label("N (broker failures)", classes="wizard-label")
                     with RadioSet(id="failures"):
                         for n in FAILURES:
-                            yield RadioButton(str(n), value=n == DEFAULT_FAILURES)
+                            yield MarkedRadioButton(str(n), value=n == DEFAULT_FAILURES)
                     yield Static(id="recommendation")
                 with Vertical(id="explicit"):
                     yield Label("config", classes="wizard-label")
                     with RadioSet(id="key"):
                         for i, key in enumerate(self.keys):
-                            yield RadioButton(key, value=i == 0)
+                            yield MarkedRadioButton(key, value=i == 0)
                     yield Input(placeholder="new value", id="value")
-                    yield Checkbox("remove the override (back to the default)", id="remove")
+                    yield MarkedCheckbox("remove the override (back to the default)", id="remove")
                 yield Static(id="wizard-error")
             with Horizontal(id="wizard-buttons"):
                 yield Button("Preview", id="wizard-preview", variant="primary")
@@ -200,7 +218,7 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
         """The plan the wizard's choices make; UsageError for a bad explicit value."""
         rec = self.recommendation()
         if rec is not None:
-            return plan_for_recommendation(rec, self.targets)
+            return plan_for_recommendation(rec, self.targets, self.snapshot)
         return explicit_plan(self.targets, self.key, self.query_one("#value", Input).value,
                              self.query_one("#remove", Checkbox).value)
 
@@ -238,6 +256,10 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
             plan = self.plan()
         except UsageError as exc:
             self.query_one("#wizard-error", Static).update(Text(str(exc)))
+            return
+        rec = self.recommendation()
+        if rec is not None and not plan.changes:
+            self.query_one("#wizard-error", Static).update(Text(nothing_to_do(rec)))
             return
         self.dismiss(plan)
 

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, Label, Static
 
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.widgets.summary import SummaryBar
@@ -33,14 +33,30 @@ def check_size(screen: Screen[None]) -> None:
 class DashScreen(Screen[None]):
     """Base screen: subclasses implement `body()` and `show(state)`."""
 
+    # The app's keys are repeated here so that the footer lists them before each screen's own: at 80
+    # columns the footer is cut on the right, and f, w, p and q were the keys it lost.
     BINDINGS = [
-        Binding("escape", "back", "back"),
-        Binding("slash", "filter", "filter"),
+        Binding("escape", "back", "back", show=False),  # in help and in the filter bar's hint
+        # priority: checked when the key arrives, so the keys typed right after `/` (a burst from tmux or a
+        # fast typist) go to the filter; without it they were already on their way to the table
+        Binding("slash", "filter", "filter", priority=True),
+        Binding(":", "app.command_palette", "palette"),
+        Binding("question_mark", "app.help", "help"),
+        Binding("r", "app.refresh", "refresh"),
+        Binding("p", "app.pause", "pause"),
+        Binding("f", "app.findings", "findings"),
+        Binding("w", "app.what_if", "what-if"),
+        Binding("q", "app.quit", "quit"),
     ]
 
     DEFAULT_CSS = """
-    DashScreen #filter { dock: bottom; height: 1; border: none; padding: 0 1; display: none; }
-    DashScreen #filter.visible { display: block; }
+    DashScreen #filter-bar { height: 1; display: none; background: $boost; }
+    DashScreen #filter-bar.visible { display: block; }
+    DashScreen #filter-bar Label { width: auto; height: 1; padding: 0 1; }
+    DashScreen #filter-bar #filter-label { background: $accent; color: $text; text-style: bold; }
+    DashScreen #filter-bar #filter-hint { color: $text-muted; }
+    DashScreen #filter { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
+    DashScreen #filter:focus { background: $surface-lighten-1; }
     DashScreen #too-small { display: none; width: 100%; height: 100%; content-align: center middle; color: $warning; }
     DashScreen.too-small #too-small { display: block; }
     DashScreen.too-small #screen-body { display: none; }
@@ -57,10 +73,13 @@ class DashScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield SummaryBar(id="summary")
         yield Static(id="too-small")
+        with Horizontal(id="filter-bar"):
+            yield Label("/ filter", id="filter-label")
+            yield Input(placeholder="text, or /regex/", id="filter")
+            yield Label("", id="filter-hint")
         with Vertical(id="screen-body"):
             yield from self.body()
-        yield Input(placeholder="filter: text, or /regex/  (Enter keeps it, Esc clears)", id="filter")
-        yield Footer()
+        yield Footer(compact=True)
 
     def body(self) -> ComposeResult:
         yield from ()
@@ -76,6 +95,12 @@ class DashScreen(Screen[None]):
     def _check_size(self) -> None:
         check_size(self)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `/` inside a text box is a character (a /regex/ filter, a path), not the filter key
+        if action == "filter" and isinstance(self.focused, Input):
+            return False
+        return super().check_action(action, parameters)
+
     def update_state(self, state: ViewState) -> None:
         """Called by the app after every refresh."""
         self.tick()
@@ -85,8 +110,8 @@ class DashScreen(Screen[None]):
     def tick(self) -> None:
         """Refresh the summary bar (the data's age moves on even when nothing else does)."""
         app = self.dash
-        self.query_one(SummaryBar).show(app.state, paused=app.paused, read_only=app.read_only,
-                                        source=app.source_label, now=app.clock())
+        for bar in self.query(SummaryBar):  # none while the screen is being built or torn down
+            bar.show(app.state, paused=app.paused, read_only=app.read_only, source=app.source_label, now=app.clock())
 
     def show(self, state: ViewState) -> None:
         """Subclasses redraw their tables from the new state."""
@@ -109,8 +134,25 @@ class DashScreen(Screen[None]):
         self._filter_for = target
         box = self.query_one("#filter", Input)
         box.value = getattr(target, "filter_text", "")
-        box.add_class("visible")
-        box.focus()
+        self.query_one("#filter-bar").add_class("visible")
+        self._filter_hint(typing=True)
+        self.set_focus(box)  # at once: `focus()` is deferred and keys typed right after `/` went to the table
+
+    def _filter_hint(self, *, typing: bool) -> None:
+        """'Enter keeps · Esc clears' while typing; 'N of M rows · / edits · Esc clears' while active."""
+        from kafkatui.tui.widgets.vtable import VirtualTable
+
+        target = getattr(self, "_filter_for", None)
+        counts = ""
+        if isinstance(target, VirtualTable) and target.filter_text:
+            counts = f"{target.visible_count} of {target.total_count} rows · "
+        hint = counts + ("Enter keeps · Esc clears" if typing else "/ edits · Esc clears")
+        self.query_one("#filter-hint", Label).update(hint)
+
+    @property
+    def filter_active(self) -> bool:
+        """True while the filter bar shows (typing, or a kept filter)."""
+        return self.query_one("#filter-bar").has_class("visible")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "filter":
@@ -121,19 +163,23 @@ class DashScreen(Screen[None]):
             event.input.border_subtitle = error or ""
             if error:
                 self.notify(error, severity="warning", timeout=2)
+            self._filter_hint(typing=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "filter":
-            event.input.remove_class("visible")
             target = getattr(self, "_filter_for", None)
+            if not event.value:  # an empty filter is no filter: the bar goes
+                self.query_one("#filter-bar").remove_class("visible")
+            else:
+                self._filter_hint(typing=False)
             if target is not None:
                 target.focus()  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.has_class("visible"):
+        if self.filter_active:
+            box = self.query_one("#filter", Input)
             box.value = ""
-            box.remove_class("visible")
+            self.query_one("#filter-bar").remove_class("visible")
             target = getattr(self, "_filter_for", None)
             if target is not None:
                 target.set_filter("")  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from kafkatui.tui.widgets.vtable import Column, VirtualTable
 PartitionKey = tuple[str, int]
 
 MISSING_COLUMNS = [
-    Column("status", "status", 18, min_width=3),
+    Column("status", "status", 9),
     Column("partition", "partition", 24, min_width=10),
     Column("leader", "leader", 8, min_width=6),
     Column("replicas", "replicas", 12, min_width=7),
@@ -33,12 +33,7 @@ MISSING_COLUMNS = [
 
 def missing_from_isrs(snapshot: ClusterSnapshot, broker_id: int) -> list[PartitionInfo]:
     """Partitions that list the broker as a replica but not in their ISR, topic by topic."""
-    out: list[PartitionInfo] = []
-    for name in sorted(snapshot.topics):
-        for p in snapshot.topics[name].partitions:
-            if broker_id in p.replicas and broker_id not in p.isr:
-                out.append(p)
-    return out
+    return list(snapshot.partitions_where(lambda _, replicas, isr: broker_id in replicas and broker_id not in isr))
 
 
 def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:

@@ -54,7 +54,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         text = self._plan_message(self.plan) if self.plan is not None else Text()
-        if self.plan is None:
+        if self.plan is None or self.message:  # a config change's message: what changed meanwhile, the data's age
             text.append_text(self.message if isinstance(self.message, Text) else Text(self.message))
             text.append("\n")
         text.append("Type ")

@@ -113,7 +113,9 @@ class ElectPreviewScreen(GuidedScreen):
         n = len(plan.moves)
         expected, what = (plan.moves[0].name, "the partition name") if n == 1 else (str(n), "the number of partitions")
         message = (f"{n} partition{'s get their' if n != 1 else ' gets its'} preferred replica as leader "
-                   "(ElectLeaders PREFERRED); clients follow the new leaders.")
+                   "(ElectLeaders PREFERRED); clients follow the new leaders.\n"
+                   + (f"Cluster state {self.age_of(self.shown)}; leaders are read again before anything is sent."
+                      if self.shown is not None else ""))
         self.app.push_screen(ConfirmScreen(None, self.heading, expected=expected, what=what, message=message,
                                            button="Elect"), self._confirmed)
 

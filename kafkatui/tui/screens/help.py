@@ -15,7 +15,8 @@ from kafkatui.tui.screens.base import check_size
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     # (where, [(key, what)])
     ("everywhere", [
-        (":", "command palette: screens, refresh, pause, themes, preferred leader election (all topics)"),
+        (":", "command palette: kafkatui's commands (screens, replay, alter, elections, refresh, pause, themes); "
+              "type a topic, a partition (orders-3) or broker 3 and Enter jumps to it"),
         ("?", "this help (? or Esc closes it)"),
         ("r", "refresh now"),
         ("p", "pause / resume the automatic refresh"),
@@ -27,7 +28,8 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("q", "quit"),
     ]),
     ("every table", [
-        ("/", "filter rows: text (substring, any case) or /regex/; Enter keeps it, Esc clears it"),
+        ("/", "filter rows: text (substring, any case) or /regex/; the filter stays shown under the summary "
+              "with its row count; Enter keeps it, Esc clears it"),
         ("Enter", "drill down into the row under the cursor"),
         ("↑ ↓ PgUp PgDn", "move the cursor (Home / End: first / last row)"),
         ("s / S", "sort by the next column / reverse the sort (clicking a header sorts too)"),
@@ -63,17 +65,15 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("b / t", "focus the broker list / the per-topic table"),
         ("Enter", "open the topic under the cursor"),
     ]),
-    ("alter preview", [
-        ("Apply…", "validate-only request, typed confirmation, apply, re-describe to verify, audit (needs --write)"),
-        ("x / y", "export: the kafka-configs.sh command line / Strimzi YAML (always allowed, also read-only)"),
-        ("c", "copy the export to the clipboard"),
-    ]),
-    ("election / RF change", [
-        ("Elect… / Reassign…", "typed confirmation, then the action in the background: per-partition results, "
-                               "audit records; leader counts and progress follow each refresh"),
-        ("x / y", "export: the kafka-leader-election.sh command or kafka-reassign-partitions.sh JSON / copy it"),
+    ("previews", [
+        ("Enter", "the primary action: Apply… / Elect… / Reassign… with --write (validate, typed confirmation, "
+                  "apply, verify, audit); read-only: Export, or Close when there is nothing to export"),
+        ("x", "export: the kafka-configs.sh / kafka-leader-election.sh command or kafka-reassign-partitions.sh JSON"),
+        ("y", "alter: the Strimzi KafkaTopic YAML"),
+        ("c", "copy the export to the clipboard (the same key as on the partition screen)"),
         ("r", "refresh now (the preview, the leader counts and the progress follow)"),
-        ("c", "RF change: cancel the reassignment in progress (typed confirmation; partitions go back)"),
+        ("C", "RF change: cancel the reassignment in progress (typed confirmation; partitions go back)"),
+        ("Esc", "close (waits while a request is in flight)"),
     ]),
     ("findings", [
         ("Enter", "open the finding's first partition, else its topic, else its broker"),

@@ -7,19 +7,23 @@ from datetime import datetime
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import RichLog
 
 from kafkatui.model.changes import Change, summarize
 from kafkatui.model.health import BrokerHealth, Health, TopicHealth
-from kafkatui.present import broker_state, restart_now
+from kafkatui.present import (
+    HEALTH_STYLE,
+    broker_state,
+    problems_sentence,
+    restart_now,
+    short_status,
+    tolerance_text,
+)
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.base import DashScreen
+from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
-STATUS_STYLE = {
-    Health.OFFLINE: "bold red", Health.UNDER_MIN_ISR: "red", Health.AT_MIN_ISR: "yellow",
-    Health.UNDER_REPLICATED: "yellow", Health.NON_PREFERRED_LEADER: "cyan", Health.HEALTHY: "green",
-}
+STATUS_STYLE = HEALTH_STYLE
 SOURCE = {
     "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
     "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
@@ -27,30 +31,31 @@ SOURCE = {
 
 BROKER_COLUMNS = [
     Column("id", "broker", 6, "right"),
-    Column("state", "state", 20, min_width=10),
+    Column("state", "state", 18, min_width=10),
     Column("rack", "rack", 10, min_width=4),
-    Column("led", "leads", 6, "right"),
-    Column("hosted", "hosts", 6, "right"),
-    Column("out", "out of ISR", 10, "right", min_width=5),
-    Column("restart", "restart now", 26, min_width=8),
+    Column("led", "leads", 5, "right"),
+    Column("hosted", "hosts", 5, "right"),
+    Column("out", "out ISR", 7, "right"),
+    Column("restart", "restart now", 22, min_width=8),
 ]
 TOPIC_COLUMNS = [
-    Column("status", "status", 18, min_width=3),
-    Column("topic", "topic", 28, min_width=12),
-    Column("partitions", "parts", 6, "right"),
-    Column("offline", "offl", 5, "right"),
-    Column("under", "<min", 5, "right"),
-    Column("at", "=min", 5, "right"),
-    Column("urp", "URP", 5, "right"),
-    Column("rf", "RF", 3, "right"),
-    Column("minisr", "minISR", 13, min_width=6),
-    Column("headroom", "room", 5, "right"),
-    Column("survives", "survives", 14, min_width=1),
+    Column("status", "status", 9),
+    Column("topic", "topic", 32, min_width=18),
+    Column("partitions", "parts", 5, "right"),
+    Column("offline", "offl", 4, "right"),
+    Column("under", "<min", 4, "right"),
+    Column("at", "=min", 4, "right"),
+    Column("urp", "URP", 4, "right"),
+    Column("rf", "RF", 2, "right"),
+    Column("minisr", "minISR", 10, min_width=8),
+    Column("headroom", "headroom", 8, "right"),
+    Column("survives", "tolerates", 24, min_width=1),
 ]
 
 
 def status_cell(h: Health) -> Text:
-    return Text(f"{h.symbol} {h.label}", style=STATUS_STYLE[h])
+    """A symbol and a short word ('▼ <minISR'): readable without colour, and leaves names their room."""
+    return short_status(h)
 
 
 def broker_cell(b: BrokerHealth, key: str) -> str | Text:
@@ -96,7 +101,7 @@ def topic_cell(t: TopicHealth, key: str) -> str | Text:
     if key == "headroom":
         return Text(f"{t.min_headroom:+d}", style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"))
     if key == "survives":
-        return f"{t.loss_tolerance} loss/{t.write_tolerance} wr"
+        return tolerance_text(t)
     return ""
 
 
@@ -114,27 +119,50 @@ class OverviewScreen(DashScreen):
     """Brokers on top, topics worst first in the middle, events at the bottom."""
 
     BINDINGS = [
-        Binding("b", "focus_brokers", "brokers"),
-        Binding("t", "focus_topics", "topics"),
+        Binding("b", "focus_brokers", "brokers", show=False),  # in help; Tab moves between the panes too
+        Binding("t", "focus_topics", "topics", show=False),
         Binding("e", "focus_events", "events", show=False),
         Binding("a", "alter", "alter"),
     ]
 
     DEFAULT_CSS = """
-    OverviewScreen #brokers { height: auto; max-height: 30%; min-height: 3; }
+    OverviewScreen #brokers { height: 7; min-height: 3; }
     OverviewScreen #topics { height: 1fr; min-height: 4; }
-    OverviewScreen #events { height: 22%; min-height: 3; max-height: 10; border-top: solid $panel; }
+    OverviewScreen #events { height: 1fr; min-height: 4; }
     """
 
     def body(self) -> ComposeResult:
         yield VirtualTable[int](BROKER_COLUMNS, id="brokers")
         yield VirtualTable[str](TOPIC_COLUMNS, id="topics")
-        yield RichLog(id="events", max_lines=500, markup=False, wrap=False, highlight=False)
+        yield EventLog(id="events")
 
     def on_mount(self) -> None:
         self.query_one("#topics", VirtualTable).focus()
-        self.query_one("#events", RichLog).border_title = "events"
-        self._log_line(Text("waiting for the first snapshot…", style="dim"))
+        self.query_one("#events", EventLog).border_title = "events"
+        log = self.query_one("#events", EventLog)
+        log.placeholder(Text("waiting for the first snapshot…", style="dim"))
+        self._first = True
+        self._demo_intro = self.dash.demo.intro() if self.dash.demo is not None else ""
+
+    def on_resize(self) -> None:
+        self._check_size()
+        self._layout()
+
+    def _layout(self) -> None:
+        """Every broker in view (up to 40% of the body), topics as many rows as they have, events the rest.
+
+        Fixed shares left 10 blank lines under 11 topics and 6 lines of events at 120x40, and hid two of
+        six brokers at 80x24.
+        """
+        report = self.dash.state.report
+        body = self.query_one("#screen-body").size.height or max(1, self.app.size.height - 3)
+        n_brokers = len(report.brokers) if report is not None else 3
+        n_topics = self.query_one("#topics", VirtualTable).visible_count
+        brokers_h = max(3, min(n_brokers + 1, int(body * 0.4)))
+        events_min = 4 if body < 30 else 7
+        topics_h = max(4, min(n_topics + 1, body - brokers_h - events_min))
+        self.query_one("#brokers", VirtualTable).styles.height = brokers_h
+        self.query_one("#topics", VirtualTable).styles.height = topics_h
 
     def show(self, state: ViewState) -> None:
         report = state.report
@@ -144,31 +172,50 @@ class OverviewScreen(DashScreen):
         bh = report.brokers
         th = report.topics
         brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), lambda k: str(k))
-        brokers.styles.height = len(bh) + 1  # capped by max-height: 30%
         ordered = [t.name for t in report.topics_worst_first()]
+        # a cursor the user has not moved stays on the worst topic: a reordering must not scroll it away
+        at_top = topics.cursor_row == 0
         topics.load(ordered, lambda k, c: topic_cell(th[k], c), lambda k, c: topic_sort(th[k], c), lambda k: k)
+        if at_top:
+            topics.cursor_to_top()
+        self._layout()
+        log = self.query_one("#events", EventLog)
+        if getattr(self, "_first", False) and state.snapshot is not None:
+            self._first = False
+            when = datetime.fromtimestamp(state.snapshot.taken_at).strftime("%H:%M:%S")
+            log.add(Text(f"{when} first snapshot: {report.counts.partitions} partitions on "
+                         f"{report.counts.brokers_total} brokers; changes between refreshes appear here", style="dim"))
+            if getattr(self, "_demo_intro", ""):
+                log.add(Text(self._demo_intro, style="bold"))
+        demo = self.dash.demo
+        if demo is not None:
+            for note in demo.drain():
+                log.add(Text(note, style="bold yellow"))
+                log.border_title = f"events · {note}"  # the story's latest step stays in view
         if state.changes:
             topics.flash({c.topic for c in state.changes if c.topic})
             brokers.flash({c.broker for c in state.changes if c.broker is not None and c.kind.value.startswith("broker")})
             for change in summarize(list(state.changes)):
                 self._log_change(change)
         if state.error:
-            self._log_line(Text(f"refresh failed: {state.error}", style="bold red"))
+            log.add(Text(f"refresh failed: {state.error}", style="bold red"), key=f"error:{state.error}")
         snap = state.snapshot
         problems = snap.problems if snap is not None and snap.partial else ()
-        if problems and problems != self._last_problems:
-            self._log_line(Text("partial snapshot: " + "; ".join(problems), style="yellow"))
-        self._last_problems = problems
+        sentence = problems_sentence(problems)
+        if sentence and sentence != self._last_problems:
+            log.add(Text(f"PARTIAL snapshot, {sentence}", style="yellow"))
+        self._last_problems = sentence
+        over = demo.over() if demo is not None else None
+        if over:
+            log.add(Text(over, style="bold"))
+            self.notify(over, timeout=15)
 
-    _last_problems: tuple[str, ...] = ()
+    _last_problems: str = ""
 
     def _log_change(self, change: Change) -> None:
         stamp = datetime.fromtimestamp(change.at).strftime("%H:%M:%S")
         style = "red" if change.severe else ("green" if change.kind.value in ("broker up", "online", "ISR expand") else "")
-        self._log_line(Text(f"{stamp} {change.text}", style=style))
-
-    def _log_line(self, text: Text) -> None:
-        self.query_one("#events", RichLog).write(text)
+        self.query_one("#events", EventLog).add(Text(f"{stamp} {change.text}", style=style))
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         if event.table.id == "topics":
@@ -196,4 +243,4 @@ class OverviewScreen(DashScreen):
         self.query_one("#topics", VirtualTable).focus()
 
     def action_focus_events(self) -> None:
-        self.query_one("#events", RichLog).focus()
+        self.query_one("#events", EventLog).focus()

@@ -112,7 +112,7 @@ class FindingView(Vertical):
     FindingView { height: auto; margin: 0 0 1 0; }
     FindingView > .finding-body { height: auto; }
     FindingView > .label { height: 1; color: $text-muted; margin-top: 1; }
-    FindingView > TextArea { height: auto; max-height: 24; border: none; padding: 0 1; background: $boost; }
+    FindingView > TextArea { height: auto; border: none; padding: 0 1; background: $boost; }
     FindingView > TextArea:focus { border: none; background-tint: $primary 10%; }
     FindingView > .hidden { display: none; }
     """
@@ -186,7 +186,8 @@ def why_healthy(ph: PartitionHealth) -> str:
     return f"the partition is {ph.health.label}, but no finding in the catalog applies to it"
 
 
-def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[bool, str]) -> Group:
+def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[bool, str],
+                    live: frozenset[int] | None = None) -> Group:
     """Leader, epoch, replicas, ISR, out-of-sync replicas with lag, minISR, headroom and ELR."""
     title = Text(f"{ph.name}  ", style="bold")
     title.append(f"{ph.health.symbol} {ph.health.label}", style=STATUS_STYLE[ph.health])
@@ -196,13 +197,14 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
 
     leader = leader_text(ph)
     if ph.leader >= 0 and ph.health != Health.OFFLINE:
-        leader.append(f"   (preferred {ph.preferred_leader})" if ph.non_preferred else "   (preferred)", style="dim")
+        leader.append("   (not its preferred replica)" if ph.non_preferred else "   (preferred)", style="dim")
     else:
         leader.append(" — no leader: no reads or writes", style="bold red")
     grid.add_row("leader", leader)
-    grid.add_row("leader epoch", str(info.leader_epoch) if info.leader_epoch >= 0 else "unknown")
-    reps = replicas_text(ph)
-    reps.append("   (✗ out of ISR, ↓ broker down)" if ph.out_of_sync else "", style="dim")
+    if info.leader_epoch >= 0:  # an unknown epoch on a healthy partition is noise, not news
+        grid.add_row("leader epoch", str(info.leader_epoch))
+    reps = replicas_text(ph, live)
+    reps.append("   (✗ out of ISR, ↓ broker down)" if "✗" in reps.plain or "↓" in reps.plain else "", style="dim")
     grid.add_row("replicas", reps)
     grid.add_row("ISR", ids(ph.isr))
     if info.offline_replicas:
@@ -210,8 +212,12 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
     for i, r in enumerate(ph.out_of_sync):
         line = Text(f"broker {r.broker} ")
         line.append("✔ up" if r.up else "✖ DOWN", style="green" if r.up else "bold red")
-        if r.byte_lag is None and r.offset_lag is None:
+        if not r.up:
+            line.append(": its lag cannot be read while it is down", style="dim")
+        elif r.byte_lag is None and r.offset_lag is None:
             line.append(": lag unknown (log dirs not read)", style="dim")
+        elif r.byte_lag is None:
+            line.append(f": {r.offset_lag:,} offsets behind (size unknown)")
         else:
             line.append(f": {human_bytes(r.byte_lag)} behind")
             if r.offset_lag is not None:
@@ -231,10 +237,12 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
     else:
         room.append(f"  {h} more in-sync replica{'s' if h != 1 else ''} can drop before acks=all writes stop")
     grid.add_row("headroom", room)
-    elr = "unknown (not reported by the brokers)" if info.elr is None else ids(info.elr)
-    if info.last_known_elr:
-        elr += f"   last known ELR {ids(info.last_known_elr)}"
-    grid.add_row("ELR", elr)
+    # ELR matters when the ISR is short; "unknown" on a healthy partition was noise
+    if info.elr is not None or info.last_known_elr or ph.health <= Health.UNDER_MIN_ISR:
+        elr = "unknown (not reported by the brokers)" if info.elr is None else ids(info.elr)
+        if info.last_known_elr:
+            elr += f"   last known ELR {ids(info.last_known_elr)}"
+        grid.add_row("ELR", elr)
     grid.add_row("unclean elect.", Text(f"{'ON' if unclean[0] else 'off'} ({source_word(unclean[1])})",
                                         style="bold red" if unclean[0] else ""))
     return Group(title, grid)
@@ -288,7 +296,7 @@ class PartitionScreen(DashScreen):
             self.query_one(FindingList).show([])
             return
         ph = report.partition(self.topic, self.partition)
-        facts.update(partition_facts(ph, info, effective_unclean(snap, self.topic)))
+        facts.update(partition_facts(ph, info, effective_unclean(snap, self.topic), report.live))
         self.findings = findings_for_partition(state.findings, self.topic, self.partition)
         if self.findings:
             n = len(self.findings)

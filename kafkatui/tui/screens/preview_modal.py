@@ -108,10 +108,34 @@ class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
     def box_title(self) -> str:
         return self.heading
 
+    def box_subtitle(self) -> str:
+        """The key map, the same in every preview: Enter the primary action, x export, c copy, Esc close."""
+        primary = getattr(self, "apply_label", "Apply…") if self.writes else "export"
+        return self.subtitle.format(apply=primary)
+
+    def has_export(self) -> bool:
+        """Whether Export has anything to show (an empty plan has not)."""
+        return True
+
+    def focus_primary(self) -> None:
+        """The keyboard on the primary action: Apply with writes on (see `offer_apply`), else Export, else Close."""
+        if self.has_export():
+            self.query_one(self.export_button, Button).focus()
+        else:
+            self.query_one("#close", Button).focus()
+
+    def action_primary(self) -> None:
+        """Enter outside the buttons: Apply when it can be pressed, else Export."""
+        apply = self.query_one("#apply", Button)
+        if self.writes and not apply.disabled:
+            apply.press()
+        else:
+            self.query_one(self.export_button, Button).press()
+
     def on_mount(self) -> None:
         box = self.query_one("#preview-box")
         box.border_title = self.box_title()
-        box.border_subtitle = self.subtitle
+        box.border_subtitle = self.box_subtitle()
         snapshot = self.dash.state.snapshot
         if snapshot is not None:
             self.show(snapshot)
@@ -119,7 +143,7 @@ class PreviewModal(ModalScreen[None], metaclass=_AbstractScreenMeta):
             self.offer_apply()
         else:
             self.status(Text(READ_ONLY_STATUS, style="yellow"))
-            self.query_one(self.export_button, Button).focus()
+            self.focus_primary()
 
     @abstractmethod
     def show(self, snapshot: ClusterSnapshot) -> None:

@@ -15,7 +15,8 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Label, ProgressBar, RadioButton, RadioSet
+from textual.containers import Horizontal
+from textual.widgets import Input, Label, ProgressBar, RadioSet
 
 from kafkatui.alter.reassign import (
     PartitionMove,
@@ -29,6 +30,7 @@ from kafkatui.alter.reassign import (
 from kafkatui.alter.reassign_apply import Reassigner
 from kafkatui.alter.reassign_cancel import Cancelled
 from kafkatui.alter.reassign_cli import render_plan
+from kafkatui.alter.throttle import parse_rate
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
@@ -36,6 +38,7 @@ from kafkatui.tui.feed import ViewState
 from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.guided import GuidedScreen, tool_lines
+from kafkatui.tui.widgets.marks import MarkedRadioButton
 
 MAX_RF_CHOICES = 7
 
@@ -70,18 +73,21 @@ def progress_text(state: Progress) -> Text:
         t.append("\n✓ done: every partition has its new replicas, all in sync", style="bold green")
     else:
         pending = ", ".join(state.pending[:5]) + (" …" if len(state.pending) > 5 else "")
-        t.append(f"\nstill copying: {pending} (updated at every refresh; c cancels)", style="dim")
+        t.append(f"\nstill copying: {pending} (updated at every refresh; C cancels)", style="dim")
     return t
 
 
 class ReassignScreen(GuidedScreen):
     """The replication factor of `topic`: plan, export, apply, progress, cancel."""
 
-    BINDINGS = [Binding("c", "cancel_reassignment", "cancel reassignment")]
+    BINDINGS = [Binding("C", "cancel_reassignment", "cancel reassignment")]
 
     DEFAULT_CSS = """
     ReassignScreen #rf { layout: horizontal; height: auto; width: 100%; }
     ReassignScreen #rf RadioButton { width: auto; margin-right: 2; }
+    ReassignScreen #throttle-row { height: auto; }
+    ReassignScreen #throttle-row Label { width: auto; padding: 1 1 0 0; }
+    ReassignScreen #throttle { width: 24; }
     ReassignScreen #progress { display: none; margin-top: 1; }
     ReassignScreen.following #progress { display: block; }
     """
@@ -89,7 +95,7 @@ class ReassignScreen(GuidedScreen):
     export_title = "kafka-reassign-partitions.sh"
     export_what = "the kafka-reassign-partitions.sh JSON and command lines"
     apply_label = "Reassign…"
-    subtitle = "Esc closes · ←→ Enter picks the RF · x export · y copies it · c cancels a running reassignment"
+    subtitle = "←→ RF · Enter {apply} · x export · c copy · C cancel it · Esc close"
 
     def __init__(self, topic: str, snapshot: ClusterSnapshot) -> None:
         super().__init__()
@@ -104,12 +110,33 @@ class ReassignScreen(GuidedScreen):
         self.progress: Progress | None = None
         self.reassigner: Reassigner | None = None
         self.cancelled = False
+        self.rate: int | None = None  # throttle in bytes/s (None: no throttle)
+        self.rate_error = ""
+        self.throttle_removed = False
 
     def controls(self) -> ComposeResult:
-        yield Label(f"new replication factor (now {self.current}):")
+        yield Label(self._rf_label(), id="rf-label")
         with RadioSet(id="rf"):
             for n in self.choices:
-                yield RadioButton(str(n), value=n == self.rf)
+                yield MarkedRadioButton(str(n), value=n == self.rf)
+        with Horizontal(id="throttle-row"):
+            yield Label("throttle (bytes/s, as --throttle; empty: none):")
+            yield Input(placeholder="e.g. 50000000", id="throttle", restrict=r"[0-9]*")
+
+    def _rf_label(self) -> str:
+        return f"new replication factor (now {self.current}):"
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "throttle":
+            return
+        event.stop()
+        text = event.value.strip()
+        try:
+            self.rate, self.rate_error = (parse_rate(text), "") if text else (None, "")
+        except KafkaTuiError as exc:
+            self.rate, self.rate_error = None, str(exc)
+        if self.shown is not None and not self.started:
+            self.show(self.shown)
 
     def under_status(self) -> ComposeResult:
         yield ProgressBar(id="progress", show_eta=False)
@@ -123,8 +150,11 @@ class ReassignScreen(GuidedScreen):
         running = bool(self.moves) and not self.cancelled and not (self.progress and self.progress.done)
         super().action_close()
         if running and not self.busy:
+            throttled = getattr(self, "started_with", None) is not None and bool(self.started_with.throttle_line)
+            extra = (f"; its throttle stays until `kafkatui reassign --topic {self.topic} --clear-throttle --write`"
+                     if throttled else "")
             self.notify(f"the reassignment of {self.topic} goes on in the cluster; `kafkatui reassign --topic "
-                        f"{self.topic} --cancel --write` stops it", timeout=8)
+                        f"{self.topic} --cancel --write` stops it{extra}", timeout=8)
 
     def on_unmount(self) -> None:
         if self.reassigner is not None:
@@ -137,7 +167,15 @@ class ReassignScreen(GuidedScreen):
         if self.shown is not None and not self.started:
             self.show(self.shown)
 
+    def _follow_current(self, snapshot: ClusterSnapshot) -> None:
+        """"(now N)" follows the cluster, also while and after the change runs (it kept saying 1)."""
+        info = snapshot.topics.get(self.topic)
+        if info is not None and info.partitions:
+            self.current = min(len(p.replicas) for p in info.partitions)
+            self.query_one("#rf-label", Label).update(self._rf_label())
+
     def render_body(self, snapshot: ClusterSnapshot) -> tuple[Text, bool]:
+        self._follow_current(snapshot)
         try:
             self.plan = plan = plan_replication_factor(snapshot, self.topic, self.rf)
         except KafkaTuiError as exc:
@@ -150,7 +188,16 @@ class ReassignScreen(GuidedScreen):
         render_plan(plan, snapshot, buf, f"reassignment of {self.topic}: replication factor "
                                          f"{'/'.join(map(str, olds))} -> {self.rf} ({len(plan.moves)} partition(s))")
         for risk in rf_risks(snapshot, self.topic, self.rf):
+            # here the fix is a key away, not a command line
+            risk = risk.replace(f"consider `kafkatui alter --topic {self.topic} --set min.insync.replicas=2`",
+                                "consider min.insync.replicas=2: close this and press a (durability wizard)")
             buf.write(f"  ! {risk}\n")
+        if self.rate_error:
+            buf.write(f"  ! {self.rate_error}\n")
+            return tool_lines(buf.getvalue()), False
+        if self.rate:
+            brokers = ", ".join(map(str, guided_jobs.moved_brokers(plan.moves)))
+            buf.write(f"  throttle: {self.rate:,} bytes/s on brokers {brokers}, removed once every move finished\n")
         return tool_lines(buf.getvalue()), True
 
     def export_text(self) -> str:
@@ -161,9 +208,23 @@ class ReassignScreen(GuidedScreen):
         plan = self.plan
         if plan is None or not plan.moves:
             return
+        self.refresh_then(lambda snapshot, age: self._ask(plan, age))
+
+    def _ask(self, seen: ReassignPlan, age: str) -> None:
+        """After the refresh: the confirmation on the plan as the cluster is now."""
+        plan = self.plan
+        if plan is None or not plan.moves:
+            self.status(Text("✖ the topic changed since the preview: nothing to reassign; nothing changed",
+                             style="bold red"), reveal=True)
+            return
         n = len(plan.moves)
-        message = (f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
-                   "(AlterPartitionReassignments); the new replicas copy the data from the leaders.")
+        message = Text()
+        if plan.moves != seen.moves:
+            message.append("! the cluster changed since the preview: the plan above is the new one\n",
+                           style="bold yellow")
+        message.append(f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
+                       "(AlterPartitionReassignments); the new replicas copy the data from the leaders.\n")
+        message.append(age, style="dim")
         self.app.push_screen(ConfirmScreen(None, self.heading, expected=self.topic, what="the topic name",
                                            message=message, button="Reassign"), lambda ok: self._confirmed(plan, ok))
 
@@ -173,9 +234,11 @@ class ReassignScreen(GuidedScreen):
             return
         self.started = True
         self.query_one("#rf", RadioSet).disabled = True
+        self.query_one("#throttle", Input).disabled = True
         self.set_busy(True)
-        self.status(Text("starting the reassignment (AlterPartitionReassignments)…"))
-        self._start(plan, self.shown.cluster_id if self.shown is not None else None)
+        what = "setting the throttle, then starting" if self.rate else "starting"
+        self.status(Text(f"{what} the reassignment (AlterPartitionReassignments)…"))
+        self._start(plan, self.shown.cluster_id if self.shown is not None else None, self.rate)
 
     def _reassigner(self) -> Reassigner:
         if self.reassigner is None:
@@ -183,9 +246,9 @@ class ReassignScreen(GuidedScreen):
         return self.reassigner
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
-    def _start(self, plan: ReassignPlan, cluster_id: str | None) -> None:
+    def _start(self, plan: ReassignPlan, cluster_id: str | None, rate: int | None) -> None:
         done: guided_jobs.Started | str = result_or_error(
-            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id))
+            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings, rate))
         self.app.call_from_thread(self._started, done)
 
     def _started(self, done: guided_jobs.Started | str) -> None:
@@ -193,18 +256,22 @@ class ReassignScreen(GuidedScreen):
         if isinstance(done, str):
             self.started = False
             self.query_one("#rf", RadioSet).disabled = False
+            self.query_one("#throttle", Input).disabled = False
             self.status(Text(f"✖ {done}", style="bold red"))
             self.notify(done, severity="error", timeout=8)
             if self.shown is not None:
                 self.show(self.shown)
             return
         self.moves = done.started
+        self.started_with = done
         lines = Text()
         for move, error in done.refused:
             lines.append("FAILED  ", style="bold red")
             lines.append(f"{move.name}: {error}\n")
         lines.append(f"started {len(done.started)} of {len(done.started) + len(done.refused)} partition moves "
                      f"(audit id {done.command_id})")
+        if done.throttle_line:
+            lines.append(f"\n{done.throttle_line}")
         self.started_text = lines
         self.status(lines, reveal=True)
         if done.refused:
@@ -221,6 +288,8 @@ class ReassignScreen(GuidedScreen):
     # progress ----------------------------------------------------------------
     def update_state(self, state: ViewState) -> None:
         super().update_state(state)
+        if state.snapshot is not None:
+            self._follow_current(state.snapshot)
         following = self.moves and not self.cancelled and not (self.progress and self.progress.done)
         if following and state.snapshot is not None and not self.busy:
             self._poll(self.moves, state.snapshot)
@@ -248,6 +317,22 @@ class ReassignScreen(GuidedScreen):
         self.status(text)
         if state.done and not was_done:
             self.notify(f"reassignment of {self.topic} done: replication factor {self.rf}", timeout=5)
+            started = getattr(self, "started_with", None)
+            if started is not None and started.throttle_line and not self.throttle_removed:
+                self.throttle_removed = True
+                self._unthrottle(started)
+
+    @work(thread=True, exclusive=False, exit_on_error=False, group="unthrottle")
+    def _unthrottle(self, started: guided_jobs.Started) -> None:
+        cluster_id = self.shown.cluster_id if self.shown is not None else None
+        line: str = result_or_error(
+            lambda: guided_jobs.remove_throttle(self.settings, started.started, cluster_id, started.command_id))
+        self.app.call_from_thread(self._unthrottled, line)
+
+    def _unthrottled(self, line: str) -> None:
+        self.started_text.append(f"\n{line}", style="bold" if line.startswith("throttle removed") else "bold red")
+        if self.progress is not None:
+            self._polled(self.progress)
 
     # cancel ------------------------------------------------------------------
     def action_cancel_reassignment(self) -> None:

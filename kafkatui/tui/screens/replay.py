@@ -59,7 +59,7 @@ INCIDENT_COLUMNS = [
     Column("topics", "topics", 40, min_width=8),
 ]
 PARTITION_COLUMNS = [
-    Column("status", "status", 18, min_width=3),
+    Column("status", "status", 9),
     Column("partition", "partition", 26, min_width=10),
     Column("since", "since (UTC)", 12),
     Column("leader", "leader", 18, min_width=6),
@@ -384,6 +384,8 @@ class ReplayDirPrompt(ModalScreen[str | None]):
     ReplayDirPrompt #replay-box { width: 80%; max-width: 100; height: auto; border: round $primary;
                                   background: $surface; padding: 0 1; }
     ReplayDirPrompt #replay-hint { height: auto; color: $text-muted; }
+    ReplayDirPrompt #replay-error { height: auto; color: $error; display: none; }
+    ReplayDirPrompt #replay-error.visible { display: block; }
     """
 
     def compose(self) -> ComposeResult:
@@ -391,6 +393,7 @@ class ReplayDirPrompt(ModalScreen[str | None]):
             yield Static("The OUT directory of `kafkatui replay --day DAY --out OUT` (Enter opens it, Esc cancels):",
                          id="replay-hint", markup=False)
             yield Input(placeholder="e.g. ./replay-2026-11-20", id="replay-dir")
+            yield Static(id="replay-error", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -398,8 +401,22 @@ class ReplayDirPrompt(ModalScreen[str | None]):
         self.query_one("#replay-dir", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        """A directory that cannot be replayed keeps the dialog open with the reason (keys typed next
+        must not land on the dashboard: a `u` there opened a revert preview)."""
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        value = event.value.strip()
+        if not value:
+            self.dismiss(None)
+            return
+        try:
+            read_summary(Path(value).expanduser())  # summary.json only: quick, and the usual failure
+        except ReplayDataError as exc:
+            error = self.query_one("#replay-error", Static)
+            error.update(f"✖ {exc}  (fix the path and press Enter, or Esc)")
+            error.add_class("visible")
+            self.app.bell()
+            return
+        self.dismiss(value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -128,7 +128,7 @@ class Replayed(DashScreen):
     LIVE_ONLY = frozenset({"alter", "alter_defaults", "elect", "unclean", "reassign", "elect_all", "revert_last"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return action not in self.LIVE_ONLY
+        return action not in self.LIVE_ONLY and super().check_action(action, parameters)
 
     def update_state(self, state: ViewState) -> None:
         """Called at mount and after each live refresh (when opened from the live dashboard): show the

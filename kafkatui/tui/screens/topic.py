@@ -9,6 +9,8 @@ from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, OutOfSyncReplica, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
+from kafkatui.present import human_bytes as present_bytes
+from kafkatui.present import tolerance_text
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.screens.overview import SOURCE, STATUS_STYLE, status_cell
@@ -17,13 +19,13 @@ from kafkatui.tui.widgets.vtable import Column, VirtualTable
 GAUGE_CELLS = 6
 
 PARTITION_COLUMNS = [
-    Column("status", "status", 18, min_width=3),
+    Column("status", "status", 9),
     Column("partition", "part", 5, "right"),
-    Column("leader", "leader", 18, min_width=6),
-    Column("replicas", "replicas ✗=out", 14, min_width=9),
+    Column("leader", "leader", 12, min_width=6),
+    Column("replicas", "replicas", 12, min_width=8),
     Column("isr", "ISR", 10, min_width=5),
     Column("minisr", "minISR", 6, "right"),
-    Column("headroom", "headroom", 10, min_width=6),
+    Column("headroom", "headroom", 10, min_width=8),
     Column("lag", "out-of-ISR lag", 20, min_width=8),
     Column("elr", "ELR", 6, min_width=3),
 ]
@@ -40,14 +42,7 @@ def partition_search_text(report: HealthReport, topic: str, partition: int) -> s
 
 def human_bytes(n: int | None) -> str:
     """1536 -> '1.5 KiB'; None -> '?' (lag unknown: log dirs not read)."""
-    if n is None:
-        return "?"
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} B"  # pragma: no cover
+    return "?" if n is None else present_bytes(n)
 
 
 def source_word(source: str) -> str:
@@ -62,9 +57,17 @@ def ids(values: tuple[int, ...] | None) -> str:
     return ",".join(map(str, values)) if values else "none"
 
 
-def replicas_text(ph: PartitionHealth) -> Text:
-    """Replicas in order, out-of-sync ones marked with ✗ (and ↓ when their broker is down)."""
+def replicas_text(ph: PartitionHealth, live: frozenset[int] | None = None) -> Text:
+    """Replicas in order, out-of-sync ones marked with ✗, and ↓ on every replica whose broker is down.
+
+    An offline partition's last ISR member is down although still "in sync" (`1↓,2✗,3✗`): with `live`
+    (the live brokers) it is marked from that; without, an offline partition's ISR members are.
+    """
     down = {r.broker for r in ph.out_of_sync if not r.up}
+    if live is not None:
+        down |= {r for r in ph.replicas if r not in live}
+    elif ph.health == Health.OFFLINE:
+        down |= set(ph.isr)
     missing = {r.broker for r in ph.out_of_sync}
     t = Text()
     for i, r in enumerate(ph.replicas):
@@ -72,29 +75,31 @@ def replicas_text(ph: PartitionHealth) -> Text:
             t.append(",")
         if r in missing:
             t.append(f"{r}✗" + ("↓" if r in down else ""), style="bold red")
+        elif r in down:
+            t.append(f"{r}↓", style="bold red")
         else:
             t.append(str(r))
     return t
 
 
 def leader_text(ph: PartitionHealth) -> Text:
-    """'3', '3 ↺ not preferred', or '✖ none' when offline."""
+    """'3', '3 ↺ (pref 1)' when not led by its preferred replica, or '✖ none' when offline."""
     if ph.leader < 0 or ph.health == Health.OFFLINE:
         return Text("✖ none", style="bold red")
     t = Text(str(ph.leader))
     if ph.non_preferred:
-        t.append(" ↺ not preferred", style="cyan")
+        t.append(f" ↺ (pref {ph.preferred_leader})", style="cyan")
     return t
 
 
-def partition_cell(ph: PartitionHealth, col: str) -> str | Text | None:
+def partition_cell(ph: PartitionHealth, col: str, live: frozenset[int] | None = None) -> str | Text | None:
     """The cells every partition table shows alike (status, leader, replicas, isr, minisr); None for others."""
     if col == "status":
         return status_cell(ph.health)
     if col == "leader":
         return leader_text(ph)
     if col == "replicas":
-        return replicas_text(ph)
+        return replicas_text(ph, live)
     if col == "isr":
         return ids(ph.isr)
     if col == "minisr":
@@ -114,23 +119,30 @@ def headroom_text(ph: PartitionHealth) -> Text:
 
 
 def lag_text(out_of_sync: tuple[OutOfSyncReplica, ...]) -> Text:
-    """'3: 1.2 MiB, 4: ? down' for the replicas out of the ISR."""
+    """'3: 1.2 MiB, 4: down' for the replicas out of the ISR (a down broker's lag cannot be read)."""
     t = Text()
     for i, r in enumerate(out_of_sync):
         if i:
             t.append(", ")
-        t.append(f"{r.broker}: {human_bytes(r.byte_lag)}")
         if not r.up:
-            t.append(" down", style="bold red")
+            t.append(f"{r.broker}: ")
+            t.append("down", style="bold red")
+        else:
+            t.append(f"{r.broker}: {human_bytes(r.byte_lag) if r.byte_lag is not None else 'lag unknown'}")
     return t
 
 
 def durability_text(th: TopicHealth) -> str:
-    """'tolerates 1 failure without loss / 1 with writes' (or why writes are impossible)."""
-    loss = f"{th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss"
+    """'tolerates 1 failure', 'tolerates 2 failures, writes 1' (or why writes are impossible)."""
     if th.writes_blocked:
-        return f"tolerates {loss}; acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})"
-    return f"tolerates {loss} / {th.write_tolerance} with writes"
+        return (f"tolerates {th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss; "
+                f"acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})")
+    if th.loss_tolerance == th.write_tolerance == 0:
+        return "tolerates no broker failure: one loss can lose acknowledged data and stop acks=all writes"
+    if th.loss_tolerance == th.write_tolerance:
+        return f"tolerates {tolerance_text(th)} (no data loss, acks=all writes go on)"
+    return (f"tolerates {th.loss_tolerance} broker failure{'s' if th.loss_tolerance != 1 else ''} without data "
+            f"loss, {th.write_tolerance} with acks=all writes going on")
 
 
 def topic_header(th: TopicHealth) -> Text:
@@ -219,7 +231,7 @@ class TopicScreen(DashScreen):
 
     def _cell(self, key: int, col: str) -> str | Text:
         ph = self.detail(key)
-        shared = partition_cell(ph, col)
+        shared = partition_cell(ph, col, self._report.live if self._report is not None else None)
         if shared is not None:
             return shared
         if col == "partition":

@@ -73,8 +73,22 @@ class UncleanScreen(GuidedScreen):
         if not ok:
             self.not_confirmed()
             return
-        second = Text(f"LAST CHANCE: type {LOSE_DATA} to run the unclean election of {plan.name} and accept that "
-                      "its records beyond the candidate's are deleted.", style="bold")
+        self.refresh_then(lambda snapshot, age: self._ask_second(plan, age))
+
+    def _ask_second(self, seen: UncleanPlan, age: str) -> None:
+        """After the refresh: the second (final) confirmation on the plan as the cluster is now."""
+        plan = self.plan
+        if plan is None:  # it got a leader meanwhile, or no replica is alive any more: the body says which
+            self.status(Text("✖ the partition changed since the preview: no unclean election; nothing changed",
+                             style="bold red"), reveal=True)
+            return
+        second = Text()
+        if data_loss_warning(plan) != data_loss_warning(seen):
+            second.append("! the cluster changed since the first confirmation: the warning above is the new one\n",
+                          style="bold yellow")
+        second.append(f"LAST CHANCE: type {LOSE_DATA} to run the unclean election of {plan.name} and accept that "
+                      "its records beyond the candidate's are deleted.\n", style="bold")
+        second.append(age, style="dim")
         self.app.push_screen(ConfirmScreen(None, f"unclean election of {plan.name} (2 of 2)", expected=LOSE_DATA,
                                            what=f"'{LOSE_DATA}'", message=second, button="Elect"),
                              lambda ok: self._second(plan, ok))

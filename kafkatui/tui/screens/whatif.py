@@ -14,6 +14,7 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import TopicImpact, WhatIf, what_if
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.screens.base import DashScreen
+from kafkatui.tui.widgets.marks import MarkedSelectionList
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
 IMPACT_COLUMNS = [
@@ -25,7 +26,7 @@ IMPACT_COLUMNS = [
 ]
 
 
-class BrokerToggles(SelectionList[int]):
+class BrokerToggles(MarkedSelectionList):
     """The broker list; space toggles a broker down (shown in the footer)."""
 
     BINDINGS = [Binding("space", "select", "toggle down")]

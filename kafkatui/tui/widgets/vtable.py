@@ -31,6 +31,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
+from kafkatui.textfilter import FilterTooSlow, select
+
+FILTER_BUDGET_S = 0.25  # a regex filter gets this long on the UI thread per application,
+FILTER_BUDGET_PER_ROW_S = 1e-5  # plus this per row: a plain regex over 100,000 rows takes ~0.5 s here
+
 __all__ = ["Column", "VirtualTable"]
 
 K = TypeVar("K", bound=Hashable)
@@ -156,7 +161,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         Binding("home", "cursor_home", "First row", show=False),
         Binding("end", "cursor_end", "Last row", show=False),
         Binding("enter", "select", "Select", show=False),
-        Binding("s", "cycle_sort", "Sort"),
+        Binding("s", "cycle_sort", "sort", show=False),  # in help; a click on a header sorts too
         Binding("S", "reverse_sort", "Reverse sort", show=False),
     ]
 
@@ -370,7 +375,8 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
     def set_filter(self, text: str) -> str | None:
         """Show rows whose search text contains `text` (case-insensitive); `/.../` is a regex.
 
-        Returns an error message for a bad regex and keeps the previous filter; "" clears it.
+        Returns an error message for a bad regex, or one too slow to finish within its time budget
+        (kafkatui.textfilter), and keeps the previous filter; "" clears it.
         """
         spec: str | re.Pattern[str] | None
         if len(text) >= 2 and text.startswith("/") and text.endswith("/"):
@@ -382,9 +388,13 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             spec = text.lower() or None
         old_key = self.cursor_key
         hint = self._view[self._cursor] if self._view else -1
+        try:
+            view = self._apply(spec, self._order)
+        except FilterTooSlow as exc:
+            return f"regex not used: {exc}"
         self._filter_text = text if spec is not None else ""
         self._filter = spec
-        self._show(self._filtered(self._order), old_key, hint, reset_on_miss=True)
+        self._show(view, old_key, hint, reset_on_miss=True)
         return None
 
     def flash(self, keys: Iterable[K]) -> None:
@@ -407,6 +417,10 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             return False
         self._move_cursor(position)
         return True
+
+    def cursor_to_top(self) -> None:
+        """Cursor on the first shown row, scrolled to the top (the worst row of a worst-first table)."""
+        self._move_cursor(0, top=0)
 
     # -- actions ------------------------------------------------------------------------------
     def action_cursor_up(self) -> None:
@@ -517,7 +531,16 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         return self._search_cache
 
     def _filtered(self, order: Sequence[int]) -> Sequence[int]:
-        spec = self._filter
+        try:
+            return self._apply(self._filter, order)
+        except FilterTooSlow as exc:  # new rows the regex backtracks on: drop it rather than freeze
+            shown = self._filter_text
+            self._filter, self._filter_text = None, ""
+            if self.is_mounted:
+                self.notify(f"filter {shown} cleared: {exc}", severity="warning", timeout=5)
+            return order
+
+    def _apply(self, spec: str | re.Pattern[str] | None, order: Sequence[int]) -> Sequence[int]:
         if spec is None:
             return order
         texts = self._search_texts()
@@ -525,8 +548,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             if isinstance(order, range):
                 return [index for index, text in enumerate(texts) if spec in text]
             return [index for index in order if spec in texts[index]]
-        search = spec.search
-        return [index for index in order if search(texts[index])]
+        return select(spec, texts, order, budget=FILTER_BUDGET_S + FILTER_BUDGET_PER_ROW_S * len(order))
 
     def _resort(self) -> None:
         old_key = self.cursor_key

@@ -1,0 +1,224 @@
+"""What the Kafka clients answered, turned into a snapshot's parts: every topic's partitions read
+into columns in one pass (`_read_partitions`, `_add_elr`), config entries (`_config_values`), the
+outcome of a future, and the broker configs sent early (`_EarlyBrokerConfigs`). Used by
+`kafkatui.kafka.source`, which owns the clients, the timing and the problems.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+import time
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
+
+from kafkatui.kafka.diagnose import _exc_kafka_error, _kafka_error_reason
+from kafkatui.kafka.errors import one_line
+from kafkatui.model.snapshot import (
+    DEFAULT_CONFIG,
+    DYNAMIC_BROKER_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    DYNAMIC_TOPIC_CONFIG,
+    STATIC_BROKER_CONFIG,
+    BrokerInfo,
+    ConfigValue,
+    PartitionExtra,
+    Partitions,
+    ReplicaLog,
+    StateTable,
+    TopicInfo,
+)
+
+MIN_PHASE_SECONDS = 0.5
+"""Time configs and log dirs get even when the metadata used up the timeout."""
+
+POLL_SECONDS = 0.05
+
+_SOURCES = {
+    1: DYNAMIC_TOPIC_CONFIG,
+    2: DYNAMIC_BROKER_CONFIG,
+    3: DYNAMIC_DEFAULT_BROKER_CONFIG,
+    4: STATIC_BROKER_CONFIG,
+    5: DEFAULT_CONFIG,
+}
+
+
+class _EarlyBrokerConfigs:
+    """Broker DescribeConfigs sent as soon as DescribeCluster names the brokers, while the metadata of
+    every topic is still on its way: a request to, and often a first connection with, each broker
+    off the critical path. `run` goes on a pool thread (not DescribeCluster's done-callback: that runs
+    on a librdkafka thread); `take` ends it."""
+
+    def __init__(self, admin: AdminClient, deadline: float) -> None:
+        self.admin = admin
+        self._deadline = deadline
+        self._lock = threading.Lock()
+        self._futures: dict[int, cf.Future[Any]] = {}
+        self._taken = threading.Event()
+
+    def run(self, described: cf.Future[Any]) -> None:
+        while not described.done():
+            if self._taken.wait(POLL_SECONDS / 2) or time.monotonic() >= self._deadline:
+                return
+        if described.cancelled() or described.exception() is not None:
+            return
+        for node in getattr(described.result(), "nodes", None) or ():
+            with self._lock:
+                if self._taken.is_set():
+                    return
+                res = ConfigResource(ResourceType.BROKER, str(node.id))
+                timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
+                self._futures[node.id] = self.admin.describe_configs([res], request_timeout=timeout)[res]
+
+    def take(self, admin: AdminClient | None) -> dict[int, cf.Future[Any]]:
+        """The requests sent so far, if through `admin` (the client that got the metadata); none after."""
+        with self._lock:
+            self._taken.set()
+            return dict(self._futures) if admin is self.admin else {}
+
+
+@dataclass(slots=True)
+class _Details:
+    brokers: tuple[BrokerInfo, ...]
+    topics: dict[str, TopicInfo]
+    broker_configs: dict[int, dict[str, ConfigValue]]
+    log_dirs: dict[tuple[str, int, int], ReplicaLog] | None
+    problems: list[str]
+
+
+def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every partition of `topics` from DescribeTopicPartitions, following the cursor."""
+    out: dict[tuple[str, int], dict[str, Any]] = {}
+    cursor = None
+    while True:
+        page = kadmin.describe_topic_partitions(topics, response_partition_limit=2000, cursor=cursor)
+        for t in page.get("topics") or ():
+            if t.get("error_code"):
+                continue
+            for p in t.get("partitions") or ():
+                out[(t["name"], int(p["partition_index"]))] = p
+        cursor = page.get("next_cursor")
+        if cursor is None:
+            return out
+        if time.monotonic() >= deadline:
+            raise TimeoutError("DescribeTopicPartitions paging ran out of time")
+
+
+def _read_partitions(
+    md: Any, names: Sequence[str], live: frozenset[int], table: StateTable
+) -> tuple[dict[str, Partitions], bool]:
+    """Every topic's partitions from librdkafka's metadata as columns of `table` (one pass, no object
+    per partition), and whether any partition has an out-of-sync replica.
+
+    librdkafka's metadata has no offline replicas: the views derive them from `live` (replicas on
+    brokers absent from the metadata: fenced or dead), plus any DescribeTopicPartitions names.
+    """
+    id_of = table.id_of
+    flat: dict[tuple[int, ...], int] = {}  # (leader, len(replicas), *replicas, *isr) -> state id: one tuple to build
+    out: dict[str, Partitions] = {}
+    used: set[int] = set()
+    for name in names:
+        t = md.topics[name]
+        by_id = t.partitions
+        pids = sorted(by_id)
+        in_order = pids == list(by_id)
+        states = array("i")
+        add = states.append
+        extras: dict[int, PartitionExtra] | None = None
+        for i, p in enumerate(by_id.values() if in_order else [by_id[pid] for pid in pids]):
+            reps = p.replicas
+            key = (p.leader, len(reps), *reps, *p.isrs)
+            sid = flat.get(key)
+            if sid is None:
+                sid = flat[key] = id_of(p.leader, reps, p.isrs)
+            add(sid)
+            if p.error is not None:
+                if extras is None:
+                    extras = {}
+                extras[i] = PartitionExtra(error_code=p.error.code())
+        n = len(pids)
+        ids: Sequence[int] = range(n) if not pids or (pids[0] == 0 and pids[-1] == n - 1) else tuple(pids)
+        out[name] = Partitions(name, ids, states, table, live, extras=extras)
+        used.update(states)
+    known = table.states
+    return out, any(len(known[sid][2]) < len(known[sid][1]) for sid in used)
+
+
+def _add_elr(parts: Mapping[str, Partitions], elr: Mapping[tuple[str, int], Mapping[str, Any]]) -> None:
+    """With an ELR answer every partition's ELR is known: empty, unless DescribeTopicPartitions named it."""
+    for each in parts.values():
+        each.elr_known = True
+    where: dict[str, dict[int, int]] = {}
+    for (topic, pid), dtp in elr.items():
+        found = parts.get(topic)
+        if found is None:
+            continue
+        cols = found
+        if isinstance(cols.ids, range):
+            if pid not in cols.ids:
+                continue
+            i = pid
+        else:
+            pos = where.setdefault(topic, {p: j for j, p in enumerate(cols.ids)})
+            if pid not in pos:
+                continue
+            i = pos[pid]
+        before = cols.extras.get(i)
+        cols.extras[i] = PartitionExtra(
+            error_code=before.error_code if before is not None else 0,
+            leader_epoch=int(dtp.get("leader_epoch", -1)),
+            elr=tuple(dtp.get("eligible_leader_replicas") or ()),
+            last_known_elr=tuple(dtp.get("last_known_elr") or ()),
+            offline_replicas=tuple(dtp.get("offline_replicas") or ()),
+        )
+
+
+def _outcome(fut: cf.Future[Any], budget: float) -> tuple[Any, str | None]:
+    """(result, None) or (None, reason) for a confluent-kafka future."""
+    if not fut.done():
+        return None, f"no answer within {budget:.1f}s"
+    exc = fut.exception()
+    if exc is None:
+        return fut.result(), None
+    err = _exc_kafka_error(exc)
+    if err is not None:
+        return None, _kafka_error_reason(err, budget)
+    return None, one_line(f"{type(exc).__name__}: {exc}", 200)
+
+
+def _config_values(
+    entries: Mapping[str, Any], keys: frozenset[str], seen: dict[tuple[Any, ...], ConfigValue] | None = None
+) -> dict[str, ConfigValue]:
+    """The `keys` among a DescribeConfigs answer; equal values share one ConfigValue (`seen`)."""
+    out: dict[str, ConfigValue] = {}
+    if seen is None:
+        seen = {}
+    for name in [n for n in entries if n in keys]:
+        e = entries[name]
+        key = (name, e.value, e.source, e.is_sensitive, e.is_read_only)
+        cv = seen.get(key)
+        if cv is None:
+            source = getattr(e.source, "value", e.source)
+            cv = seen[key] = ConfigValue(
+                value=None if e.is_sensitive else e.value,
+                source=_SOURCES.get(int(source), "UNKNOWN"),
+                sensitive=bool(e.is_sensitive),
+                read_only=bool(e.is_read_only),
+            )
+        out[name] = cv
+    return out
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _storage(code: int) -> str:
+    return ": KAFKA_STORAGE_ERROR, the disk failed or is offline" if code == 56 else ""

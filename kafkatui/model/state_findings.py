@@ -1,0 +1,272 @@
+"""Findings about what the brokers are doing now: partition classes (offline, under/at minISR,
+under-replicated, non-preferred leader), brokers (missing from ISRs, absent, flapping, shrinks under
+load) and an incomplete snapshot. A mixin over `Context`; `kafkatui.model.findings` combines it."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from kafkatui.model.finding import (
+    EXAMPLES,
+    FLAP_MIN_SHRINKS,
+    Context,
+    Finding,
+    config_text,
+    config_value,
+    election_ctx,
+    human_bytes,
+    ids_text,
+    tally,
+)
+from kafkatui.model.health import Health, TopicHealth
+from kafkatui.model.snapshot import PartitionInfo
+
+
+class StateFindings(Context):
+    """Per-topic class findings and per-broker findings."""
+
+    # -- per-topic class findings
+    def class_findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        for name in sorted(self.r.topics):
+            th = self.r.topics[name]
+            if th.worst == Health.HEALTHY:
+                continue
+            groups: dict[int, list[PartitionInfo]] = defaultdict(list)
+            cls = self.r.class_codes(name)
+            parts = self.s.topics[name].partitions
+            for i, c in enumerate(cls):
+                if c < Health.HEALTHY:
+                    groups[c].append(parts[i])
+            if groups[Health.OFFLINE]:
+                out.append(self.offline(th, groups[Health.OFFLINE]))
+            under = [p for p in groups[Health.UNDER_MIN_ISR] if len(p.replicas) >= th.min_isr]
+            if under:
+                out.append(self.isr_finding("under-min-isr", th, under))
+            # internal topics' lagging partitions are the audit's internal-under-replicated finding
+            at_min = [p for p in groups[Health.AT_MIN_ISR] if len(p.isr) < len(p.replicas) and not th.internal]
+            if at_min:
+                out.append(self.isr_finding("at-min-isr", th, at_min))
+            if groups[Health.UNDER_REPLICATED] and not th.internal:
+                out.append(self.isr_finding("under-replicated", th, groups[Health.UNDER_REPLICATED]))
+            if groups[Health.NON_PREFERRED_LEADER]:
+                out.append(self.non_preferred(th, groups[Health.NON_PREFERRED_LEADER]))
+        return out
+
+    def offline(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
+        live = self.live
+        with_live = [p for p in parts if any(r in live for r in p.replicas)]
+        none_alive = [p for p in parts if p not in with_live]
+        restore = {b for p in parts for b in p.isr if b not in live} or \
+                  {b for p in parts for b in p.replicas if b not in live}
+        has_live = not th.unclean and bool(with_live)
+        el = election_ctx(th.name, [p.partition for p in with_live] or [parts[0].partition], "unclean")
+        ctx = {**self.topic_ctx(th), "count": len(parts), "restore_brokers": ids_text(restore),
+               "replica_brokers": ids_text({b for p in none_alive for b in p.replicas}),
+               "none_alive": ", ".join(f"{p.topic}-{p.partition}" for p in none_alive[:EXAMPLES])
+               + (" ..." if len(none_alive) > EXAMPLES else ""),
+               "has_live_replica": has_live, "no_live_replica": bool(none_alive),
+               "unclean_multi": has_live and el["multi_partition"], "unclean_target": el["election_target"],
+               "unclean_partition": (with_live or parts)[0].partition,
+               "election_file_cmd": el["election_file_cmd"]}
+        ev = [f"{len(parts)} of {th.partitions} partitions have no leader (minISR {th.min_isr}, RF {th.rf})",
+              *self.examples(parts),
+              f"unclean.leader.election.enable={str(th.unclean).lower()} ({th.unclean_source})"]
+        absent = sorted({b for p in parts for b in p.replicas if b not in live})
+        if absent:
+            ev.append(f"replica brokers absent from metadata: {ids_text(absent)}")
+        if with_live:
+            ev.append(f"{len(with_live)} partition(s) still have a live out-of-sync replica")
+        elr = [p for p in parts if p.elr]
+        if elr:
+            ev.append("eligible leader replicas (KIP-966): "
+                      + ", ".join(f"{p.topic}-{p.partition} {list(p.elr or ())}" for p in elr[:EXAMPLES]))
+        return self.make("offline", ctx, evidence=ev, topics=(th.name,),
+                         partitions=[f"{p.topic}-{p.partition}" for p in parts],
+                         brokers=sorted(restore), affected=len(parts))
+
+    def isr_finding(self, fid: str, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
+        missing: Counter[int] = Counter(r for p in parts for r in p.replicas if r not in p.isr)
+        isr_brokers = sorted({b for p in parts for b in p.isr})
+        label = {"under-min-isr": "ISR below minISR", "at-min-isr": "ISR exactly at minISR",
+                 "under-replicated": "ISR smaller than the replica list"}[fid]
+        smallest = min((len(p.isr) for p in parts), default=0)
+        ctx = {**self.topic_ctx(th), "count": len(parts), "missing_brokers": ids_text(missing),
+               "isr_brokers": ids_text(isr_brokers), "leader_alone": th.min_isr <= 1,
+               "not_leader_alone": th.min_isr > 1, "unclean_on": th.unclean,
+               "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
+               # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
+               # the "do not lower" advice would contradict it
+               "config_min_isr": th.min_isr >= th.min_rf >= 3, "hold_min_isr": not th.min_isr >= th.min_rf >= 3,
+               "suggested_min_isr": max(1, th.min_rf - 1),
+               "consequence": ("ISR is the leader alone: one more failure takes them offline" if th.min_isr <= 1
+                               else "one more failure stops acks=all writes")}
+        ev = [f"{len(parts)} of {th.partitions} partitions: {label} (minISR {th.min_isr} from "
+              f"{th.min_isr_source}, RF {th.rf})",
+              *self.examples(parts),
+              f"missing from these ISRs: broker {tally(missing)}"]
+        down = sorted(b for b in missing if b not in self.live)
+        if down:
+            ev.append(f"absent from metadata: broker {ids_text(down)}")
+        ev += self.lag_line(parts)
+        return self.make(fid, ctx, evidence=ev, topics=(th.name,),
+                         partitions=[f"{p.topic}-{p.partition}" for p in parts], brokers=sorted(missing),
+                         affected=len(parts))
+
+    def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
+        shift: Counter[tuple[int, int]] = Counter((p.leader, p.replicas[0]) for p in parts)
+        lines = [f"broker {lead} leads {n} partition(s) preferred by broker {pref}"
+                 for (lead, pref), n in sorted(shift.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
+        ctx = {**self.topic_ctx(th), "count": len(parts), "leader_shift": "; ".join(lines),
+               **election_ctx(th.name, [p.partition for p in parts], "preferred")}
+        ev = [f"{len(parts)} of {th.partitions} partitions led by a broker other than their first replica",
+              *lines,
+              *[f"{p.topic}-{p.partition}: leader {p.leader}, preferred {p.replicas[0]}, ISR {list(p.isr)}"
+                for p in parts[:EXAMPLES]]]
+        led = Counter(p.leader for p in parts)
+        return self.make("non-preferred-leader", ctx, evidence=ev, topics=(th.name,),
+                         partitions=[f"{p.topic}-{p.partition}" for p in parts],
+                         brokers=sorted(set(led) | {p.replicas[0] for p in parts}), affected=len(parts))
+
+    # -- broker findings
+    def broker_findings(self, shrink_counts: dict[int, int] | None) -> list[Finding]:
+        r = self.r
+        flagged = {b for b, bh in r.brokers.items() if bh.up and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)}
+        absent = set(r.counts.brokers_absent)
+        oos: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
+        absent_hits: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
+        for name, th in r.topics.items():
+            if th.worst == Health.HEALTHY:
+                continue
+            cls = r.class_codes(name)
+            parts = self.s.topics[name].partitions
+            for i, c in enumerate(cls):
+                if c > Health.UNDER_REPLICATED:
+                    continue
+                p = parts[i]
+                for b in p.replicas:
+                    if b in absent:
+                        absent_hits[b].append((p, c))
+                    elif c != Health.OFFLINE and b not in p.isr:
+                        oos[b].append((p, c))
+        out: list[Finding] = []
+        for b in sorted(flagged):
+            out.append(self.missing_broker(b, oos[b]))
+        if absent:
+            ids = sorted(absent)
+            path = f"reassign-broker-{ids[0]}.json" if len(ids) == 1 else \
+                f"reassign-brokers-{'-'.join(map(str, ids))}.json"
+            on_absent = [p for t in sorted(self.s.topics) for p in self.s.topics[t].partitions
+                         if not absent.isdisjoint(p.replicas)]
+            plan = self.planner.replace_absent(on_absent, path).ctx()
+            for b in ids:
+                out.append(self.absent_broker(b, absent_hits[b], plan, ids))
+        for b, n in sorted((shrink_counts or {}).items()):
+            if n >= FLAP_MIN_SHRINKS:
+                out.append(self.flapping(b, n))
+        spread = Counter({b: len(v) for b, v in oos.items() if b in self.live and v})
+        if len(spread) >= 2 and not flagged:
+            out.append(self.under_load(spread, {b: oos[b] for b in spread}))
+        return out
+
+    def _broker_evidence(self, b: int) -> list[str]:
+        bh = self.r.brokers[b]
+        where = f"{bh.host}:{bh.port}" + (f", rack {bh.rack}" if bh.rack else "")
+        return [f"broker {b} is listed in metadata ({where}){', controller' if bh.controller else ''}",
+                f"leads {bh.led} partition(s); preferred leader of {bh.preferred}"]
+
+    def missing_broker(self, b: int, hits: list[tuple[PartitionInfo, int]]) -> Finding:
+        bh = self.r.brokers[b]
+        per_topic = Counter(p.topic for p, _ in hits)
+        others = {o: x.out_of_isr_online for o, x in self.r.brokers.items() if o != b and x.up and x.out_of_isr_online}
+        parts = [p for p, _ in hits]
+        ev = self._broker_evidence(b)
+        if bh.missing_from_all_isrs:
+            fid = "broker-missing-from-isrs"
+            ev.append(f"in none of the {bh.hosted_online} ISRs it belongs to")
+        else:
+            fid = "broker-missing-from-most-isrs"
+            ev.append(f"missing from {bh.out_of_isr_online} of the {bh.hosted_online} ISRs it belongs to")
+        ev.append("out of sync in: " + ", ".join(f"{t} ({n})" for t, n in
+                                                  sorted(per_topic.items(), key=lambda kv: (-kv[1], kv[0]))[:8]))
+        ev.append("every other live broker is in all its ISRs" if not others else
+                  f"other live brokers out of ISRs: {tally(Counter(others), 'replica')}")
+        lags = [lag for p in parts if (lag := self.lag_of(p, b)) is not None]
+        if lags:
+            ev.append(f"{human_bytes(sum(lags))} behind in total, worst partition {human_bytes(max(lags))}")
+        classes = Counter(c for _, c in hits)
+        ev.append("its partitions now: " + ", ".join(f"{n} {Health(c).label}" for c, n in sorted(classes.items())))
+        leaders: Counter[int] = Counter(p.leader for p in parts)
+        ctx = {"broker": b, "count": bh.out_of_isr_online, "hosted": bh.hosted_online,
+               "topic_count": len(per_topic),
+               "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b)),
+               "lagging_leaders": tally(leaders), "others_clean": not others}
+        critical = any(c <= Health.UNDER_MIN_ISR for c in classes)
+        return self.make(fid, ctx, evidence=ev, topics=sorted(per_topic),
+                         partitions=[f"{p.topic}-{p.partition}" for p in parts], brokers=(b,),
+                         affected=len(parts), critical=critical)
+
+    def absent_broker(self, b: int, hits: list[tuple[PartitionInfo, int]], plan: dict[str, Any],
+                      absent: list[int]) -> Finding:
+        bh = self.r.brokers[b]
+        all_parts = [p for t in self.s.topics.values() for p in t.partitions if b in p.replicas]
+        topics = sorted({p.topic for p in all_parts})
+        offline = [p for p, c in hits if c == Health.OFFLINE]
+        under = [p for p, c in hits if c == Health.UNDER_MIN_ISR]
+        ctx = {"broker": b, "count": bh.hosted, "topic_count": len(topics), "offline_count": len(offline),
+               "under_count": len(under), **plan, "can_reassign": plan["planned"],
+               "several_absent": len(absent) > 1, "absent_brokers": ids_text(absent)}
+        ev = [f"broker {b} is named in {bh.hosted} replica list(s) of {len(topics)} topic(s) but not listed "
+              f"in metadata ({self.r.counts.brokers_up} of {self.r.counts.brokers_total} brokers up)",
+              f"partitions with a replica on it: {len(offline)} offline, {len(under)} under minISR, "
+              f"{len(hits) - len(offline) - len(under)} otherwise degraded"]
+        if offline:
+            ev.append("offline: " + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
+                      + (" ..." if len(offline) > EXAMPLES else ""))
+        if b == self.s.controller_id:
+            ev.append("metadata still names it as controller")
+        return self.make("broker-absent", ctx, evidence=ev, topics=topics,
+                         partitions=[f"{p.topic}-{p.partition}" for p, _ in hits], brokers=(b,),
+                         affected=bh.hosted, critical=bool(offline or under))
+
+    def flapping(self, b: int, n: int) -> Finding:
+        bh = self.r.brokers.get(b)
+        lag_cfg = self.broker_cfg("replica.lag.time.max.ms", b)
+        ctx = {"broker": b, "shrinks": n, "replica_lag_time_max_ms": config_value("replica.lag.time.max.ms", lag_cfg),
+               "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b))}
+        ev = [f"broker {b} was removed from an ISR {n} times in the observed window"]
+        if bh is not None:
+            ev.append(f"now out of {bh.out_of_isr_online} of the {bh.hosted_online} ISRs it belongs to"
+                      + ("" if bh.up else "; absent from metadata"))
+        ev.append(config_text("replica.lag.time.max.ms", lag_cfg))
+        return self.make("isr-flapping", ctx, evidence=ev, brokers=(b,),
+                         affected=bh.hosted if bh is not None else 0)
+
+    def under_load(self, spread: Counter[int], hits: dict[int, list[tuple[PartitionInfo, int]]]) -> Finding:
+        fetchers = self.broker_cfg("num.replica.fetchers")
+        fetch_max = self.broker_cfg("replica.fetch.max.bytes")
+        try:
+            current = int(config_value("num.replica.fetchers", fetchers))
+        except ValueError:
+            current = 1
+        parts = {(p.topic, p.partition): p for v in hits.values() for p, _ in v}
+        ctx = {"broker_count": len(spread), "spread": tally(spread, "replica"),
+               "num_replica_fetchers": config_value("num.replica.fetchers", fetchers),
+               "replica_fetch_max_bytes": config_value("replica.fetch.max.bytes", fetch_max),
+               "suggested_fetchers": max(2, current * 2)}
+        ev = [f"out-of-sync replicas on {len(spread)} live brokers, none missing from most of its ISRs: "
+              f"{tally(spread, 'replica')}",
+              f"{config_text('num.replica.fetchers', fetchers)}, "
+              f"{config_text('replica.fetch.max.bytes', fetch_max)}",
+              *self.lag_line(parts.values())]
+        return self.make("shrinks-under-load", ctx, evidence=ev, topics=sorted({t for t, _ in parts}),
+                         partitions=[f"{t}-{p}" for t, p in sorted(parts)], brokers=sorted(spread),
+                         affected=len(parts))
+
+    def partial(self) -> list[Finding]:
+        if not (self.s.partial or self.s.problems):
+            return []
+        problems = self.s.problems or ("the source marked the snapshot partial",)
+        return [self.make("partial-snapshot", {"count": len(problems)}, evidence=problems)]
+

@@ -1,0 +1,56 @@
+"""ISR shrinks from recorded history feed the isr-flapping finding in `kafkatui check --history`."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+from kafkatui.check import history_shrinks
+from kafkatui.history.recorder import Recorder
+from kafkatui.history.shrinks import shrink_counts
+from kafkatui.model.findings import findings
+from kafkatui.model.health import assess
+from kafkatui.model.snapshot import ClusterSnapshot
+from tests.model.builders import snap, topic
+
+T0 = 1_764_000_000.0  # 2025-11-24 16:00 UTC
+
+
+def at(isr: list[int], ts: float) -> ClusterSnapshot:
+    s = snap(topic("orders", [(1, [1, 2, 3], isr), (2, [2, 3, 1], isr[::-1] if 2 in isr else isr)],
+                   min_insync_replicas="2"))
+    return dataclasses.replace(s, taken_at=ts)
+
+
+def record_flapping(directory: Path, flaps: int) -> float:
+    """Broker 3 leaves every ISR and comes back `flaps` times, a minute apart; returns the last time."""
+    rec = Recorder(directory)
+    ts = T0
+    rec.record(at([1, 2, 3], ts))
+    for _ in range(flaps):
+        ts += 30
+        rec.record(at([1, 2], ts))
+        ts += 30
+        rec.record(at([1, 2, 3], ts))
+    rec.close(ts)
+    return ts
+
+
+def test_recorded_shrinks_count_one_episode_per_broker_and_time(tmp_path: Path) -> None:
+    now = record_flapping(tmp_path, 4)
+    assert shrink_counts(tmp_path, "test", now) == {3: 4}  # two partitions per shrink: one episode each
+    assert shrink_counts(tmp_path, "test", now, window_s=70) == {3: 1}  # only the last shrink, 30 s before the end
+    assert shrink_counts(tmp_path, "other-cluster", now) is None
+    assert shrink_counts(tmp_path / "missing", "test", now) is None
+
+
+def test_check_with_history_raises_isr_flapping_and_says_what_it_read(tmp_path: Path) -> None:
+    now = record_flapping(tmp_path, 4)
+    s = dataclasses.replace(at([1, 2, 3], now), taken_at=now)
+    counts, note = history_shrinks(argparse.Namespace(history=str(tmp_path)), s)
+    assert counts == {3: 4} and "4 shrink(s) in the last hour" in note
+    (f,) = [f for f in findings(assess(s), s, shrink_counts=counts) if f.id == "isr-flapping"]
+    assert f.brokers == (3,) and "4 ISR shrinks" in f.title
+    counts, note = history_shrinks(argparse.Namespace(history=None), s)
+    assert counts is None and "--history DIR" in note and "dashboard" in note

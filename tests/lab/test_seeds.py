@@ -1,0 +1,62 @@
+"""The seed story on real Kafka (4.1 and 3.9): RF 3 / minISR 2 with acks=all through broker losses.
+
+One broker down: writes go on at min ISR. Two down: acks=all is refused with NOT_ENOUGH_REPLICAS
+(error 19) while acks=1 still works. Brokers back: the ISR is whole again. `kafkatui check --json`
+reports each state with the right classes, headroom and exit code.
+"""
+
+from __future__ import annotations
+
+from kafkatui.lab.cluster import LabCluster
+from tests.lab.support import check_json, create_topic, describe, produce, topic_doc, wait_for
+
+
+def isr_sizes(lab: LabCluster, topic: str) -> list[int]:
+    return [len(p["isr"]) for p in describe(lab, topic)]
+
+
+def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> None:
+    create_topic(lab, "seeds", 3, rf=3, min_isr=2)
+    ok = produce(lab, "seeds", 30, acks="all")
+    assert ok.acked == 30 and not ok.errors
+
+    code, doc = check_json(lab, "--topic", "seeds")
+    t = topic_doc(doc, "seeds")
+    assert code == 0, doc["summary"]
+    assert t["worst"] == "healthy" and t["min_headroom"] == 1
+    assert t["replication_factor"] == 3 and t["min_isr"] == 2
+    assert t["tolerates_failures_with_writes"] == 1 and t["tolerates_failures_without_data_loss"] == 1
+
+    try:
+        lab.crash("3")
+        wait_for("broker 3 out of every ISR", lambda: all(s == 2 for s in isr_sizes(lab, "seeds")), 60)
+        one_down = produce(lab, "seeds", 30, acks="all")
+        assert one_down.acked == 30 and not one_down.errors, "one broker down: acks=all writes must go on"
+        code, doc = check_json(lab, "--topic", "seeds")
+        t = topic_doc(doc, "seeds")
+        assert code == 1, doc["summary"]
+        assert t["worst"] == "at_min_isr" and t["counts"]["at_min_isr"] == 3 and t["min_headroom"] == 0
+        assert doc["summary"]["brokers_absent"] == [3]
+        assert not t["writes_blocked"]
+
+        lab.crash("2")
+        wait_for("ISRs down to broker 1", lambda: all(s <= 1 for s in isr_sizes(lab, "seeds")), 60)
+        refused = produce(lab, "seeds", 10, acks="all")
+        assert refused.acked == 0
+        assert set(refused.errors) == {"NOT_ENOUGH_REPLICAS"}, refused.errors
+        still = produce(lab, "seeds", 10, acks="1")
+        assert still.acked == 10 and not still.errors, "acks=1 writes go on with one copy"
+        code, doc = check_json(lab, "--topic", "seeds")
+        t = topic_doc(doc, "seeds")
+        assert code == 2, doc["summary"]
+        assert t["worst"] == "under_min_isr" and t["counts"]["under_min_isr"] == 3
+        assert t["min_headroom"] == -1 and not t["writes_blocked"]  # blocked by the ISR, not the config
+        assert sorted(doc["summary"]["brokers_absent"]) == [2, 3]
+        assert "under-min-isr" in [f["id"] for f in doc["findings"]]
+    finally:
+        lab.restore("2")
+        lab.restore("3")
+    wait_for("the ISR whole again", lambda: all(s == 3 for s in isr_sizes(lab, "seeds")), 90)
+    code, doc = check_json(lab, "--topic", "seeds")
+    assert code == 0, doc["summary"]
+    assert topic_doc(doc, "seeds")["worst"] in ("healthy", "non_preferred_leader")
