@@ -9,15 +9,20 @@ files through Hadoop's FileSystem (`replay_fs`), and every byte of input is read
   again by Spark's JSON reader with a fixed schema, partition records only; a damaged file's good
   lines and the snapshot records worth expanding come from the cached scan, parsed by ``from_json``.
 - **Broker logs.** A parse stage (one task per log file) runs `logparse.iter_bytes`, the one
-  definition of the line formats, on each file; the per-partition work of
-  `replay_inputs.log_rows` (replica set, min ISR inferred per topic, ISR carried over leader lines,
-  the state before the first change) is DataFrame work over its result.
+  definition of the line formats, on each file: partition events and the controller's fence /
+  unfence lines. The fence lines (a few per broker restart) are collected and broadcast; the
+  partition events are grouped by partition and each group goes through `logparse.derive_offline`
+  with them on an executor (`derive_partition`: OFFLINE when a fenced leader leaves no unfenced ISR
+  member, stale shrinks of a replaced leader dropped), as `logparse.parse_logs` does for all at
+  once. The per-partition work of `replay_inputs.log_rows` (leader, replica set, min ISR inferred
+  per topic, ISR carried over leader lines, the state before the first change) is DataFrame work
+  over its result.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, timedelta, tzinfo
 from pathlib import Path
@@ -31,7 +36,14 @@ from pyspark.sql import types as T
 
 from kafkatui.history import replay_inputs as inp
 from kafkatui.history import schema
-from kafkatui.history.logparse import BrokerLogEvent, ParseReport, iter_bytes
+from kafkatui.history.logparse import (
+    BrokerLogEvent,
+    IsrLogEvent,
+    Kind,
+    ParseReport,
+    derive_offline,
+    iter_bytes,
+)
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
 
 LAST_SEQ = 1 << 62
@@ -61,7 +73,8 @@ SNAP_SCHEMA = _fields(("ts", T.DoubleType()), ("topics", T.MapType(T.StringType(
     ("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))))))
 LOG_EVENT_SCHEMA = _fields(("ts", T.LongType()), ("broker", T.IntegerType()), ("topic", T.StringType()),
                            ("partition", T.IntegerType()), ("kind", T.StringType()), ("old_isr", _IDS),
-                           ("new_isr", _IDS), ("under", T.BooleanType()), ("oos", _IDS), ("seq", T.LongType()))
+                           ("new_isr", _IDS), ("under", T.BooleanType()), ("oos", _IDS), ("seq", T.LongType()),
+                           ("leader", T.IntegerType()))
 EVENT_COLS = ["ts", "topic", "partition", "leader", "isr", "replicas", "rset", "min_isr", "offline", "unknown",
               "seq", "weak"]
 
@@ -224,22 +237,51 @@ def _has_snapshots(h: inp.HourScan) -> bool:
 # -- broker logs ------------------------------------------------------------------------------------
 
 
+LogTuple = tuple[int, int, str, int, Kind, list[int] | None, list[int], bool | None, list[int], int, int | None]
+"""A partition event between the log stages: ts, broker, topic, partition, kind, old_isr, new_isr,
+under, out-of-sync brokers, seq, leader (as `logparse.IsrLogEvent`; None: ``broker`` leads)."""
+DERIVED_SEQ = 0
+"""seq of an ``offline`` event a fence line implies: before the partition's own lines of that instant
+(``derive_offline`` applies a fence before the events of its millisecond); parsed lines are >= 1."""
+
+
 def _parse_task(rank: int, name: str, data: bytes, tz: tzinfo) -> Iterator[tuple[str, Any]]:
-    """Events of one log file (runs on an executor), then its parse report."""
+    """Partition events ("e"), fence / unfence events ("b": ts, broker, kind, seq) of one log file
+    (runs on an executor), then its parse report ("r")."""
     report = ParseReport()
     for n, ev in iter_bytes(data, name, report, tz):
+        seq = (rank << 32) | n
         if isinstance(ev, BrokerLogEvent):
-            continue  # fence / unfence lines: not used by this stage yet
-        yield "e", (ev.ts_ms, ev.broker, ev.topic, ev.partition, ev.kind,
-                    list(ev.old_isr) if ev.old_isr is not None else None, list(ev.new_isr), ev.under_min_isr,
-                    [b for b, _, _ in ev.out_of_sync], (rank << 32) | n)
+            yield "b", (ev.ts_ms, ev.broker, ev.kind, seq)
+        else:
+            yield "e", _log_tuple(ev, seq)
     yield "r", asdict(report)
+
+
+def _log_tuple(ev: IsrLogEvent, seq: int) -> LogTuple:
+    return (ev.ts_ms, ev.broker, ev.topic, ev.partition, ev.kind,
+            list(ev.old_isr) if ev.old_isr is not None else None, list(ev.new_isr), ev.under_min_isr,
+            [b for b, _, _ in ev.out_of_sync], seq, ev.leader)
+
+
+def derive_partition(rows: Iterable[LogTuple], fences: list[BrokerLogEvent]) -> list[LogTuple]:
+    """One partition's events through `logparse.derive_offline` (runs on an executor, per partition,
+    with every fence / unfence event of the logs, time-sorted): the ``offline`` events the fences imply
+    added, parsed ``offline`` events given the ISR known then, stale shrinks / expands dropped. A
+    partition's outcome depends only on its own events and the fences, so this equals deriving over
+    all partitions at once, as `logparse.parse_logs` does."""
+    events = sorted((IsrLogEvent(t[0], t[1], t[2], t[3], t[4], None if t[5] is None else tuple(t[5]), tuple(t[6]),
+                                 under_min_isr=t[7], out_of_sync=tuple((b, None, None) for b in t[8]),
+                                 source=str(t[9]), leader=t[10]) for t in rows),
+                    key=lambda e: (e.ts_ms, int(e.source)))
+    return [_log_tuple(ev, int(ev.source) if ev.source.isdigit() else DERIVED_SEQ)
+            for ev in derive_offline(events, fences)]
 
 
 def _merge(reports: list[dict[str, Any]]) -> ParseReport:
     out = ParseReport()
     for r in reports:
-        for k in ("files", "lines", "events", "unparsed", "skipped"):
+        for k in ("files", "lines", "events", "unparsed", "skipped", "broker_events"):
             setattr(out, k, getattr(out, k) + r[k])
         out.problems.extend(r["problems"])
         out.unparsed_examples.extend(r["unparsed_examples"][:max(0, 5 - len(out.unparsed_examples))])
@@ -272,7 +314,8 @@ def log_files(fs: HadoopFs, patterns: list[str]) -> tuple[list[FileInfo], list[s
 
 
 def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
-    """Broker-log event rows, as `replay_inputs.log_rows` makes them, computed by Spark."""
+    """Broker-log event rows, as `replay_inputs.log_rows` makes them from `logparse.parse_logs`'s
+    events, computed by Spark."""
     out = LogSide()
     if not cfg.broker_logs:
         return out
@@ -290,7 +333,12 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
     out.cached.append(parsed)
     out.report = _merge(parsed.filter(lambda x: x[0] == "r").map(lambda x: x[1]).collect())
     out.report.problems[:0] = problems
-    ev = spark.createDataFrame(parsed.filter(lambda x: x[0] == "e").map(lambda x: x[1]), LOG_EVENT_SCHEMA)
+    fences = sc.broadcast([BrokerLogEvent(ts, broker, kind) for ts, broker, kind, _ in sorted(
+        parsed.filter(lambda x: x[0] == "b").map(lambda x: x[1]).collect(), key=lambda b: (b[0], b[3]))])
+    out.cached.append(fences)
+    derived = (parsed.filter(lambda x: x[0] == "e").map(lambda x: ((x[1][2], x[1][3]), x[1])).groupByKey()
+               .flatMap(lambda kv: derive_partition(kv[1], fences.value)))
+    ev = spark.createDataFrame(derived, LOG_EVENT_SCHEMA)
     key = ["topic", "partition"]
     everyone = F.concat(F.array("broker"), "new_isr", F.coalesce("old_isr", F.array().cast(_IDS)),
                         F.coalesce("oos", F.array().cast(_IDS)))
@@ -311,8 +359,8 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
             .select((F.least("ts", F.lit(cfg.day_start)) - 1).alias("ts"), *key, F.col("broker").alias("leader"),
                     F.col("old_isr").alias("isr"), "rset", "min_isr", F.lit(-1).cast("long").alias("seq"),
                     F.lit(True).alias("weak")))
-    strong = (rows.filter(F.col("ts") < cfg.day_end)
-              .select("ts", *key, F.col("broker").alias("leader"), "isr", "rset", "min_isr", "seq",
+    strong = (rows.filter(F.col("ts") < cfg.day_end)  # leader -1: offline; an unclean line names the new one
+              .select("ts", *key, F.coalesce("leader", "broker").alias("leader"), "isr", "rset", "min_isr", "seq",
                       F.lit(False).alias("weak")))
     logged = weak.unionByName(strong).persist(StorageLevel.MEMORY_AND_DISK)
     out.cached.append(logged)
