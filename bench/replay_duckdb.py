@@ -3,7 +3,8 @@
 `anchor(history, day, out)` reads the day's recorder files with a fixed schema, builds the same
 partition states (the last record of an instant wins, equal consecutive states merged, ISR
 removals / additions against the state before), class intervals, the per-minute timeline,
-incidents (gaps and islands, first broker out in the 60 s before, peaks), broker shrinks / expands
+incidents (gaps and islands, peaks; first broker out: the earliest ISR removal or lost leader of
+the incident's partitions in the episode that led to it, as `replay_job._first_out`), broker shrinks / expands
 / flapping, the top partitions, and writes intervals (Parquet) and partition frames (gzip JSON
 Lines) as the job does, so the two do comparable work. Snapshot records are expanded like the
 job's (the day's first; hourly ones repeat what the change records said). No carry-in from the
@@ -68,7 +69,9 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
       FROM cls WINDOW w AS (PARTITION BY topic, partition ORDER BY ts, _day, _orig, seq))
     SELECT topic, partition, ts, leader, isr, replicas, min_isr, class,
            CASE WHEN prev_isr IS NOT NULL THEN list_filter(prev_isr, lambda b: NOT list_contains(isr, b)) END AS removed,
-           CASE WHEN prev_isr IS NOT NULL THEN list_filter(isr, lambda b: NOT list_contains(prev_isr, b)) END AS added
+           CASE WHEN prev_isr IS NOT NULL THEN list_filter(isr, lambda b: NOT list_contains(prev_isr, b)) END AS added,
+           CASE WHEN prev_isr IS NOT NULL AND leader < 0 AND prev.leader >= 0 THEN prev.leader END AS lost,
+           leader < 0 OR len(isr) < len(replicas) AS short
     FROM lagged WHERE prev IS DISTINCT FROM struct_pack(leader, isr, replicas, min_isr, class)""")
     con.execute(f"""
     CREATE TEMP TABLE iv AS
@@ -107,9 +110,19 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
               FROM (SELECT id, class, start_ms AS t, 1 AS d FROM g UNION ALL SELECT id, class, end_ms, -1 FROM g)),
     peaks AS (SELECT id, max(n) FILTER (class = 'UNDER_MIN_ISR') AS pu, max(n) FILTER (class = 'OFFLINE') AS po
               FROM sweep GROUP BY id),
-    rem AS (SELECT ts, unnest(removed) AS broker FROM st WHERE len(removed) > 0),
-    firsts AS (SELECT h.id, min(struct_pack(ts := r.ts, broker := r.broker)) AS fo FROM heads h JOIN rem r
-               ON r.ts BETWEEN h.s - {LOOKBACK_MS} AND h.s GROUP BY h.id)
+    runs AS (SELECT topic, partition, ts AS ep_start FROM (
+               SELECT topic, partition, ts, short, lag(short) OVER (PARTITION BY topic, partition ORDER BY ts) AS ps
+               FROM st) WHERE short AND NOT coalesce(ps, false)),
+    badp AS (SELECT g.id, g.topic, g.partition, min(g.start_ms) AS bad_start, any_value(h.s) AS inc_start
+             FROM g JOIN heads h USING (id) GROUP BY g.id, g.topic, g.partition),
+    lo AS (SELECT b.id, b.topic, b.partition, b.inc_start, coalesce(max(r.ep_start), b.inc_start - {LOOKBACK_MS}) AS lo
+           FROM badp b LEFT JOIN runs r ON r.topic = b.topic AND r.partition = b.partition
+           WHERE r.ep_start IS NULL OR r.ep_start <= b.bad_start GROUP BY b.id, b.topic, b.partition, b.inc_start),
+    outs AS (SELECT topic, partition, ts, unnest(list_distinct(list_concat(coalesce(removed, []),
+                    CASE WHEN lost IS NOT NULL THEN [lost] ELSE [] END))) AS broker
+             FROM st WHERE len(coalesce(removed, [])) > 0 OR lost IS NOT NULL),
+    firsts AS (SELECT l.id, min(struct_pack(ts := o.ts, broker := o.broker)) AS fo FROM lo l JOIN outs o
+               ON o.topic = l.topic AND o.partition = l.partition AND o.ts BETWEEN l.lo AND l.inc_start GROUP BY l.id)
     SELECT h.s, h.e, fi.fo.broker, fi.fo.ts, h.topics, h.parts, coalesce(p.pu, 0), coalesce(p.po, 0)
     FROM heads h LEFT JOIN firsts fi USING (id) LEFT JOIN peaks p USING (id) ORDER BY h.id""").fetchall()
     brokers = con.execute(f"""
