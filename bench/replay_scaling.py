@@ -48,25 +48,30 @@ def main() -> None:
     # a copy outside /tmp, where the workers can see it (they get an empty /tmp of their own)
     shutil.copytree(history / DAY, shared / "history" / DAY)
     history = shared / "history"
-    results = []
-    for master in ("local[1]", "local[2]"):
-        load = os.getloadavg()[0]
-        wall, stages = run(master, history, shared / master.replace("[", "").replace("]", ""), env)
-        results.append((master, wall, load, stages))
-    if can_unshare():
-        cluster = Cluster(shared, workers=2, cores=1, memory="3g")
-        try:
-            cluster.start()
+    try:
+        for master in ("local[1]", "local[2]"):
             load = os.getloadavg()[0]
-            wall, stages = run(cluster.url, history, shared / "cluster", env)
-            results.append(("2 workers x 1 core", wall, load, stages))
-        finally:
-            cluster.stop()
-    shutil.rmtree(shared, ignore_errors=True)
-    for master, wall, load, stages in results:
-        print(f"{master:>20}: {wall:6.1f} s wall (load average {load:.1f} at the start)")
-        for line in stages:
-            print(f"{'':>22}{line.strip()}")
+            show(master, *run(master, history, shared / master.replace("[", "").replace("]", ""), env), load)
+        if can_unshare():
+            cluster = Cluster(shared, workers=2, cores=1, memory="3g")
+            try:
+                cluster.start()
+                load = os.getloadavg()[0]
+                # the cluster's env: its spark-defaults.conf turns off host-local shuffle reads, which
+                # workers with private /tmp's cannot do (FetchFailedException without it)
+                show("2 workers x 1 core", *run(cluster.url, history, shared / "cluster", dict(cluster.env, **env)), load)
+            finally:
+                cluster.stop()
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def show(master: str, wall: float, stages: list[str], load: float) -> None:
+    """One run's figures, printed as soon as it ends."""
+    print(f"{master:>20}: {wall:6.1f} s wall (load average {load:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end)", flush=True)
+    for line in stages:
+        print(f"{'':>22}{line.strip()}", flush=True)
 
 
 if __name__ == "__main__":
