@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit soak bench tools clean
+.PHONY: demo test lint typecheck unit soak test-hdfs bench tools clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkatui needs Python 3.11 or newer")'
@@ -32,6 +32,10 @@ test: $(STAMP) tools lint
 
 soak: $(STAMP)
 	$(PY) -m pytest -q -ra -m soak tests
+
+# the replay job on hdfs:// (a MiniDFSCluster from Hadoop's jars; mvn fetches them once)
+test-hdfs: $(STAMP)
+	$(PY) -m pytest -q -ra -m hdfs tests/history/test_replay_hdfs.py
 
 bench: $(STAMP) tools
 	$(PY) bench/run.py

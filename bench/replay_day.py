@@ -6,7 +6,9 @@ Generates (once, cached under $TMPDIR/kafkatui-bench-replay) a recorder-format d
 are written directly (f-strings, gzip level 1), not through the simulator.
 
 Then, in one run: the replay job in local mode (wall time including Spark start-up, in a child
-process so the JVM starts from cold) and a single-process plain-Python baseline that reads the same
+process so the JVM starts from cold), the DuckDB anchor (`replay_duckdb.py`, the tool a user with one
+machine would pick: the same outputs, checked against the job's, wall time and ratio; needs the
+``bench`` extra) and a single-process plain-Python baseline that reads the same
 files with `kafkatui.history.recorder.read_events` and computes the same aggregation (class
 intervals, per-minute timeline, incidents with first broker out, broker shrinks/expands, top
 partitions). Prints events/s of both, the ratio, and whether their results agree.
@@ -233,7 +235,34 @@ def baseline(history: Path) -> dict[str, Any]:
             "top": [[t, p, ms / 1000] for (t, p), ms in top]}
 
 
-def main() -> dict[str, float]:
+def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) -> dict[str, float]:
+    """The DuckDB anchor on the same files (wall time, in this process), and whether it agrees with the job."""
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        print("duckdb is not installed (pip install -e '.[bench]'): no DuckDB anchor")
+        return {}
+    from replay_duckdb import anchor, job_view
+
+    from kafkatui.history.replay_files import FrameStats, frame_files, frame_lines
+
+    t = time.perf_counter()
+    got = anchor(history, DAY, D0, out)
+    wall = time.perf_counter() - t
+    frames = sum(1 for _ in frame_lines(frame_files(job_out, "partitions"), FrameStats()))
+    job = job_view(summary, frames)
+    diff = [k for k in job if job[k] != got[k]]
+    for k in diff:
+        print(f"DuckDB and the job differ on {k}: job {str(job[k])[:300]} / duckdb {str(got[k])[:300]}")
+    return {"duckdb_wall_s": wall, "duckdb_agrees": float(not diff)}
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """``--duckdb-only``: the job and the DuckDB anchor (the headline ratio), without the plain-Python
+    baseline and the full Replay-screen load (about two minutes more)."""
+    args = sys.argv[1:] if argv is None else argv
+    quick = "--duckdb-only" in args
+    print(f"load average {os.getloadavg()[0]:.1f} at the start")
     root = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay"))
     history = root / "history"
     marker = root / f"done-{EVENTS}"
@@ -254,10 +283,19 @@ def main() -> dict[str, float]:
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr)
         raise SystemExit(f"replay job failed ({proc.returncode})")
+    summary = json.loads((out / "summary.json").read_text())
+    duck = _duckdb(history, root / "duckdb-out", summary, out)
+    if quick:
+        res = {"events": float(events), "spark_wall_s": spark_s, **duck,
+               "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+               "incidents": float(len(summary["incidents"])), "load_avg_end": os.getloadavg()[0]}
+        for k, v in res.items():
+            print(f"{k:>24}: {v:,.2f}")
+        print("job stages:\n" + "\n".join(ln for ln in proc.stdout.splitlines() if "/4]" in ln))
+        return res
     t = time.perf_counter()
     base = baseline(history)
     base_s = time.perf_counter() - t
-    summary = json.loads((out / "summary.json").read_text())
     agree = (len(summary["incidents"]) == base["incidents"]
              and [i["first_broker_out"] for i in summary["incidents"][:50]] == base["first_out"]
              and [m["under_min_isr"] for m in summary["timeline"]] == base["under_min_per_minute"]
@@ -268,7 +306,9 @@ def main() -> dict[str, float]:
     t = time.perf_counter()
     loaded = ReplayData.load(out)  # what `kafkatui --replay OUT` reads before the screen opens
     load_s = time.perf_counter() - t
-    res = {"events": float(events), "files_mb": size / 1e6, "spark_wall_s": spark_s, "baseline_s": base_s,
+    res = {"events": float(events), "files_mb": size / 1e6, "spark_wall_s": spark_s, **duck,
+           "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+           "baseline_s": base_s,
            "replay_screen_load_s": load_s, "replay_screen_frames": float(loaded.frames),
            "spark_events_per_s": events / spark_s, "baseline_events_per_s": events / base_s,
            "spark_speedup": base_s / spark_s, "incidents": float(len(summary["incidents"])), "agree": float(agree)}

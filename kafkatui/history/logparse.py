@@ -348,14 +348,48 @@ def expand_paths(patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[s
     return sorted(found)
 
 
+def _lines_of(raw: io.BufferedIOBase) -> Iterator[str]:
+    """Text lines of a plain or gzip stream, one at a time (gzip by magic bytes)."""
+    gz = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
+    for b in stream:
+        yield b.decode("utf-8", errors="replace")
+
+
 def _open_lines(path: Path) -> Iterator[str]:
     """Text lines of a plain or gzip file, one at a time (gzip by magic bytes)."""
     with open(path, "rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
-        stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
-        for b in stream:
-            yield b.decode("utf-8", errors="replace")
+        yield from _lines_of(raw)
+
+
+def _iter_lines(lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo
+                ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+    """(line number, partition or broker event) of one file's lines, in file order: the one line loop
+    every reader shares. Counts go to `report`; damage is a problem, never raised."""
+    report.files += 1
+    n = 0
+    try:
+        for n, line in enumerate(lines, 1):  # noqa: B007  # n is read after the loop
+            report.lines += 1
+            src = f"{name}:{n}"
+            ev = parse_line(line, src, tz)
+            if ev is not None:
+                report.events += 1
+                yield n, ev
+            elif (be := parse_broker_line(line, src, tz)) is not None:
+                report.broker_events += 1
+                yield n, be
+            elif looks_like_isr_line(line):
+                report.unparsed += 1
+                if len(report.unparsed_examples) < MAX_EXAMPLES:
+                    report.unparsed_examples.append(f"{src}: {line.strip()[:300]}")
+            else:
+                report.skipped += 1
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        report.problems.append(f"{name}: damaged or truncated gzip after line {n} ({exc}); kept what was read")
+    except OSError as exc:
+        report.problems.append(f"{name}: cannot read ({exc.strerror or exc})")
 
 
 def iter_file(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator[IsrLogEvent]:
@@ -369,29 +403,19 @@ def iter_file(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator[Isr
 
 def iter_file_all(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator[IsrLogEvent | BrokerLogEvent]:
     """Partition and broker events of one file in file order (see `iter_file`)."""
-    report.files += 1
-    n = 0
-    try:
-        for n, line in enumerate(_open_lines(path), 1):  # noqa: B007  # n is read after the loop
-            report.lines += 1
-            src = f"{path}:{n}"
-            ev = parse_line(line, src, tz)
-            if ev is not None:
-                report.events += 1
-                yield ev
-            elif (be := parse_broker_line(line, src, tz)) is not None:
-                report.broker_events += 1
-                yield be
-            elif looks_like_isr_line(line):
-                report.unparsed += 1
-                if len(report.unparsed_examples) < MAX_EXAMPLES:
-                    report.unparsed_examples.append(f"{src}: {line.strip()[:300]}")
-            else:
-                report.skipped += 1
-    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-        report.problems.append(f"{path}: damaged or truncated gzip after line {n} ({exc}); kept what was read")
-    except OSError as exc:
-        report.problems.append(f"{path}: cannot read ({exc.strerror or exc})")
+    for _, ev in _iter_lines(_open_lines(path), str(path), report, tz):
+        yield ev
+
+
+def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC
+               ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+    """(line number, partition or broker event) of one file's content (plain or gzip), as
+    `iter_file_all` reads a file.
+
+    The replay job's Spark stage calls this on executors with each log file's bytes, so every line
+    form defined here reaches the job unchanged.
+    """
+    yield from _iter_lines(_lines_of(io.BytesIO(data)), name, report, tz)
 
 
 def derive_offline(events: list[IsrLogEvent], brokers: list[BrokerLogEvent],

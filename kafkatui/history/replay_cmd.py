@@ -86,7 +86,7 @@ def report(console: Console, result: ReplayResult) -> None:
         return
     console.print(incident_table(s, width=console.width))
     if len(s["incidents"]) > 15:
-        console.print(f"... and {len(s['incidents']) - 15} more in {out / 'summary.json'}")
+        console.print(f"... and {len(s['incidents']) - 15} more in {out}/summary.json")
 
 
 def run(ns: argparse.Namespace, console: Console | None = None) -> int:
@@ -100,7 +100,9 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
     except ReplayError as exc:
         _err(str(exc))
         return exc.exit_code
-    log = cfg.out / "spark.log"
+    from kafkatui.history.replay_job import spark_error_line, spark_log_path
+
+    log = spark_log_path(cfg)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
     try:
@@ -122,7 +124,8 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
         _err("interrupted")
         return 130
     except Exception as exc:  # Spark / Java failures arrive as Py4J errors: one line, the log has the rest
-        _err(f"the replay job failed: {_one_line(exc)} (Spark's log: {log})")
+        where = f" (Spark's log: {log})" if log.exists() else ""
+        _err(f"the replay job failed: {spark_error_line(exc)}{where}")
         return EXIT_FAILED
     report(console, result)
     return 0

@@ -255,8 +255,19 @@ def _decode(lines: list[bytes], stats: FrameStats) -> Iterator[Any]:
         yield value
 
 
-def frame_files(directory: Path, kind: str) -> list[Path]:
+def frame_files(directory: Path, kind: str, hour: int | None = None) -> list[Path]:
+    """The part files of ``frames/KIND``: directly in it (older outputs) and in its ``hour=H`` folders
+    (all of them, or only hour `hour`'s)."""
     folder = directory / "frames" / kind
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.name.startswith("part-") and p.name.endswith(".json.gz"))
+    dirs = [folder / f"hour={hour}"] if hour is not None else [folder, *sorted(
+        (p for p in folder.iterdir() if p.name.startswith("hour=") and p.is_dir()),
+        key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 99)]
+    return [p for d in dirs if d.is_dir()
+            for p in sorted(d.iterdir()) if p.name.startswith("part-") and p.name.endswith(".json.gz")]
+
+
+def has_hours(directory: Path) -> bool:
+    """True when OUT's frames are laid out per hour, with each hour's starting state (``frames/at_hour``)."""
+    return (directory / "frames" / "at_hour").is_dir()

@@ -12,13 +12,14 @@ Broker logs: parsed with `kafkatui.history.logparse` into event rows (see `log_r
 
 from __future__ import annotations
 
-import gzip
 import json
+import math
 import os
+import re
+import tempfile
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -62,6 +63,8 @@ def carry_files(history: Path, day: date) -> list[Path]:
 
 
 _FAST = b'{"v":1,"type":"'
+# a recorder-layout partition line whose ts is not a number (or missing): garbled, not an event
+_BAD_PART_TS = re.compile(rb'\n\{"v":1,"type":"partition",(?!"ts":-?[0-9])')
 _META_TYPES = (b"broker", b"snapshot", b"gap")
 
 
@@ -76,13 +79,34 @@ class FileScan:
     snapshots: list[bytes] = field(default_factory=list)  # the snapshot lines Spark must expand, in order
 
 
-def _meta(rec: dict[str, Any]) -> dict[str, Any]:
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _meta(rec: dict[str, Any]) -> dict[str, Any] | None:
+    """The fields of a broker / snapshot / gap record the job needs; None when they are not of the
+    recorder's types (a hand-edited ``"ts": "yesterday"``, a missing ``ts``): counted as garbled."""
+    kind = rec.get("type")
+    if not _number(rec.get("ts")) or abs(rec["ts"]) > 1e13:
+        return None
     out = {k: rec.get(k) for k in ("type", "broker", "op", "from", "to", "reason")}
     out["ts_ms"] = round(float(rec["ts"]) * 1000)
-    listed = (rec.get("brokers") or []) if rec.get("type") == "snapshot" else None
-    out["ids"] = [b[0] for b in listed] if listed is not None else None
-    out["racks"] = {b[0]: b[3] if len(b) > 3 else None for b in listed} if listed is not None else None
-    out["rack"] = rec.get("rack")
+    if kind == "broker" and (type(out["broker"]) is not int or out["op"] not in ("up", "down")):
+        return None
+    if kind == "gap" and not (_number(out["from"]) and _number(out["to"])):
+        return None
+    if not isinstance(out["reason"], (str, type(None))):
+        out["reason"] = str(out["reason"])
+    rack = rec.get("rack")
+    out["rack"] = rack if isinstance(rack, (str, type(None))) else str(rack)
+    listed = rec.get("brokers") if kind == "snapshot" else None
+    if listed is not None:
+        if not isinstance(listed, list) or not all(isinstance(b, list) and b and type(b[0]) is int for b in listed):
+            return None
+        out["ids"] = [b[0] for b in listed]
+        out["racks"] = {b[0]: (b[3] if isinstance(b[3], str) else None) if len(b) > 3 else None for b in listed}
+    else:
+        out["ids"] = out["racks"] = None
     return out
 
 
@@ -129,11 +153,20 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
                 scan.garbled += 1
             elif rec["v"] > schema.SCHEMA_VERSION:
                 scan.newer += 1
+            elif rec.get("type") in ("broker", "snapshot", "gap"):
+                m = _meta(rec)
+                if m is None:
+                    scan.garbled += 1
+                    continue
+                scan.events += rec.get("type") == "broker"
+                found.append((at, m, bytes(line) if rec.get("type") == "snapshot" else None))
+            elif rec.get("type") == "partition" and not _number(rec.get("ts")):
+                scan.garbled += 1
             else:
-                scan.events += rec.get("type") in ("partition", "broker")
-                if rec.get("type") in ("broker", "snapshot", "gap"):
-                    found.append((at, _meta(rec), bytes(line) if rec.get("type") == "snapshot" else None))
-    scan.events += data.count(_FAST + b'partition"')
+                scan.events += rec.get("type") == "partition"
+    bad = len(_BAD_PART_TS.findall(data)) + (1 if _BAD_PART_TS.match(b"\n" + data[:64]) else 0)
+    scan.garbled += bad
+    scan.events += data.count(_FAST + b'partition"') - bad
     for kind in _META_TYPES:
         needle = _FAST + kind + b'"'
         pos = data.find(needle)
@@ -141,10 +174,13 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
             end = data.find(b"\n", pos)
             if pos == 0 or data[pos - 1:pos] == b"\n":
                 line = data[pos:end]
-                scan.events += kind == b"broker"
                 rec = _snapshot_head(line) if kind == b"snapshot" else decode_line(line)
-                if rec is not None:
-                    found.append((pos, _meta(rec), line if kind == b"snapshot" else None))
+                m = _meta(rec) if rec is not None else None
+                if m is None:
+                    scan.garbled += 1
+                else:
+                    scan.events += kind == b"broker"
+                    found.append((pos, m, line if kind == b"snapshot" else None))
             pos = data.find(needle, end)
     found.sort(key=lambda x: x[0])
     for _, m, snapshot in found:
@@ -154,13 +190,17 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
 
 
 def scan_file(path: Path, pick: SnapshotPick | None = None) -> FileScan | None:
-    """Decompress every gzip member (zlib releases the GIL) and scan its lines; None when damaged."""
-    pick = pick or SnapshotPick(all=True)
+    """`scan_bytes` of a local file; None when it cannot be read or is damaged."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = path.read_bytes()
     except OSError:
         return None
+    return scan_bytes(data, pick)
+
+
+def scan_bytes(data: bytes, pick: SnapshotPick | None = None) -> FileScan | None:
+    """Decompress every gzip member and scan its lines; None when empty or damaged."""
+    pick = pick or SnapshotPick(all=True)
     if not data:
         return None
     scan = FileScan()
@@ -190,71 +230,53 @@ def scan_file(path: Path, pick: SnapshotPick | None = None) -> FileScan | None:
 
 
 @dataclass(slots=True)
-class RecordingInputs:
-    """What Spark reads for the recordings, and what the check found."""
+class HourScan:
+    """What one hour file holds, as the replay job's scan stage returns it (small, but `snapshots`
+    and `lines` stay on the executors: Spark reads them from the scan's cached result)."""
 
-    day_paths: list[str] = field(default_factory=list)
-    carry_paths: list[str] = field(default_factory=list)
-    repaired: list[str] = field(default_factory=list)
-    stats: ReadStats = field(default_factory=ReadStats)
-    events: int = 0  # partition and broker records of the day
-    meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot and gap records, in file order
-    snapshots: str | None = None  # JSON Lines file of the snapshot records to expand (SnapshotPick)
-
-    @property
-    def paths(self) -> list[str]:
-        return self.carry_paths + self.day_paths
+    rank: int  # the file's place in the day's order (carry file first)
+    damaged: bool = False
+    events: int = 0
+    garbled: int = 0
+    newer: int = 0
+    torn: int = 0
+    meta: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: list[bytes] = field(default_factory=list)  # snapshot lines to expand, file order
+    lines: list[bytes] = field(default_factory=list)  # a damaged file's readable lines (re-encoded)
 
 
-def prepare_recordings(history: Path, day: date, work: Path) -> RecordingInputs:
-    """Check and scan every file of the day (and the carry file) on two threads; a damaged file is
-    read with the recorder's reader and its good lines go to a repaired copy in `work`. The snapshot
-    records Spark must expand go to ``work/snapshots.jsonl``: the carry file's, the day's first, and
-    those written at a recorder start or after a gap (every one of a damaged file)."""
-    out = RecordingInputs()
-    groups = [(carry_files(history, day), out.carry_paths, False), (hour_files(history, day), out.day_paths, True)]
-    todo = [(path, dest, in_day) for files, dest, in_day in groups for path in files]
-    picks = [SnapshotPick(all=not in_day) for _, _, in_day in todo]
-    first_day = next((i for i, (_, _, in_day) in enumerate(todo) if in_day), None)
-    if first_day is not None:
-        picks[first_day].first = True
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        scans = list(pool.map(scan_file, (p for p, _, _ in todo), picks))
-    snapshot_lines: list[bytes] = []
-    for (path, dest, in_day), scan in zip(todo, scans, strict=True):
-        if scan is not None:
-            dest.append(str(path))
-            out.stats.garbled += scan.garbled
-            out.stats.future_version += scan.newer
-            out.events += scan.events if in_day else 0
-            out.meta.extend(scan.meta)
-            snapshot_lines.extend(scan.snapshots)
+def scan_task(rank: int, data: bytes, pick_all: bool, pick_first: bool) -> HourScan:
+    """Scan one hour file's bytes (runs on an executor). A damaged file (a recorder killed mid-write)
+    is read with the recorder's own reader, which keeps every complete line of every gzip member and
+    counts the torn one; its good lines are returned for Spark to parse, all of its snapshots kept."""
+    pick = SnapshotPick(all=pick_all, first=pick_first)
+    scan = scan_bytes(data, pick)
+    if scan is not None:
+        return HourScan(rank, False, scan.events, scan.garbled, scan.newer, 0, scan.meta, scan.snapshots)
+    out = HourScan(rank, damaged=True)
+    stats = ReadStats()
+    with tempfile.NamedTemporaryFile(prefix="kafkatui-scan-", suffix=schema.FILE_SUFFIX) as tmp:
+        tmp.write(data)
+        tmp.flush()
+        records = list(read_file(Path(tmp.name), stats))
+    out.torn, out.garbled, out.newer = stats.torn, stats.garbled, stats.future_version
+    for r in records:
+        kind = r.get("type")
+        if kind in ("broker", "snapshot", "gap"):
+            m = _meta(r)
+            if m is None:
+                out.garbled += 1
+                continue
+            out.meta.append(m)
+        elif kind == "partition" and not _number(r.get("ts")):
+            out.garbled += 1
             continue
-        copy = work / "repaired" / path.parent.name / path.name
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        stats = ReadStats()
-        records = list(read_file(path, stats))
-        lines = [json.dumps(r, separators=(",", ":")) for r in records]
-        copy.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode() if lines else b"", mtime=0))
-        out.stats.torn += stats.torn
-        out.stats.garbled += stats.garbled
-        out.stats.future_version += stats.future_version
-        out.events += sum(r.get("type") in ("partition", "broker") for r in records) if in_day else 0
-        out.meta.extend(_meta(r) for r in records if r.get("type") in ("broker", "snapshot", "gap"))
-        snapshot_lines.extend(line.encode() for r, line in zip(records, lines, strict=True)
-                              if r.get("type") == "snapshot")
-        out.repaired.append(str(path))
-        dest.append(str(copy))
-    out.stats.files = len(todo)
-    for seq, m in enumerate(out.meta):
-        m["seq"] = seq
-    if snapshot_lines:
-        target = work / "snapshots.jsonl"
-        work.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb") as f:
-            for line in snapshot_lines:
-                f.write(line.rstrip(b"\r\n") + b"\n")
-        out.snapshots = str(target)
+        line = json.dumps(r, separators=(",", ":")).encode()
+        out.events += kind in ("partition", "broker")
+        if kind == "snapshot":
+            out.snapshots.append(line)
+        else:
+            out.lines.append(line)
     return out
 
 

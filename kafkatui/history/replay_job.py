@@ -1,18 +1,17 @@
 """The PySpark replay job: a day of ISR history -> timeline, intervals, incidents, brokers, frames.
 
-Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or standalone on any
-Spark cluster (paths must be visible to the driver and the executors, e.g. a shared mount)::
+Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or on any Spark cluster with
+spark-submit (recipes: docs/replay-cluster.md); inputs and ``--out`` are paths or Hadoop URIs::
 
     cd kafkatui-checkout && zip -qr /tmp/kafkatui.zip kafkatui
     spark-submit --py-files /tmp/kafkatui.zip kafkatui/history/replay_job.py \\
-        --day 2026-11-20 --history /var/lib/kafkatui/history --out /data/replay/2026-11-20
+        --day 2026-11-20 --history hdfs:///kafkatui/history --out hdfs:///kafkatui/replay/2026-11-20
 
 Only pyspark and the Python standard library are needed besides the zipped ``kafkatui`` package.
 
-Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...):
-recordings (partition records, snapshot records expanded to every partition, broker up/down,
-gaps) read by Spark's JSON reader with an explicit schema, and broker-log events parsed on the
-driver (`kafkatui.history.replay_inputs.log_rows`). Events before midnight collapse into one
+Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...) in Spark
+stages (`kafkatui.history.replay_read`): recordings (partition records, snapshot records expanded to
+every partition, broker up/down, gaps) and broker-log events. Events before midnight collapse into one
 state per partition at 00:00 (carried from the previous day); a recorder gap inserts an UNKNOWN
 state for every partition from the gap's start until the next real state (the after-gap
 snapshot). Everything else is DataFrame work with window functions over (topic, partition):
@@ -48,260 +47,77 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, date, tzinfo
+from dataclasses import dataclass
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from kafkatui.history import replay_inputs as inp
-from kafkatui.history.logparse import ParseReport, expand_paths, parse_logs
+from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
+from kafkatui.history.replay_read import (
+    _IDS,
+    EXIT_FAILED,
+    EXIT_NO_INPUT,
+    EXIT_UNWRITABLE,
+    LAST_SEQ,
+    Inputs,
+    ReplayConfig,
+    ReplayError,
+    describe_inputs,
+    read_inputs,
+)
+
+__all__ = ["EXIT_FAILED", "EXIT_NO_INPUT", "EXIT_NO_JAVA", "EXIT_UNWRITABLE", "ReplayConfig", "ReplayError",
+           "ReplayResult", "replay", "run_job"]
 
 SUMMARY_SCHEMA = "kafkatui.replay/1"
 CLASSES = ["OFFLINE", "UNDER_MIN_ISR", "AT_MIN_ISR", "UNDER_REPLICATED", "NON_PREFERRED_LEADER", "HEALTHY"]
 COUNTED = CLASSES[:5]  # classes the timeline counts (NON_PREFERRED_LEADER only for "worst")
 UNKNOWN = "UNKNOWN"
 MINUTE_MS = 60_000
+HOUR_MS = 3_600_000
 LOOKBACK_MS = 60_000
 FLAP_MS = 300_000
 TOP_N = 20
 STAGES = ("read inputs", "build intervals", "aggregate", "write")
-LAST_SEQ = 1 << 62
 KEY = ("topic", "partition")  # how states and intervals are partitioned
-
-EXIT_NO_INPUT = 3
 EXIT_NO_JAVA = 20
-EXIT_FAILED = 21
 
-BrokerFrame = tuple[int, int, bool, str | None]  # ts_ms, broker, up, rack (last known)
 Progress = Callable[[int, str], None]  # (stage index 0..3, or 4 when done; detail)
 
-_IDS = T.ArrayType(T.IntegerType())
+
+def tuning(parallelism: int) -> dict[str, str]:
+    """The SQL settings the job runs with, whoever made the session (kafkatui replay, spark-submit):
+    adaptive execution sizes the shuffles from the cluster's cores (initially 4 per core, coalesced)."""
+    return {
+        "spark.sql.adaptive.enabled": "true",
+        "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        "spark.sql.shuffle.partitions": str(max(8, 4 * parallelism)),
+        "spark.sql.session.timeZone": "UTC",
+        # building compressed cache batches cost more than the window work they save (measured)
+        "spark.sql.inMemoryColumnarStorage.compressed": "false",
+        "spark.sql.sources.partitionOverwriteMode": "static",
+    }
 
 
-def _fields(*pairs: tuple[str, T.DataType]) -> T.StructType:
-    return T.StructType([T.StructField(name, kind) for name, kind in pairs])
-
-
-# partition records only: the JSON reader converts just these fields and skips the rest of a line
-PART_SCHEMA = _fields(("v", T.LongType()), ("type", T.StringType()), ("ts", T.DoubleType()),
-                      ("topic", T.StringType()), ("partition", T.IntegerType()), ("leader", T.IntegerType()),
-                      ("replicas", _IDS), ("isr", _IDS), ("min_isr", T.IntegerType()), ("class", T.StringType()),
-                      ("_corrupt_record", T.StringType()))
-# the snapshot records the driver picked (replay_inputs.SnapshotPick)
-SNAP_SCHEMA = _fields(("ts", T.DoubleType()), ("topics", T.MapType(T.StringType(), _fields(
-    ("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))))))
-SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
-# broker-log event rows (replay_inputs.LogRow)
-EVENT_SCHEMA = _fields(("ts", T.LongType()), ("topic", T.StringType()), ("partition", T.IntegerType()),
-                       ("leader", T.IntegerType()), ("isr", _IDS), ("rset", _IDS), ("min_isr", T.IntegerType()),
-                       ("seq", T.LongType()), ("weak", T.BooleanType()))
-_EVENT_COLS = ["ts", "topic", "partition", "leader", "isr", "replicas", "rset", "min_isr", "offline", "unknown",
-               "seq", "weak"]
-
-
-class ReplayError(Exception):
-    """The replay cannot run or failed; one line, with an exit code."""
-
-    def __init__(self, message: str, exit_code: int = EXIT_FAILED) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-@dataclass(slots=True)
-class ReplayConfig:
-    """One replay: which day, from which inputs, to which directory."""
-
-    day: date
-    out: Path
-    history: Path | None = None
-    broker_logs: list[str] = field(default_factory=list)
-    min_isr: int | None = None
-    tz: tzinfo = UTC
-
-    @property
-    def day_start(self) -> int:
-        return inp.day_start_ms(self.day)
-
-    @property
-    def day_end(self) -> int:
-        return self.day_start + inp.DAY_MS
+def tune(spark: SparkSession) -> None:
+    for key, value in tuning(spark.sparkContext.defaultParallelism).items():
+        spark.conf.set(key, value)
 
 
 def _noop(stage: int, detail: str) -> None:
     return None
-
-
-# -- inputs -----------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Inputs:
-    """The unified event table and what the driver collected beside it."""
-
-    events: DataFrame
-    gaps: list[dict[str, Any]]
-    broker_frames: list[BrokerFrame]
-    counts: dict[str, Any]
-    mixed: bool = False  # both recordings and broker logs
-
-
-def _recordings(spark: SparkSession, cfg: ReplayConfig, rec_in: inp.RecordingInputs
-                ) -> tuple[DataFrame | None, list[Any], list[Any], dict[str, int]]:
-    """Recording event rows (lazy), broker rows and gap rows, counts.
-
-    The driver's scan (`replay_inputs.prepare_recordings`) already counted the records, picked out
-    the few broker / snapshot / gap records and wrote the snapshot records worth expanding to a
-    small file, so Spark reads the hour files once, for partition records only, with a narrow
-    schema (no cache: caching the parsed records costs more than parsing them). A snapshot record
-    is every partition it lists; it is "the state after every record before it", so its rows sort
-    after the partition records of the same instant (then in file order).
-    """
-    counts = {"events": rec_in.events, "torn_lines": rec_in.stats.torn + rec_in.stats.garbled,
-              "newer_schema_records": rec_in.stats.future_version}
-    if not rec_in.paths:
-        return None, [], [], counts
-    raw = (spark.read.schema(PART_SCHEMA).option("mode", "PERMISSIVE")
-           .option("columnNameOfCorruptRecord", "_corrupt_record").json(rec_in.paths))
-    valid = (F.col("v").isNotNull() & (F.col("v") <= 1) & F.col("_corrupt_record").isNull()
-             & (F.col("type") == "partition"))
-    leader = F.col("leader")
-    events = raw.filter(valid).select(
-        F.round(F.col("ts") * 1000).cast("long").alias("ts"), "topic", "partition", "leader", "isr", "replicas",
-        "min_isr", ((F.col("class") == "OFFLINE") & (leader >= 0)).alias("offline"),
-        F.monotonically_increasing_id().alias("seq"))
-    if rec_in.snapshots:
-        snaps = (spark.read.schema(SNAP_SCHEMA).json(rec_in.snapshots)
-                 .withColumn("_n", F.monotonically_increasing_id())
-                 .select(F.round(F.col("ts") * 1000).cast("long").alias("ts"), (F.lit(SNAP_SEQ) + F.col("_n")).alias("seq"),
-                         F.explode("topics").alias("topic", "t"))
-                 .select("ts", "seq", "topic", F.col("t.min_isr").alias("min_isr"),
-                         F.explode("t.partitions").alias("p")))
-        p = F.col("p")
-        snap_leader = p[1].cast("int")
-        events = events.unionByName(snaps.select(
-            "ts", "topic", p[0].cast("int").alias("partition"), snap_leader.alias("leader"),
-            F.from_json(p[4], _IDS).alias("isr"), F.from_json(p[3], _IDS).alias("replicas"), "min_isr",
-            ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"), "seq"))
-    events = (events.withColumn("rset", F.lit(None).cast(_IDS))
-              .withColumn("unknown", F.lit(False))
-              .withColumn("weak", F.lit(False)))
-    brokers = [m for m in rec_in.meta if m["type"] in ("broker", "snapshot")]
-    gaps = [m for m in rec_in.meta if m["type"] == "gap"]
-    return events.select(*_EVENT_COLS), brokers, gaps, counts
-
-
-def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) -> list[BrokerFrame]:
-    """Broker up/down (and rack) changes of the day, each known broker's state at its first appearance.
-
-    Recordings: snapshot records list the live brokers with their racks, broker records say up/down
-    (and the rack of a broker coming up); a broker keeps its last known rack while down. Brokers only
-    seen in broker logs are shown up at 00:00 with no rack (the logs say nothing about either).
-    """
-    state: dict[int, tuple[bool, str | None]] = {}
-    frames: list[BrokerFrame] = []
-    started = False
-
-    def put(ts: int, broker: int, up: bool, rack: str | None) -> None:
-        if state.get(broker) != (up, rack):
-            state[broker] = (up, rack)
-            if started:
-                frames.append((ts, broker, up, rack))
-
-    def rack_of(broker: int) -> str | None:
-        return state[broker][1] if broker in state else None
-
-    for r in sorted(rows, key=lambda r: (r["ts_ms"], r["seq"])):
-        ts = r["ts_ms"]
-        if ts >= cfg.day_end:
-            break
-        if ts >= cfg.day_start and not started:
-            started = True
-            frames.extend((cfg.day_start, b, up, rack) for b, (up, rack) in sorted(state.items()))
-        if r["type"] == "snapshot":
-            ids, racks = set(r["ids"] or ()), r.get("racks") or {}
-            for b in sorted(ids | set(state)):
-                put(ts, b, b in ids, racks.get(b, rack_of(b)))
-        elif r["broker"] is not None:
-            up = r["op"] == "up"
-            put(ts, r["broker"], up, r.get("rack") if up else rack_of(r["broker"]))
-    if not started:
-        frames.extend((cfg.day_start, b, up, rack) for b, (up, rack) in sorted(state.items()))
-    frames.extend((cfg.day_start, b, True, None) for b in sorted(log_brokers - set(state)))
-    return frames
-
-
-@dataclass(slots=True)
-class Prepared:
-    """The driver's share of reading: checked recording files and parsed broker logs."""
-
-    recordings: inp.RecordingInputs
-    logs: inp.LogInputs
-    report: ParseReport | None
-    work: Path
-
-
-def prepare(cfg: ReplayConfig) -> Prepared:
-    """Check the recordings' gzip files and parse the broker logs (no Spark); ReplayError 3 when the day is empty.
-
-    Runs while the JVM starts (see `replay`). The caller removes ``work`` (repaired copies).
-    """
-    work = Path(tempfile.mkdtemp(prefix="kafkatui-replay-"))
-    rec_in = inp.prepare_recordings(cfg.history, cfg.day, work) if cfg.history else inp.RecordingInputs()
-    log_events, report = parse_logs(cfg.broker_logs, cfg.tz) if cfg.broker_logs else ([], None)
-    logs = inp.log_rows(log_events, cfg.day_start, cfg.min_isr)
-    if not rec_in.day_paths and logs.events_in_day == 0:
-        shutil.rmtree(work, ignore_errors=True)
-        raise ReplayError(f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
-                          f"{inp.describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
-    return Prepared(rec_in, logs, report, work)
-
-
-def read_inputs(spark: SparkSession, cfg: ReplayConfig, prep: Prepared) -> tuple[Inputs, dict[str, Any]]:
-    """The unified event table (lazy), gaps, broker frames and input counts."""
-    rec_in, logs, report = prep.recordings, prep.logs, prep.report
-    rec_events, broker_rows, gap_rows, counts = _recordings(spark, cfg, rec_in)
-    counts["events"] += logs.events_in_day
-    counts["unparsed_log_lines"] = report.unparsed if report else 0
-    parts: list[DataFrame] = [] if rec_events is None else [rec_events]
-    if logs.rows:
-        ldf = (spark.createDataFrame(logs.rows, EVENT_SCHEMA)
-               .withColumn("replicas", F.lit(None).cast(_IDS))
-               .withColumn("offline", F.lit(False)).withColumn("unknown", F.lit(False)))
-        parts.append(ldf.select(*_EVENT_COLS))
-    events = parts[0]
-    for more in parts[1:]:
-        events = events.unionByName(more)
-    gaps = []
-    for g in gap_rows:
-        start, end = round(g["from"] * 1000), round(g["to"] * 1000)
-        if start < cfg.day_end and end > cfg.day_start:
-            gaps.append({"start_ms": max(start, cfg.day_start), "end_ms": min(end, cfg.day_end),
-                         "reason": g["reason"] or ""})
-    gaps.sort(key=lambda g: (g["start_ms"], g["end_ms"]))
-    meta = {
-        "history": str(cfg.history) if cfg.history else None,
-        "broker_logs": [str(p) for p in expand_paths(cfg.broker_logs)] if cfg.broker_logs else [],
-        "events": counts["events"],
-        "torn_lines": counts["torn_lines"],
-        "unparsed_log_lines": counts["unparsed_log_lines"],
-        "newer_schema_records": counts["newer_schema_records"],
-    }
-    if report and report.problems:
-        meta["log_problems"] = report.problems[:20]
-    frames = _broker_frames(broker_rows, logs.brokers, cfg)
-    return Inputs(events, gaps, frames, counts, mixed=len(parts) > 1), meta
 
 
 # -- states and intervals ---------------------------------------------------------------------------
@@ -428,21 +244,40 @@ def timeline(intervals: DataFrame, cfg: ReplayConfig, gaps: list[dict[str, Any]]
     return out
 
 
+def _merge_islands(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching [start, end] windows merged (input: each hour's islands)."""
+    out: list[list[int]] = []
+    for start, end in sorted(pieces):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
 def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
-    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out."""
-    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE"))
-    w = Window.orderBy("start_ms", "end_ms")
+    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out.
+
+    Gaps and islands in two steps so no step runs in one task: the islands of each hour (by start,
+    a window partitioned by the hour), merged across hours on the driver (a few per incident), then
+    every bad interval tagged with its incident (the number of incident starts at or before its own).
+    """
+    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE")) \
+        .withColumn("_h", F.floor(F.col("start_ms") / HOUR_MS))
+    w = Window.partitionBy("_h").orderBy("start_ms", "end_ms")
     prev_end = F.max("end_ms").over(w.rowsBetween(Window.unboundedPreceding, -1))
-    tagged = (bad.withColumn("_new", F.coalesce((F.col("start_ms") > prev_end).cast("int"), F.lit(1)))
-              .withColumn("id", F.sum("_new").over(w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
-              .drop("_new").persist())
+    pieces = (bad.withColumn("_new", F.coalesce((F.col("start_ms") > prev_end).cast("int"), F.lit(1)))
+              .withColumn("_i", F.sum("_new").over(w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+              .groupBy("_h", "_i").agg(F.min("start_ms").alias("s"), F.max("end_ms").alias("e")).collect())
+    merged = _merge_islands([(r["s"], r["e"]) for r in pieces])
+    if not merged:
+        return []
+    starts = F.array(*[F.lit(a).cast("long") for a, _ in merged])
+    tagged = bad.withColumn("id", F.size(F.filter(starts, lambda x: x <= F.col("start_ms"))).cast("long")).persist()
     heads = (tagged.groupBy("id").agg(
         F.min("start_ms").alias("start_ms"), F.max("end_ms").alias("end_ms"),
         F.countDistinct("topic", "partition").alias("partitions"),
         F.array_sort(F.collect_set("topic")).alias("topics")).orderBy("id").collect())
-    if not heads:
-        tagged.unpersist()
-        return []
     sweep = (tagged.select("id", "class", F.col("start_ms").alias("t"), F.lit(1).alias("d"))
              .unionByName(tagged.select("id", "class", F.col("end_ms").alias("t"), F.lit(-1).alias("d"))))
     ws = Window.partitionBy("id", "class").orderBy("t", "d").rowsBetween(Window.unboundedPreceding, Window.currentRow)
@@ -537,23 +372,72 @@ def top_partitions(intervals: DataFrame) -> list[dict[str, Any]]:
 class ReplayResult:
     """What the job produced: the summary document and where it went."""
 
-    out: Path
+    out: Path | str
     summary: dict[str, Any]
     seconds: float
 
 
-def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop,
-            prepared: Prepared | None = None) -> ReplayResult:
-    """Run the replay on `spark` and write every output under ``cfg.out``."""
-    t0 = time.perf_counter()
-    if prepared is None:
-        progress(0, "checking recordings, parsing broker logs")
-    prep = prepared or prepare(cfg)
-    persisted: list[DataFrame] = []
+def claim_local_output(out: Path) -> None:
+    """Make `out` ours before Spark starts: a new or empty directory, or one a replay wrote before
+    (its marker or summary.json); ReplayError (exit 17) for a file, a foreign non-empty directory
+    (its files are never deleted) or a directory that cannot be written."""
     try:
-        cfg.out.mkdir(parents=True, exist_ok=True)
-        progress(0, "reading recordings")
-        inputs, meta = read_inputs(spark, cfg, prep)
+        if out.exists() and not out.is_dir():
+            raise ReplayError(f"--out {out}: exists and is not a directory", EXIT_UNWRITABLE)
+        names = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+        _check_owned(str(out), names)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / MARKER).write_text("written by kafkatui replay; its subdirectories are replaced on every run\n")
+    except OSError as exc:
+        raise ReplayError(f"--out {out}: cannot write there ({exc.strerror or exc})", EXIT_UNWRITABLE) from None
+
+
+def _check_owned(shown: str, names: list[str]) -> None:
+    if names and MARKER not in names and "summary.json" not in names:
+        listed = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        raise ReplayError(f"--out {shown}: not empty and not a replay directory ({listed}); give a new or "
+                          f"empty directory (nothing in it was changed)", EXIT_UNWRITABLE)
+
+
+def claim_output(fs: HadoopFs, cfg: ReplayConfig) -> None:
+    """`claim_local_output` for any Hadoop filesystem (through the driver's FileSystem)."""
+    shown, uri = os.fspath(cfg.out), cfg.out_uri
+    try:
+        if fs.exists(uri) and not fs.is_dir(uri):
+            raise ReplayError(f"--out {shown}: exists and is not a directory", EXIT_UNWRITABLE)
+        _check_owned(shown, fs.children(uri))
+        fs.mkdirs(uri)
+        fs.write_bytes(join(uri, MARKER), b"written by kafkatui replay; its subdirectories are replaced on every run\n")
+    except ReplayError:
+        raise
+    except Exception as exc:  # py4j / Hadoop: permission denied, unknown scheme, unreachable namenode
+        raise ReplayError(f"--out {shown}: cannot write there ({spark_error_line(exc)})", EXIT_UNWRITABLE) from None
+
+
+def check_inputs(fs: HadoopFs, cfg: ReplayConfig) -> None:
+    """The history directory exists and its filesystem answers (exit 3 with the cause otherwise)."""
+    uri = cfg.history_uri
+    if uri is None:
+        return
+    try:
+        ok = fs.is_dir(uri)
+    except Exception as exc:
+        raise ReplayError(f"--history {cfg.history}: {spark_error_line(exc)}", EXIT_NO_INPUT) from None
+    if not ok:
+        raise ReplayError(f"--history {cfg.history}: no such directory", EXIT_NO_INPUT)
+
+
+def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) -> ReplayResult:
+    """Run the replay on `spark` and write every output under ``cfg.out`` (a path or a Hadoop URI)."""
+    t0 = time.perf_counter()
+    tune(spark)
+    fs = HadoopFs(spark)
+    check_inputs(fs, cfg)
+    claim_output(fs, cfg)
+    progress(0, "scanning recordings, parsing broker logs")
+    inputs, meta = read_inputs(spark, fs, cfg)
+    persisted: list[Any] = list(inputs.cached)
+    try:
         progress(1, f"{meta['events']:,} events")
         st = states(inputs, cfg).persist()
         persisted.append(st)
@@ -577,51 +461,116 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop,
         summary = {"schema": SUMMARY_SCHEMA, "day": cfg.day.isoformat(), "day_start_ms": cfg.day_start,
                    "inputs": meta, "gaps": inputs.gaps, "timeline": tl, "incidents": inc, "brokers": br,
                    "top_partitions": top}
-        _write_summary(spark, cfg, inputs, summary)
+        _write_summary(spark, fs, cfg, inputs, summary)
     finally:
         for df in persisted:
             df.unpersist()
-        shutil.rmtree(prep.work, ignore_errors=True)
     progress(4, "done")
     return ReplayResult(cfg.out, summary, time.perf_counter() - t0)
 
 
 def _write_tables(cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
-    """intervals/ (Parquet) and frames/partitions/ (gzip JSON Lines, fastest zlib level: 25% larger,
-    40% less time)."""
-    out = str(cfg.out)
-    iv.write.mode("overwrite").parquet(f"{out}/intervals")
-    (st.filter(~F.col("unknown"))
-     .select(F.col("ts").alias("ts_ms"), "topic", "partition", "leader", "isr", "replicas", "min_isr", "class")
-     .write.mode("overwrite").option("compression", "gzip").option("zlib.compress.level", "BEST_SPEED")
-     .option("ignoreNullFields", "false").json(f"{out}/frames/partitions"))
+    """intervals/ (Parquet), and the frames (gzip JSON Lines, fastest zlib level: 25% larger, 40% less
+    time) in one folder per hour of the day, so the Replay screen can open on one hour at once:
+    ``frames/partitions/hour=H/`` the partition states that begin in hour H, ``frames/at_hour/hour=H/``
+    each partition's state in force at H:00 (its last frame before; none for hour 0)."""
+    out = cfg.out_uri
+    iv.write.mode("overwrite").parquet(join(out, "intervals"))
+    d0 = cfg.day_start
+    frames = (st.filter(~F.col("unknown"))
+              .select(F.col("ts").alias("ts_ms"), "topic", "partition", "leader", "isr", "replicas", "min_isr",
+                      "class"))
+    hour = F.floor((F.col("ts_ms") - d0) / HOUR_MS).cast("int")
+    w = Window.partitionBy(*KEY).orderBy("ts_ms")  # st's own partitioning: no new shuffle
+    # the hours H (1..23) whose start the frame is in force at: ts < H:00 <= the next frame's ts
+    nxt = F.coalesce(F.lead("ts_ms").over(w), F.lit(cfg.day_end).cast("long"))
+    spans = (frames.withColumn("_h1", hour + 1)
+             .withColumn("_h2", F.least(F.floor((nxt - d0) / HOUR_MS).cast("int"), F.lit(23)))
+             .filter(F.col("_h1") <= F.col("_h2")))
+    at_hour = spans.select("*", F.explode(F.sequence("_h1", "_h2")).alias("hour")).drop("_h1", "_h2")
+
+    def write(df: DataFrame, name: str) -> None:
+        (df.write.mode("overwrite").partitionBy("hour").option("compression", "gzip")
+         .option("zlib.compress.level", "BEST_SPEED").option("ignoreNullFields", "false")
+         .json(join(out, "frames", name)))
+
+    write(frames.withColumn("hour", hour), "partitions")
+    write(at_hour, "at_hour")
 
 
-def _write_summary(spark: SparkSession, cfg: ReplayConfig, inputs: Inputs, summary: dict[str, Any]) -> None:
-    """The small tables, broker frames and summary.json (last: its presence means the replay is whole)."""
-    out = str(cfg.out)
-    spark.createDataFrame(summary["timeline"], "minute int, offline int, under_min_isr int, at_min_isr int, "
-                          "under_replicated int, worst string, gap boolean") \
-        .coalesce(1).write.mode("overwrite").parquet(f"{out}/timeline")
-    spark.createDataFrame(summary["brokers"], "broker int, shrinks long, expands long, flapping_score double") \
-        .coalesce(1).write.mode("overwrite").parquet(f"{out}/brokers")
-    spark.createDataFrame(summary["incidents"], "id int, start_ms long, end_ms long, duration_s double, "
-                          "first_broker_out int, first_out_ms long, topics array<string>, partitions long, "
-                          "peak_under_min_isr long, peak_offline long") \
-        .coalesce(1).write.mode("overwrite").parquet(f"{out}/incidents")
-    spark.createDataFrame(summary["top_partitions"], "topic string, partition int, under_min_isr_s double, "
-                          "intervals long") \
-        .coalesce(1).write.mode("overwrite").parquet(f"{out}/top_partitions")
-    spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(1) \
-        .write.mode("overwrite").option("compression", "gzip").json(f"{out}/frames/brokers")
-    tmp = cfg.out / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=1) + "\n")
-    tmp.replace(cfg.out / "summary.json")
+def _write_summary(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig, inputs: Inputs,
+                   summary: dict[str, Any]) -> None:
+    """The small tables and broker frames (side by side), then summary.json (last: its presence means
+    the replay is whole), written through Hadoop's FileSystem."""
+    out = cfg.out_uri
+    small = [
+        (summary["timeline"], "minute int, offline int, under_min_isr int, at_min_isr int, "
+                              "under_replicated int, worst string, gap boolean", "timeline"),
+        (summary["brokers"], "broker int, shrinks long, expands long, flapping_score double", "brokers"),
+        (summary["incidents"], "id int, start_ms long, end_ms long, duration_s double, first_broker_out int, "
+                               "first_out_ms long, topics array<string>, partitions long, "
+                               "peak_under_min_isr long, peak_offline long", "incidents"),
+        (summary["top_partitions"], "topic string, partition int, under_min_isr_s double, intervals long",
+         "top_partitions"),
+    ]
+
+    def parquet(rows: list[Any], ddl: str, name: str) -> None:
+        spark.createDataFrame(rows, ddl).coalesce(1).write.mode("overwrite").parquet(join(out, name))
+
+    def broker_frames() -> None:
+        spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(1) \
+            .write.mode("overwrite").option("compression", "gzip").json(join(out, "frames", "brokers"))
+
+    with ThreadPoolExecutor(max_workers=5, thread_name_prefix="replay-write") as pool:
+        done = [pool.submit(parquet, *t) for t in small] + [pool.submit(broker_frames)]
+        for f in done:
+            f.result()
+    fs.write_bytes(join(out, "summary.json"), (json.dumps(summary, indent=1) + "\n").encode())
+
+
+def spark_error_line(exc: BaseException) -> str:
+    """One line naming the cause of a Spark / Hadoop failure: the innermost Java exception of a py4j
+    error, the last line of a Python worker's traceback, else the first line of the message."""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            root = java
+            for _ in range(20):
+                cause = root.getCause()
+                if cause is None:
+                    break
+                root = cause
+            message = str(root.getMessage() or "").strip().splitlines()
+            name = str(root.getClass().getSimpleName())
+            python = _python_cause(message)
+            return python or (f"{name}: {message[0][:300]}" if message else name)
+        except Exception:  # the JVM is gone: fall back to the text
+            pass
+    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+    return _python_cause(lines) or (lines[0].strip()[:300] if lines else type(exc).__name__)
+
+
+def _python_cause(lines: list[str]) -> str | None:
+    if not any("Traceback (most recent call last)" in ln for ln in lines):
+        return None
+    for ln in reversed(lines):
+        head = ln.strip().split(":", 1)[0]
+        if head and head.replace(".", "").isidentifier() and (head.endswith("Error") or head.endswith("Exception")):
+            return ln.strip()[:300]
+    return None
+
+
+def spark_log_path(cfg: ReplayConfig) -> Path:
+    """Where a local JVM's own output goes: OUT/spark.log for a local --out, else a temp file."""
+    local = local_path(cfg.out)
+    if local is not None:
+        return local / "spark.log"
+    return Path(tempfile.gettempdir()) / f"kafkatui-replay-{cfg.day.isoformat()}-{os.getpid()}-spark.log"
 
 
 def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _noop,
            on_session: Callable[[SparkSession], None] | None = None) -> ReplayResult:
-    """Start Spark (in a thread) while the driver checks and parses the inputs, then run the job.
+    """Start Spark (in a thread) while the driver checks what it can without it, then run the job.
 
     Raises ReplayError, NoJavaError (before anything starts) and whatever Spark raises; the
     session is stopped at the end unless it was there before (spark-submit).
@@ -631,33 +580,33 @@ def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _n
     if find_java() is None and not under_spark_submit() and SparkSession.getActiveSession() is None:
         raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
                           "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
-    if not cfg.broker_logs and (cfg.history is None or not inp.hour_files(cfg.history, cfg.day)):
+    hist = local_path(cfg.history) if cfg.history is not None else None
+    if not cfg.broker_logs and hist is not None and not inp.hour_files(hist, cfg.day):
         raise ReplayError(f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
-                          f"{inp.describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
+                          f"{describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
+    out = local_path(cfg.out)
+    if out is not None:
+        claim_local_output(out)
     owned = SparkSession.getActiveSession() is None and not under_spark_submit()
     box: dict[str, Any] = {}
 
     def start() -> None:
         try:
-            box["spark"] = spark_session(master, log_path=cfg.out / "spark.log")
+            box["spark"] = spark_session(master, log_path=spark_log_path(cfg))
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
-    cfg.out.mkdir(parents=True, exist_ok=True)
     starter = threading.Thread(target=start, name="spark-start", daemon=True)
     starter.start()
     try:
-        progress(0, "starting Spark; checking recordings, parsing broker logs")
-        try:
-            prep = prepare(cfg)
-        finally:
-            starter.join()
+        progress(0, "starting Spark")
+        starter.join()
         if "error" in box:
             raise box["error"]
         spark: SparkSession = box["spark"]
         if on_session is not None:
             on_session(spark)
-        return run_job(spark, cfg, progress, prep)
+        return run_job(spark, cfg, progress)
     finally:
         if owned and box.get("spark") is not None:
             box["spark"].stop()
@@ -677,12 +626,14 @@ def parse_tz(name: str) -> tzinfo:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The job's arguments (shared by `kafkatui replay` and spark-submit)."""
     p.add_argument("--day", required=True, help="the UTC day to replay, YYYY-MM-DD")
-    p.add_argument("--history", type=Path, default=None, help="recordings directory (kafkatui record --dir)")
+    p.add_argument("--history", default=None, help="recordings directory (kafkatui record --dir): a path or a "
+                   "Hadoop URI (file://, hdfs://, s3a://)")
     p.add_argument("--broker-logs", action="append", default=[], metavar="GLOB",
                    help="broker server.log / state-change.log and KRaft controller.log files (glob; rotated and .gz "
                         "too); repeatable")
     p.add_argument("--master", default=None, help="Spark master (default local[2]; ignored under spark-submit)")
-    p.add_argument("--out", type=Path, default=None, help="output directory (default ./replay-DAY)")
+    p.add_argument("--out", default=None, help="output directory, a path or a Hadoop URI (default ./replay-DAY); "
+                   "must be new, empty or an earlier replay's")
     p.add_argument("--min-isr", type=int, default=None, help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR")
     p.add_argument("--tz", default="UTC", help="time zone of the broker log timestamps (default UTC)")
 
@@ -698,10 +649,15 @@ def config_from(ns: argparse.Namespace) -> ReplayConfig:
         raise ReplayError("--min-isr must be at least 1", EXIT_NO_INPUT)
     if ns.history is None and not ns.broker_logs:
         raise ReplayError("give --history DIR and/or --broker-logs GLOB", EXIT_NO_INPUT)
-    if ns.history is not None and not ns.history.is_dir():
-        raise ReplayError(f"--history {ns.history}: no such directory", EXIT_NO_INPUT)
-    out = ns.out or Path(f"replay-{day.isoformat()}")
-    return ReplayConfig(day=day, out=out, history=ns.history, broker_logs=list(ns.broker_logs),
+    history: Path | str | None = ns.history
+    if history is not None and not is_uri(str(history)):
+        history = Path(history)
+        if not history.is_dir():
+            raise ReplayError(f"--history {history}: no such directory", EXIT_NO_INPUT)
+    out: Path | str = ns.out or f"replay-{day.isoformat()}"
+    if not is_uri(str(out)):
+        out = Path(out)
+    return ReplayConfig(day=day, out=out, history=history, broker_logs=list(ns.broker_logs),
                         min_isr=ns.min_isr, tz=tz)
 
 
@@ -723,6 +679,12 @@ def main(argv: list[str] | None = None) -> int:
     except NoJavaError as exc:
         print(f"replay: error: {exc}", file=sys.stderr)
         return EXIT_NO_JAVA
+    except KeyboardInterrupt:
+        print("replay: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # Spark / Java failures (py4j): one line naming the cause
+        print(f"replay: error: the replay job failed: {spark_error_line(exc)}", file=sys.stderr)
+        return EXIT_FAILED
     print(f"replay of {cfg.day.isoformat()} written to {result.out} in {time.perf_counter() - t0:.1f} s "
           f"(job {result.seconds:.1f} s)")
     return 0

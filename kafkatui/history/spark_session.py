@@ -1,8 +1,11 @@
 """A quiet local SparkSession for the replay job (and its tests).
 
-Local runs: ``local[2]`` unless told otherwise, no Spark UI, no console progress bar, few shuffle
-partitions, log4j at ERROR, and the JVM's own stderr (start-up warnings, errors) sent to a log file
-instead of the terminal. Under ``spark-submit`` the session spark-submit made is used as it is.
+``local[2]`` unless told otherwise, no Spark UI, no console progress bar, log4j at ERROR, and the
+JVM's own stderr (start-up warnings, errors) sent to a log file instead of the terminal. The SQL
+tuning the job needs is set by the job itself (`replay_job.tuning`), so spark-submit runs get it
+too. ``SPARK_LOCAL_IP`` (loopback) and ``PYSPARK_PYTHON`` (this interpreter) are defaulted only for
+a local master: on a cluster, the driver's address and the executors' Python are the cluster's.
+Under ``spark-submit`` the session spark-submit made is used as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from pathlib import Path
 from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[2]"
-SHUFFLE_PARTITIONS = 8
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -83,20 +85,19 @@ def spark_session(master: str | None = None, log_path: Path | None = None,
     (conf_dir / "log4j2.properties").write_text(_LOG4J2)
     log = log_path or conf_dir / "spark.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    master = master or DEFAULT_MASTER
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # the throughput collector: G1's barriers cost the replay job about 8% (one local JVM, measured)
     java_opts = f"-Dlog4j2.configurationFile=file:{conf_dir / 'log4j2.properties'} -XX:+UseParallelGC"
-    builder = (SparkSession.builder.master(master or DEFAULT_MASTER).appName("kafkatui-replay")
+    builder = (SparkSession.builder.master(master).appName("kafkatui-replay")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", str(SHUFFLE_PARTITIONS))
                .config("spark.sql.adaptive.enabled", "true")
                .config("spark.driver.memory", driver_memory)
                .config("spark.driver.extraJavaOptions", java_opts)
                .config("spark.sql.session.timeZone", "UTC")
-               # building compressed cache batches cost more than the window work they save (measured)
-               .config("spark.sql.inMemoryColumnarStorage.compressed", "false")
                .config("spark.local.dir", str(conf_dir)))
     with _stderr_to(log):
         spark = builder.getOrCreate()

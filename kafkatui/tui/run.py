@@ -91,8 +91,8 @@ def run_replay(ns: argparse.Namespace) -> int:
     """Open the Replay screen on an OUT directory, without any cluster; returns the exit code."""
     # lazy: the CLI imports this module to parse every command's arguments; Textual, the app and the
     # replay reader load only when the dashboard opens (start-up time of `kafkatui check` and friends)
-    from kafkatui.history.replay_data import ReplayData
     from kafkatui.tui.app import KafkaTuiApp
+    from kafkatui.tui.screens.replay import open_day
 
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     if ns.demo is not None or ns.bootstrap is not None or ns.profile is not None:
@@ -101,7 +101,7 @@ def run_replay(ns: argparse.Namespace) -> int:
         return UsageError.exit_code
     try:
         with err.status(f"reading {ns.replay}…") as status:
-            data = ReplayData.load(ns.replay, lambda n: status.update(f"reading {ns.replay}… {n:,} partition frames"))
+            data = open_day(ns.replay, lambda n: status.update(f"reading {ns.replay}… {n:,} partition frames"))
     except KafkaTuiError as exc:
         err.print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code

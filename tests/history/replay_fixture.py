@@ -106,9 +106,11 @@ class DayBuilder:
             "brokers": self.broker_stats, "top_partitions": [],
         }
 
-    def write(self, out: Path, seed: int = 7, compact: bool = False) -> Path:
+    def write(self, out: Path, seed: int = 7, compact: bool = False, by_hour: bool = False) -> Path:
         """summary.json and frames in two shuffled part files per kind; returns `out`. `compact`: without
-        spaces, as the replay job's JSON writer lays them out (the loader's fast path)."""
+        spaces, as the replay job's JSON writer lays them out (the loader's fast path). `by_hour`: the
+        partition frames in ``hour=H`` folders with each hour's starting state in ``frames/at_hour``, as
+        the job writes them now."""
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary()), encoding="utf-8")
         rng = random.Random(seed)
@@ -119,15 +121,32 @@ class DayBuilder:
             rng.shuffle(shuffled)
             half = len(shuffled) // 2
             for n, chunk in enumerate((shuffled[:half], shuffled[half:])):
-                with gzip.open(folder / f"part-0000{n}-abc.json.gz", "wt", encoding="utf-8") as fh:
-                    fh.writelines(json.dumps(f, separators=(",", ":") if compact else None) + "\n" for f in chunk)
+                if by_hour and kind == "partitions":
+                    for f in chunk:
+                        self._put(folder / f"hour={(f['ts_ms'] - self.day_start_ms) // 3_600_000}", n, [f], compact)
+                    continue
+                self._put(folder, n, chunk, compact)
+        if by_hour:
+            for h in range(1, 24):
+                start = self.day_start_ms + h * 3_600_000
+                last: dict[tuple[str, int], dict[str, Any]] = {}
+                for f in sorted(self.partitions, key=lambda f: f["ts_ms"]):
+                    if f["ts_ms"] < start:
+                        last[(f["topic"], f["partition"])] = f
+                self._put(out / "frames" / "at_hour" / f"hour={h}", 0, list(last.values()), compact)
         return out
+
+    @staticmethod
+    def _put(folder: Path, n: int, frames: list[dict[str, Any]], compact: bool) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        with gzip.open(folder / f"part-0000{n}-abc.json.gz", "at", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(f, separators=(",", ":") if compact else None) + "\n" for f in frames)
 
 
 RACKS = {1: "eu-west-1a", 2: "eu-west-1b", 3: "eu-west-1c"}
 
 
-def incident_day(out: Path, compact: bool = False) -> Path:
+def incident_day(out: Path, compact: bool = False, by_hour: bool = False) -> Path:
     """A 3-broker day with two incidents and a recorder gap:
 
     - 02:13:30 broker 3 dies: orders-0 and orders-1 at minISR (orders-1 fails over to broker 1);
@@ -186,4 +205,4 @@ def incident_day(out: Path, compact: bool = False) -> Path:
     b.broker_stats = [{"broker": 1, "shrinks": 5, "expands": 5, "flapping_score": 0.0},
                       {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
                       {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25}]
-    return b.write(out, compact=compact)
+    return b.write(out, compact=compact, by_hour=by_hour)

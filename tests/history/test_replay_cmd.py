@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -27,6 +28,12 @@ def test_replay_end_to_end_prints_outputs_and_incidents(tmp_path: Path) -> None:
     if find_java() is None:
         pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
     rd.write_recordings(tmp_path / "history")
+    hostile = [{"v": 1, "type": "partition", "ts": "yesterday", "topic": "orders", "partition": 0, "leader": 1},
+               {"v": 1, "type": "partition", "topic": "orders", "partition": 0, "leader": 1},
+               {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "down"}]
+    hour = tmp_path / "history" / rd.DAY / "07.events.jsonl.gz"
+    hour.write_bytes(hour.read_bytes() + gzip.compress(
+        "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in hostile).encode(), mtime=0))
     out = tmp_path / "out"
     proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
@@ -38,6 +45,32 @@ def test_replay_end_to_end_prints_outputs_and_incidents(tmp_path: Path) -> None:
     assert (out / "spark.log").exists()
     summary = json.loads((out / "summary.json").read_text())
     assert [i["duration_s"] for i in summary["incidents"]] == [326.38, 119.75]
+    assert summary["inputs"]["torn_lines"] == 3  # the three records whose time is no number: counted, never fatal
+
+
+def test_an_unwritable_out_is_the_output_error_with_its_path(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "history")
+    (tmp_path / "file").write_text("x")
+    for out in ("/proc/kafkatui-replay-out", str(tmp_path / "file" / "out"), str(tmp_path / "file")):
+        proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", out)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 17, proc.stderr
+        assert len(lines) == 1 and f"--out {out}:" in lines[0] and "spark.log" not in lines[0]
+
+
+def test_a_foreign_directory_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    rd.write_recordings(tmp_path / "history")
+    out = tmp_path / "mine"
+    (out / "timeline").mkdir(parents=True)
+    (out / "timeline" / "notes.txt").write_text("my notes")
+    (out / "frames.csv").write_text("a,b")
+    before = sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*"))
+    proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(out))
+    assert proc.returncode == 17
+    assert proc.stderr.strip() == (f"kafkatui replay: error: --out {out}: not empty and not a replay directory "
+                                   f"(frames.csv, timeline); give a new or empty directory (nothing in it was "
+                                   f"changed)")
+    assert sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*")) == before
 
 
 def test_no_java_is_one_line_naming_what_to_install(tmp_path: Path) -> None:

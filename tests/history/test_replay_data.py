@@ -218,3 +218,24 @@ def test_the_jobs_own_layout_is_read_without_json_and_gives_the_same_day(
     for m in range(0, MINUTES, 7):
         a, b = spaced.at(m)[0], compact.at(m)[0]
         assert a.topics == b.topics and a.brokers == b.brokers, m
+
+
+def test_one_hour_read_alone_gives_the_whole_days_state_for_its_minutes(tmp_path: Path) -> None:
+    """The Replay screen opens on `load_hour` (every partition's state at H:00 plus hour H's frames)."""
+    out = incident_day(tmp_path / "out", compact=True, by_hour=True)
+    whole = ReplayData.load(out)
+    assert whole.frames == ReplayData.load(incident_day(tmp_path / "flat", compact=True)).frames
+    for hour in (0, 2, 9, 14, 20, 23):
+        view = ReplayData.load_hour(out, hour)
+        assert view is not None and view.window == (hour * 60, hour * 60 + 59)
+        assert view.covers(hour * 60 + 30) and not view.covers((hour * 60 + 60) % 1440)
+        for minute in range(hour * 60, hour * 60 + 60, 7):
+            (got, _), (want, _) = view.at(minute), whole.at(minute)
+            assert got.brokers == want.brokers, minute
+            for name in ("orders", "payments"):  # recorded topics: the same in every detail
+                assert got.topics[name] == want.topics[name], (minute, name)
+            # from broker logs only, replicas and min ISR are inferred from the whole day's frames: until the
+            # day is read, the view infers from what it has; leaders and ISRs are the same
+            assert [(p.leader, p.isr) for p in got.topics["logs"].partitions] == [
+                (p.leader, p.isr) for p in want.topics["logs"].partitions], minute
+    assert ReplayData.load_hour(tmp_path / "flat", 2) is None  # an older job's output: the whole day it is

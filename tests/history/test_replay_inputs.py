@@ -1,4 +1,5 @@
-"""The replay's driver-side input work, without Spark: the gzip scan and broker-log rows."""
+"""The replay's input work without Spark: the per-file scan its first stage runs, and the broker-log
+rows the job's log stage must reproduce (`log_rows`, the reference)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from pathlib import Path
 
 from kafkatui.history.logparse import parse_logs
 from kafkatui.history.recorder import ReadStats, read_file
-from kafkatui.history.replay_inputs import infer_min_isr, log_rows, parse_day, prepare_recordings, scan_file
+from kafkatui.history.replay_inputs import (
+    HourScan,
+    carry_files,
+    hour_files,
+    infer_min_isr,
+    log_rows,
+    parse_day,
+    scan_file,
+    scan_task,
+)
 from tests.history import replay_days as rd
 
 
@@ -30,38 +40,60 @@ def test_the_fast_scan_counts_what_the_recorder_reader_reads(tmp_path: Path) -> 
             (r["type"], round(r["ts"] * 1000)) for r in records if r["type"] in ("broker", "snapshot", "gap")]
 
 
+def scan_day(history: Path) -> list[HourScan]:
+    """What the job's scan stage returns for each file of the day (the carry file first)."""
+    day = parse_day(rd.DAY)
+    files = carry_files(history, day) + hour_files(history, day)
+    first = len(carry_files(history, day))
+    return [scan_task(rank, f.read_bytes(), rank < first, rank == first) for rank, f in enumerate(files)]
+
+
 def test_spark_expands_only_the_snapshots_that_say_something_new(tmp_path: Path) -> None:
     """The carry file's start snapshot, the day's first and the one after the gap; hourly ones repeat
     what the change records said. A torn file's snapshots all go (its change records may be lost)."""
     rd.write_recordings(tmp_path / "h")
-    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work")
-    assert got.snapshots is not None
-    picked = [json.loads(line) for line in Path(got.snapshots).read_text().splitlines()]
+    scans = scan_day(tmp_path / "h")
+    picked = [json.loads(line) for s in scans for line in s.snapshots]
     assert [(r["reason"], r["ts"]) for r in picked] == [
         ("start", rd.ts("23:00:00.000", 19)), ("hour", rd.ts("00:00:05.000")), ("after-gap", rd.ts(rd.GAP[1]))]
     assert all(r["topics"]["orders"]["partitions"] for r in picked)
     # the snapshot heads were read without their topics, and agree with the whole records
-    whole = [r for path in got.paths for r in read_file(Path(path), ReadStats()) if r["type"] == "snapshot"]
-    assert [(m["ts_ms"], m["reason"], m["ids"]) for m in got.meta if m["type"] == "snapshot"] == [
+    history = tmp_path / "h"
+    paths = carry_files(history, parse_day(rd.DAY)) + hour_files(history, parse_day(rd.DAY))
+    whole = [r for path in paths for r in read_file(path, ReadStats()) if r["type"] == "snapshot"]
+    assert [(m["ts_ms"], m["reason"], m["ids"]) for s in scans for m in s.meta if m["type"] == "snapshot"] == [
         (round(r["ts"] * 1000), r["reason"], [b[0] for b in r["brokers"]]) for r in whole]
 
     torn = tmp_path / "h" / rd.DAY / "05.events.jsonl.gz"
     torn.write_bytes(torn.read_bytes()[:-5])
-    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work2")
-    assert got.snapshots is not None
-    reasons = [json.loads(line)["reason"] for line in Path(got.snapshots).read_text().splitlines()]
+    reasons = [json.loads(line)["reason"] for s in scan_day(tmp_path / "h") for line in s.snapshots]
     assert reasons == ["start", "hour", "hour", "after-gap"]  # 05's hourly snapshot too
 
 
-def test_a_torn_file_is_repaired_and_counted(tmp_path: Path) -> None:
+def test_a_torn_file_is_read_to_its_damage_and_counted(tmp_path: Path) -> None:
     rd.write_recordings(tmp_path / "h")
     path = tmp_path / "h" / rd.DAY / "02.events.jsonl.gz"
+    stats = ReadStats()
+    good = [r for r in read_file(path, stats) if r["type"] != "snapshot"]
     data = path.read_bytes()
     path.write_bytes(data[:-5])
     assert scan_file(path) is None
-    got = prepare_recordings(tmp_path / "h", parse_day(rd.DAY), tmp_path / "work")
-    assert got.repaired == [str(path)] and got.stats.torn == 1
-    assert got.carry_paths == [str(tmp_path / "h" / "2026-11-19" / "23.events.jsonl.gz")]
+    got = scan_task(3, path.read_bytes(), False, False)
+    assert got.damaged and got.torn == 1 and got.rank == 3
+    assert [json.loads(line) for line in got.lines] == good[:len(got.lines)]
+
+
+def test_records_with_a_time_that_is_no_number_are_garbled_not_fatal() -> None:
+    lines = [{"v": 1, "type": "partition", "ts": "yesterday", "topic": "t", "partition": 0},
+             {"v": 1, "type": "partition", "topic": "t", "partition": 0},
+             {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "up"},
+             {"v": 1, "type": "broker", "ts": 1.0, "broker": "one", "op": "up"},
+             {"v": 1, "type": "gap", "ts": 1.0, "from": "x", "to": 2},
+             {"v": 1, "type": "partition", "ts": 1795132800.0, "topic": "t", "partition": 0}]
+    for spaced in (False, True):  # the recorder's compact layout (counted by substring) and any other
+        text = "\n".join(json.dumps(r, separators=(", ", ": ") if spaced else (",", ":")) for r in lines)
+        got = scan_task(0, gzip.compress(text.encode() + b"\n"), True, False)
+        assert (got.events, got.garbled, got.meta) == (1, 5, []), spaced
 
 
 def test_logs_become_rows_with_inferred_min_isr_and_a_midnight_state(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def intervals(spark: Any, result: ReplayResult, topic: str, partition: int) -> l
 
 def frames(result: ReplayResult, kind: str) -> list[dict[str, Any]]:
     out = []
-    for part in sorted((result.out / "frames" / kind).glob("part-*.json.gz")):
+    for part in sorted((result.out / "frames" / kind).glob("**/part-*.json.gz")):
         with gzip.open(part, "rt") as f:
             out.extend(json.loads(line) for line in f if line.strip())
     return sorted(out, key=lambda r: (r["ts_ms"], str(r.get("topic")), r.get("partition", r.get("broker"))))

@@ -12,7 +12,11 @@ from typing import Any
 
 import pytest
 
+from kafkatui.history.logparse import parse_logs
+from kafkatui.history.replay_fs import HadoopFs
+from kafkatui.history.replay_inputs import log_rows
 from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.replay_read import read_logs
 from tests.history import real_logs as rl
 from tests.lab.broker_log_fixtures import MIN_ISR
 
@@ -117,3 +121,52 @@ def test_first_out_is_the_start_of_the_episode_however_long_before(spark: Any, t
     d0 = int(datetime(2026, 11, 20, tzinfo=UTC).timestamp() * 1000)
     assert [(i["topics"], i["first_broker_out"], (i["first_out_ms"] - d0) / 1000, i["peak_offline"]) for i in inc] == [
         (["t"], 3, 36010.0, 0), (["s"], 2, 39600.0, 1)]
+
+
+def _stale_logs(root: Path) -> str:
+    """p-0: broker 1 leads, is replaced by 2 (a leader line) and, woken from a pause, still logs a
+    shrink; then 2's only fellow ISR member 1 and 2 itself are fenced: OFFLINE at 2's fence."""
+    p, sc = "(kafka.cluster.Partition)", "(state.change.logger)"
+    reg = ("[QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker {b}: "
+           "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch=9, fenced={f}, inControlledShutdown=0, "
+           "logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)")
+    root.mkdir()
+    (root / "server.log").write_text(_line("10:00:05", (
+        f"[Partition p-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, endOffset: 9). "
+        f"Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}")))
+    (root / "state-change.log").write_text("".join(
+        _line(hms, f"[Broker id={b}] Leader p-0 with topic id Some(x) starts at leader epoch {e} from offset 0 with "
+                   f"partition epoch {e}, high watermark 0, ISR [1,2], adding replicas [] and removing replicas [] . "
+                   f"Previous leader None and previous leader epoch was -1. {sc}")
+        for hms, b, e in (("09:00:00", 1, 0), ("10:00:00", 2, 1))))
+    (root / "controller.log").write_text("".join(
+        _line(hms, reg.format(b=b, f=f)) for hms, b, f in (("11:00:00", 1, 1), ("11:00:00", 2, 1), ("12:00:00", 1, -1))))
+    return str(root / "*.log")
+
+
+@pytest.mark.parametrize("line", [*rl.LINES, "stale"])
+def test_the_spark_log_stage_gives_the_reference_rows(spark: Any, tmp_path: Path, line: str) -> None:
+    """The job's log stage (files parsed on executors, fence lines broadcast, OFFLINE derived per
+    partition) gives the rows `log_rows` makes from `parse_logs`, which derives over all partitions
+    at once: the fence-derived OFFLINE states and the dropped stale shrink included."""
+    if line == "stale":
+        glob, day = _stale_logs(tmp_path / "logs"), datetime(2026, 11, 20, tzinfo=UTC).date()
+    else:
+        glob, day = rl.log_glob(line), datetime.fromtimestamp(rl.run_info(line)["timeline"][0]["ts"], UTC).date()
+    cfg = ReplayConfig(day=day, out=tmp_path / "out", broker_logs=[glob], min_isr=2)
+    side = read_logs(spark, HadoopFs(spark), cfg)
+    assert side.events is not None
+    got = sorted((r["ts"], r["topic"], r["partition"], r["leader"], tuple(r["isr"]), tuple(r["rset"]), r["min_isr"],
+                  r["weak"]) for r in side.events.collect())
+    for c in side.cached:
+        c.unpersist()
+    events, report = parse_logs(glob)
+    want = sorted((r[0], r[1], r[2], r[3], tuple(r[4]), tuple(r[5]), r[6], r[8])
+                  for r in log_rows(events, cfg.day_start, 2).rows)
+    assert got == want
+    assert report.derived >= 1 and any(r[3] == -1 for r in got)
+    if line == "stale":
+        assert report.stale == 1
+        d0 = cfg.day_start
+        assert [(r[0] - d0, r[3], r[4]) for r in got if not r[7]] == [
+            (32_400_000, 1, (1, 2)), (36_000_000, 2, (1, 2)), (39_600_000, -1, (1, 2))]

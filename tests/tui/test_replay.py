@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,45 @@ def test_snapshot_replay_partition_history(out: Path, snap_compare: Any) -> None
         await pilot.pause()
 
     assert snap_compare(replay_app(out), terminal_size=SIZE, run_before=open_it)
+
+
+def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job writes frames per hour: the screen opens on the first incident's hour at once, reads the
+    whole day in the background, and meanwhile reads any other hour the user scrubs to on demand."""
+    from kafkatui.tui.screens.replay import open_day
+
+    out = incident_day(tmp_path / "out", compact=True, by_hour=True)
+    data = open_day(out)
+    assert data.window == (120, 179)  # 02:00-02:59: the first incident starts at 02:13:44
+    whole_read = threading.Event()
+    real_load = ReplayData.load
+
+    def slow_load(directory: Any, progress: Any = None) -> ReplayData:
+        assert whole_read.wait(60)
+        return real_load(directory, progress)
+
+    monkeypatch.setattr(ReplayData, "load", slow_load)
+
+    async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
+        for _ in range(400):
+            if done():
+                return
+            await pilot.pause(0.05)
+        raise AssertionError("the Replay screen did not get there")
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        screen = screen_of(app)
+        assert screen.minute == 2 * 60 + 13 and rows(app)["orders-0"] == Health.UNDER_MIN_ISR
+        assert "reading the rest of the day" in text_of(screen.query_one("#partitions-caption", Static))
+        screen.go_to(14 * 60 + 5)  # another hour, before the whole day is read: that hour alone, on demand
+        await until(pilot, lambda: screen.moment.minute == 14 * 60 + 5)
+        assert screen.moment.data.window == (840, 899) and rows(app)["payments-0"] == Health.OFFLINE
+        whole_read.set()
+        await until(pilot, lambda: screen.data.window is None and screen.moment.data.window is None)
+        assert screen.minute == 14 * 60 + 5 and rows(app)["payments-0"] == Health.OFFLINE
+        assert "reading the rest" not in text_of(screen.query_one("#partitions-caption", Static))
+        await press(pilot, "end")
+        assert screen.minute == 1439 and rows(app)["payments-0"] == Health.NON_PREFERRED_LEADER
+
+    drive(KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED), scenario)

@@ -11,6 +11,8 @@ the feed (`kafkatui.tui.screens.replayed`).
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +131,8 @@ class ReplayScreen(Replayed):
         self.moment = ReplayMoment.at(data, self.minute)
         self._incidents = {i.id: i for i in data.summary.incidents}
         self._rows: dict[PartitionKey, PartitionHealth] = {}
+        self._hours: dict[int, ReplayData] = {}  # hour views read on demand while the whole day loads
+        self._hours_lock = threading.Lock()
 
     def body(self) -> ComposeResult:
         yield TimelineStrip(self.data.summary.timeline, id="timeline")
@@ -151,6 +155,36 @@ class ReplayScreen(Replayed):
         incidents.styles.height = min(n, 6) + 1
         self.query_one(TimelineStrip).select(self.minute)
         (incidents if n else self.query_one("#partitions", VirtualTable)).focus()
+        if self.data.window is not None:  # opened on one hour: the whole day follows in the background
+            self._load_day()
+
+    @work(thread=True, group="replay-day", exit_on_error=False)
+    def _load_day(self) -> None:
+        try:
+            data = ReplayData.load(self.data.directory)
+        except ReplayDataError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="error", timeout=8)
+            return
+        self.app.call_from_thread(self._whole_day, data)
+
+    def _whole_day(self, data: ReplayData) -> None:
+        """The whole day has been read: every minute is now one step away."""
+        self.data = data
+        self._hours.clear()
+        self._build(self.minute)
+
+    def _data_for(self, minute: int) -> ReplayData:
+        """The whole day, or (while it loads) the view of the minute's hour, read on demand."""
+        data = self.data
+        if data.covers(minute):
+            return data
+        hour = minute // 60
+        with self._hours_lock:
+            view = self._hours.get(hour)
+            if view is None:
+                view = ReplayData.load_hour(data.directory, hour) or ReplayData.load(data.directory)
+                self._hours[hour] = view
+        return view
 
     # moving -----------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -183,13 +217,13 @@ class ReplayScreen(Replayed):
     def _build(self, minute: int) -> None:
         if minute != self.minute:
             return  # the user has moved on: a later build follows
-        moment = ReplayMoment.at(self.data, minute)
+        moment = ReplayMoment.at(self._data_for(minute), minute)
         if minute == self.minute:
             self.app.call_from_thread(self._arrived, moment)
 
     def _arrived(self, moment: ReplayMoment) -> None:
-        if moment.minute != self.minute:
-            return
+        if moment.minute != self.minute or (moment.data.window is not None and self.data.window is None):
+            return  # the user has moved on, or the whole day arrived meanwhile (a build from it follows)
         self.moment = moment
         self.tick()
         self.show_moment()
@@ -213,8 +247,10 @@ class ReplayScreen(Replayed):
         parts: VirtualTable[PartitionKey] = self.query_one("#partitions", VirtualTable)
         parts.load(keys, self._partition_cell, self._partition_sort, lambda k: f"{k[0]}-{k[1]} {self._ph(k).health.label}")
         bad = len(keys) - len(buckets[Health.HEALTHY]) - len(buckets[Health.NON_PREFERRED_LEADER])
+        loading = " · reading the rest of the day…" if m.data.window is not None else ""
         self.query_one("#partitions-caption", Static).update(
-            f"partitions at {hhmm(m.minute)}: {len(keys)}, {bad} below fully in sync · worst first · Enter opens one")
+            f"partitions at {hhmm(m.minute)}: {len(keys)}, {bad} below fully in sync · worst first · Enter opens one"
+            + loading)
         bh = report.brokers
         brokers: VirtualTable[int] = self.query_one("#brokers", VirtualTable)
         brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), str)
@@ -250,7 +286,7 @@ class ReplayScreen(Replayed):
     def since(self, key: PartitionKey) -> int | None:
         """When the partition entered the class it is in at the selected minute's end (its frames' classes)."""
         end = self.data.end_ms(self.minute)
-        changes = [c for c in self.data.history(*key) if c.ts_ms < end]
+        changes = [c for c in self.moment.data.history(*key) if c.ts_ms < end]
         if not changes:
             return None
         i = len(changes) - 1
@@ -299,7 +335,7 @@ class ReplayScreen(Replayed):
     def _sync(self) -> None:
         """Drill-down opens the selected minute even when its build has not arrived yet."""
         if self.moment.minute != self.minute:
-            self._arrived(ReplayMoment.at(self.data, self.minute))
+            self._arrived(ReplayMoment.at(self._data_for(self.minute), self.minute))
 
     def on_timeline_strip_clicked(self, event: TimelineStrip.Clicked) -> None:
         self.go_to(event.minute)
@@ -369,6 +405,17 @@ class ReplayDirPrompt(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+def open_day(directory: str | Path, progress: Callable[[int], None] | None = None) -> ReplayData:
+    """What the Replay screen opens on: the hour of the day's first incident (a fraction of a second
+    even for millions of frames; the screen then reads the whole day in the background), or, for an
+    older job's output without per-hour frames, the whole day."""
+    directory = Path(directory).expanduser()
+    summary = read_summary(directory)
+    first = summary.incidents[0].start_ms if summary.incidents else summary.day_start_ms
+    minute = max(0, min(MINUTES - 1, (first - summary.day_start_ms) // 60_000))
+    return ReplayData.load_hour(directory, minute // 60) or ReplayData.load(directory, progress)
+
+
 def ask_replay_dir(app: App[Any]) -> None:
     """The palette's "Replay a day…": ask for OUT, read it in a worker thread, open the Replay screen."""
 
@@ -392,7 +439,7 @@ def open_replay(app: App[Any], directory: Path) -> None:
 
     def load() -> None:
         try:
-            data = ReplayData.load(directory, progress)
+            data = open_day(directory, progress)
         except ReplayDataError as exc:
             app.call_from_thread(app.notify, str(exc), severity="error", timeout=8)
             return

@@ -1,0 +1,101 @@
+"""A Spark standalone cluster on 127.0.0.1 for tests and benchmarks: a master and N workers started with the
+pyspark package's own ``bin/spark-class``, each worker in its own mount namespace with an empty tmpfs over
+/tmp (``unshare --mount``, needs root), so no worker or executor sees the driver's temp directory, as on
+separate hosts. Processes are stopped by their own process group, never by name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"exited {proc.returncode}: {log.read_text()[-2000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    raise RuntimeError(f"nothing listens on {port}: {log.read_text()[-2000:]}")
+
+
+def can_unshare() -> bool:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "--mount", "sh", "-c", "mount -t tmpfs tmpfs /tmp"], capture_output=True)
+    return probe.returncode == 0
+
+
+class Cluster:
+    """A standalone master and `workers` workers that cannot see the driver's /tmp."""
+
+    def __init__(self, shared: Path, workers: int = 2, cores: int = 1, memory: str = "1g") -> None:
+        import pyspark
+
+        self.home = Path(pyspark.__file__).parent
+        self.shared = shared
+        self.port = free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.workers, self.cores, self.memory = workers, cores, memory
+        # every worker says 127.0.0.1, so Spark would take them for one host and read another executor's
+        # shuffle files straight from its disk ("host-local" reads), which separate hosts never do and
+        # private /tmp's cannot: the driver and the executors read this spark-defaults.conf
+        conf = shared / "spark-conf"
+        conf.mkdir(parents=True, exist_ok=True)
+        (conf / "spark-defaults.conf").write_text("spark.shuffle.readHostLocalDisk false\n")
+        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1", SPARK_CONF_DIR=str(conf),
+                        SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON=sys.executable)
+
+    def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+        log = self.shared / f"{name}.log"
+        proc = subprocess.Popen(argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env,
+                                start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def start(self) -> None:
+        cls = str(self.home / "bin" / "spark-class")
+        master = self._start("master", [cls, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                        "--port", str(self.port), "--webui-port", str(free_port())])
+        wait_port(self.port, master, self.shared / "master.log")
+        for n in range(1, self.workers + 1):
+            wport = free_port()
+            # a private mount namespace with an empty tmpfs over /tmp: the driver's temp dir is not there
+            worker = self._start(f"worker{n}", [
+                "unshare", "--mount", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"', cls,
+                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port", str(wport),
+                "--webui-port", str(free_port()), "--cores", str(self.cores), "--memory", self.memory, "--work-dir", "/tmp/work",
+                self.url])
+            wait_port(wport, worker, self.shared / f"worker{n}.log")
+        deadline = time.monotonic() + 60
+        while (self.shared / "master.log").read_text().count("Registering worker") < self.workers:
+            if time.monotonic() > deadline:
+                raise RuntimeError("workers did not register: " + (self.shared / "master.log").read_text()[-2000:])
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                os.killpg(proc.pid, 15)  # its own session: the worker's executors go with it
+        for proc in self.procs:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+
+
