@@ -352,7 +352,7 @@ def _lines_of(raw: io.BufferedIOBase) -> Iterator[str]:
     """Text lines of a plain or gzip stream, one at a time (gzip by magic bytes)."""
     gz = raw.read(2) == b"\x1f\x8b"
     raw.seek(0)
-    stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw) if gz else raw  # type: ignore[assignment]
+    stream: io.BufferedIOBase = gzip.GzipFile(fileobj=raw) if gz else raw
     for b in stream:
         yield b.decode("utf-8", errors="replace")
 

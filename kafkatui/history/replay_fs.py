@@ -76,7 +76,7 @@ class HadoopFs:
     def __init__(self, spark: SparkSession) -> None:
         sc = spark.sparkContext
         self._jvm: Any = sc._jvm  # noqa: SLF001  # py4j gateway of classic PySpark
-        self._conf: Any = sc._jsc.hadoopConfiguration()  # type: ignore[union-attr]  # noqa: SLF001
+        self._conf: Any = sc._jsc.hadoopConfiguration()  # noqa: SLF001
 
     def _path(self, uri: str) -> tuple[Any, Any]:
         p = self._jvm.org.apache.hadoop.fs.Path(uri)
