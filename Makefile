@@ -23,6 +23,7 @@ demo: $(STAMP)
 	$(VENV)/bin/kafkatui --demo
 
 lint: $(STAMP)
+	$(VENV)/bin/ruff format --check --quiet kafkatui tests bench
 	$(VENV)/bin/ruff check kafkatui tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache

@@ -50,13 +50,19 @@ def main() -> None:
     try:
         admin = AdminClient({"bootstrap.servers": lab.bootstrap})
         t = time.perf_counter()
-        futs = admin.create_topics([NewTopic(f"bench-{i:03d}", PARTITIONS, replication_factor=3,
-                                             config={"min.insync.replicas": "2"}) for i in range(TOPICS)],
-                                   operation_timeout=120)
+        futs = admin.create_topics(
+            [
+                NewTopic(f"bench-{i:03d}", PARTITIONS, replication_factor=3, config={"min.insync.replicas": "2"})
+                for i in range(TOPICS)
+            ],
+            operation_timeout=120,
+        )
         for f in futs.values():
             f.result(300)
-        while sum(len(t.partitions) for n, t in admin.list_topics(timeout=30).topics.items()
-                  if n.startswith("bench-")) < TOPICS * PARTITIONS:
+        while (
+            sum(len(t.partitions) for n, t in admin.list_topics(timeout=30).topics.items() if n.startswith("bench-"))
+            < TOPICS * PARTITIONS
+        ):
             time.sleep(1)
         print(f"created {TOPICS * PARTITIONS} partitions (RF 3) in {time.perf_counter() - t:.1f} s")
         lab.crash("3")
@@ -65,10 +71,12 @@ def main() -> None:
         kafkatui = [sys.executable, "-m", "kafkatui.cli", "check", "--bootstrap", first, "--json", "--timeout", "60"]
         commands = {
             "kafkatui check --json": kafkatui,
-            "kafka-topics.sh --under-min-isr": tool_command(rel, "kafka-topics.sh", [
-                "--bootstrap-server", first, "--describe", "--under-min-isr-partitions"]),
-            "kafka-topics.sh --at-min-isr": tool_command(rel, "kafka-topics.sh", [
-                "--bootstrap-server", first, "--describe", "--at-min-isr-partitions"]),
+            "kafka-topics.sh --under-min-isr": tool_command(
+                rel, "kafka-topics.sh", ["--bootstrap-server", first, "--describe", "--under-min-isr-partitions"]
+            ),
+            "kafka-topics.sh --at-min-isr": tool_command(
+                rel, "kafka-topics.sh", ["--bootstrap-server", first, "--describe", "--at-min-isr-partitions"]
+            ),
         }
         kcat = shutil.which("kcat")
         if kcat:

@@ -76,8 +76,9 @@ def main(rounds: int) -> dict[str, float]:
     kafkatui = shutil.which("kafkatui") or str(Path(sys.executable).parent / "kafkatui")
     floor = str(Path(__file__).parent / "metadata_floor.py")
     compile_package()
-    server = subprocess.Popen([sys.executable, __file__, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [sys.executable, __file__, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert server.stdout is not None and server.stdin is not None
     names = ("kcat -L -J", "kafkatui check --json", "python+confluent floor")
     runs: dict[str, list[tuple[float, float, int]]] = {n: [] for n in names}
@@ -96,7 +97,7 @@ def main(rounds: int) -> dict[str, float]:
         measure(cmds[names[0]])
         load_before = load_average()
         for i in range(rounds):
-            order = names[i % 3:] + names[:i % 3]
+            order = names[i % 3 :] + names[: i % 3]
             got = {n: measure(cmds[n]) for n in order}
             for n in names:
                 runs[n].append(got[n])
@@ -110,15 +111,19 @@ def main(rounds: int) -> dict[str, float]:
     print(f"{'command':<24} {'median s':>9} {'min s':>7} {'peak MB':>8} {'exit':>5}")
     for n in names:
         walls = [r[0] for r in runs[n]]
-        print(f"{n:<24} {statistics.median(walls):9.3f} {min(walls):7.3f} {max(r[1] for r in runs[n]):8.0f} "
-              f"{runs[n][-1][2]:5d}")
+        print(
+            f"{n:<24} {statistics.median(walls):9.3f} {min(walls):7.3f} {max(r[1] for r in runs[n]):8.0f} "
+            f"{runs[n][-1][2]:5d}"
+        )
     ratio = statistics.median(check_ratio)
     fratio = statistics.median(floor_ratio)
     rss = max(r[1] for r in runs[names[1]])
     print("per-round check/kcat: " + " ".join(f"{r:.2f}" for r in check_ratio))
     print("per-round floor/kcat: " + " ".join(f"{r:.2f}" for r in floor_ratio))
-    print(f"median ratio kafkatui/kcat wall: {ratio:.2f}x (target <= {TARGET_RATIO}x)  "
-          f"floor/kcat: {fratio:.2f}x  kafkatui/floor: {ratio / fratio:.2f}x")
+    print(
+        f"median ratio kafkatui/kcat wall: {ratio:.2f}x (target <= {TARGET_RATIO}x)  "
+        f"floor/kcat: {fratio:.2f}x  kafkatui/floor: {ratio / fratio:.2f}x"
+    )
     print(f"peak RSS of check: {rss:.0f} MB (target <= {TARGET_RSS_MB:.0f} MB)")
     return {"check_kcat_ratio": ratio, "floor_kcat_ratio": fratio, "check_peak_rss_mb": rss}
 

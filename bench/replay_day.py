@@ -84,9 +84,11 @@ def generate(folder: Path, events: int = EVENTS, seed: int = 7) -> int:
     day = folder / DAY
     day.mkdir(parents=True, exist_ok=True)
     state: list[tuple[int, ...]] = [r for r in reps]
-    head = '{"v":1,"type":"partition","ts":%.3f,"cluster":"bench","topic":"t%04d","partition":%d,"leader":%d,' \
-           '"leader_epoch":0,"replicas":[%s],"isr":[%s],"min_isr":2,"class":"%s","changed":["isr"],' \
-           '"prev_leader":%d,"prev_isr":[%s]}'
+    head = (
+        '{"v":1,"type":"partition","ts":%.3f,"cluster":"bench","topic":"t%04d","partition":%d,"leader":%d,'
+        '"leader_epoch":0,"replicas":[%s],"isr":[%s],"min_isr":2,"class":"%s","changed":["isr"],'
+        '"prev_leader":%d,"prev_isr":[%s]}'
+    )
     brokers = json.dumps([[b, f"b{b}", 9092, None] for b in range(1, BROKERS + 1)])
     for h in range(24):
         snap_ts = D0 + h * HOUR + 500
@@ -106,8 +108,20 @@ def generate(folder: Path, events: int = EVENTS, seed: int = 7) -> int:
                     lines.append(_snapshot(snap_ts, state, reps, brokers))
                     flush()
                 r = reps[p]
-                lines.append(head % (ts / 1000, p // PER_TOPIC, p % PER_TOPIC, r[0], _ids(r), _ids(isr), _cls(len(isr)),
-                                     r[0], _ids(state[p])))
+                lines.append(
+                    head
+                    % (
+                        ts / 1000,
+                        p // PER_TOPIC,
+                        p % PER_TOPIC,
+                        r[0],
+                        _ids(r),
+                        _ids(isr),
+                        _cls(len(isr)),
+                        r[0],
+                        _ids(state[p]),
+                    )
+                )
                 state[p] = isr
                 written += 1
                 if len(lines) >= 20_000:
@@ -122,12 +136,16 @@ def generate(folder: Path, events: int = EVENTS, seed: int = 7) -> int:
 def _snapshot(ts: int, state: list[tuple[int, ...]], reps: list[tuple[int, int, int]], brokers: str) -> str:
     topics = []
     for t in range(TOPICS):
-        parts = ",".join(f"[{i},{reps[t * PER_TOPIC + i][0]},0,[{_ids(reps[t * PER_TOPIC + i])}],"
-                         f"[{_ids(state[t * PER_TOPIC + i])}],\"{_cls(len(state[t * PER_TOPIC + i]))}\"]"
-                         for i in range(PER_TOPIC))
+        parts = ",".join(
+            f"[{i},{reps[t * PER_TOPIC + i][0]},0,[{_ids(reps[t * PER_TOPIC + i])}],"
+            f'[{_ids(state[t * PER_TOPIC + i])}],"{_cls(len(state[t * PER_TOPIC + i]))}"]'
+            for i in range(PER_TOPIC)
+        )
         topics.append(f'"t{t:04d}":{{"min_isr":2,"partitions":[{parts}]}}')
-    return (f'{{"v":1,"type":"snapshot","ts":{ts / 1000:.3f},"cluster":"bench","controller":1,'
-            f'"brokers":{brokers},"topics":{{{",".join(topics)}}},"reason":"hour"}}')
+    return (
+        f'{{"v":1,"type":"snapshot","ts":{ts / 1000:.3f},"cluster":"bench","controller":1,'
+        f'"brokers":{brokers},"topics":{{{",".join(topics)}}},"reason":"hour"}}'
+    )
 
 
 # -- the plain-Python baseline ----------------------------------------------------------------------
@@ -159,8 +177,9 @@ def baseline(history: Path) -> dict[str, Any]:
     expands: dict[int, int] = defaultdict(int)
     n = 0
 
-    def apply(ts: int, key: tuple[str, int], leader: int, isr: list[int], replicas: list[int], m: int,
-              offline: bool) -> None:
+    def apply(
+        ts: int, key: tuple[str, int], leader: int, isr: list[int], replicas: list[int], m: int, offline: bool
+    ) -> None:
         cls = _classify(leader, isr, replicas, m, offline)
         old = cur.get(key)
         if old is None:
@@ -183,8 +202,15 @@ def baseline(history: Path) -> dict[str, Any]:
         ts = round(r["ts"] * 1000)
         if r["type"] == "partition":
             n += 1
-            apply(ts, (r["topic"], r["partition"]), r["leader"], r["isr"], r["replicas"], r["min_isr"],
-                  r["class"] == "OFFLINE" and r["leader"] >= 0)
+            apply(
+                ts,
+                (r["topic"], r["partition"]),
+                r["leader"],
+                r["isr"],
+                r["replicas"],
+                r["min_isr"],
+                r["class"] == "OFFLINE" and r["leader"] >= 0,
+            )
         elif r["type"] == "snapshot":
             for name, t in r["topics"].items():
                 for p, leader, _, replicas, isr, cls in t["partitions"]:
@@ -230,9 +256,15 @@ def baseline(history: Path) -> dict[str, Any]:
         if cls == "UNDER_MIN_ISR":
             under_s[(topic, part)] += e - s
     top = sorted(under_s.items(), key=lambda kv: (-kv[1], kv[0]))[:20]
-    return {"events": n, "incidents": len(incidents), "first_out": firsts[:50], "under_min_per_minute": under,
-            "shrinks": dict(sorted(shrinks.items())), "expands": dict(sorted(expands.items())),
-            "top": [[t, p, ms / 1000] for (t, p), ms in top]}
+    return {
+        "events": n,
+        "incidents": len(incidents),
+        "first_out": firsts[:50],
+        "under_min_per_minute": under,
+        "shrinks": dict(sorted(shrinks.items())),
+        "expands": dict(sorted(expands.items())),
+        "top": [[t, p, ms / 1000] for (t, p), ms in top],
+    }
 
 
 def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) -> dict[str, float]:
@@ -277,8 +309,22 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     here = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "kafkatui.history.replay_job", "--day", DAY, "--history",
-                           str(history), "--out", str(out)], env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.history.replay_job",
+            "--day",
+            DAY,
+            "--history",
+            str(history),
+            "--out",
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     spark_s = time.perf_counter() - t
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr)
@@ -286,9 +332,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     summary = json.loads((out / "summary.json").read_text())
     duck = _duckdb(history, root / "duckdb-out", summary, out)
     if quick:
-        res = {"events": float(events), "spark_wall_s": spark_s, **duck,
-               "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
-               "incidents": float(len(summary["incidents"])), "load_avg_end": os.getloadavg()[0]}
+        res = {
+            "events": float(events),
+            "spark_wall_s": spark_s,
+            **duck,
+            "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+            "incidents": float(len(summary["incidents"])),
+            "load_avg_end": os.getloadavg()[0],
+        }
         for k, v in res.items():
             print(f"{k:>24}: {v:,.2f}")
         print("job stages:\n" + "\n".join(ln for ln in proc.stdout.splitlines() if "/4]" in ln))
@@ -296,22 +347,33 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     t = time.perf_counter()
     base = baseline(history)
     base_s = time.perf_counter() - t
-    agree = (len(summary["incidents"]) == base["incidents"]
-             and [i["first_broker_out"] for i in summary["incidents"][:50]] == base["first_out"]
-             and [m["under_min_isr"] for m in summary["timeline"]] == base["under_min_per_minute"]
-             and {b["broker"]: b["shrinks"] for b in summary["brokers"]} == {int(k): v for k, v in base["shrinks"].items()}
-             and [[p["topic"], p["partition"], p["under_min_isr_s"]] for p in summary["top_partitions"]] == base["top"])
+    agree = (
+        len(summary["incidents"]) == base["incidents"]
+        and [i["first_broker_out"] for i in summary["incidents"][:50]] == base["first_out"]
+        and [m["under_min_isr"] for m in summary["timeline"]] == base["under_min_per_minute"]
+        and {b["broker"]: b["shrinks"] for b in summary["brokers"]} == {int(k): v for k, v in base["shrinks"].items()}
+        and [[p["topic"], p["partition"], p["under_min_isr_s"]] for p in summary["top_partitions"]] == base["top"]
+    )
     from kafkatui.history.replay_data import ReplayData
 
     t = time.perf_counter()
     loaded = ReplayData.load(out)  # what `kafkatui --replay OUT` reads before the screen opens
     load_s = time.perf_counter() - t
-    res = {"events": float(events), "files_mb": size / 1e6, "spark_wall_s": spark_s, **duck,
-           "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
-           "baseline_s": base_s,
-           "replay_screen_load_s": load_s, "replay_screen_frames": float(loaded.frames),
-           "spark_events_per_s": events / spark_s, "baseline_events_per_s": events / base_s,
-           "spark_speedup": base_s / spark_s, "incidents": float(len(summary["incidents"])), "agree": float(agree)}
+    res = {
+        "events": float(events),
+        "files_mb": size / 1e6,
+        "spark_wall_s": spark_s,
+        **duck,
+        "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+        "baseline_s": base_s,
+        "replay_screen_load_s": load_s,
+        "replay_screen_frames": float(loaded.frames),
+        "spark_events_per_s": events / spark_s,
+        "baseline_events_per_s": events / base_s,
+        "spark_speedup": base_s / spark_s,
+        "incidents": float(len(summary["incidents"])),
+        "agree": float(agree),
+    }
     for k, v in res.items():
         print(f"{k:>24}: {v:,.2f}")
     return res

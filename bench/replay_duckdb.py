@@ -68,7 +68,8 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
              lag(struct_pack(leader, isr, replicas, min_isr, class)) OVER w AS prev
       FROM cls WINDOW w AS (PARTITION BY topic, partition ORDER BY ts, _day, _orig, seq))
     SELECT topic, partition, ts, leader, isr, replicas, min_isr, class,
-           CASE WHEN prev_isr IS NOT NULL THEN list_filter(prev_isr, lambda b: NOT list_contains(isr, b)) END AS removed,
+           CASE WHEN prev_isr IS NOT NULL
+                THEN list_filter(prev_isr, lambda b: NOT list_contains(isr, b)) END AS removed,
            CASE WHEN prev_isr IS NOT NULL THEN list_filter(isr, lambda b: NOT list_contains(prev_isr, b)) END AS added,
            CASE WHEN prev_isr IS NOT NULL AND leader < 0 AND prev.leader >= 0 THEN prev.leader END AS lost,
            leader < 0 OR len(isr) < len(replicas) AS short
@@ -79,10 +80,14 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
     FROM (SELECT * FROM st WINDOW w AS (PARTITION BY topic, partition ORDER BY ts)
           QUALIFY lag(class) OVER w IS DISTINCT FROM class)
     WINDOW w AS (PARTITION BY topic, partition ORDER BY ts)""")
-    con.execute(f"COPY (SELECT *, end_ms - start_ms AS duration_ms, (end_ms - start_ms) / 1000.0 AS duration_s "
-                f"FROM iv) TO '{out}/intervals.parquet' (FORMAT parquet)")
-    con.execute(f"COPY (SELECT ts AS ts_ms, topic, partition, leader, isr, replicas, min_isr, class FROM st) "
-                f"TO '{out}/frames.json.gz' (FORMAT json, COMPRESSION gzip)")
+    con.execute(
+        f"COPY (SELECT *, end_ms - start_ms AS duration_ms, (end_ms - start_ms) / 1000.0 AS duration_s "
+        f"FROM iv) TO '{out}/intervals.parquet' (FORMAT parquet)"
+    )
+    con.execute(
+        f"COPY (SELECT ts AS ts_ms, topic, partition, leader, isr, replicas, min_isr, class FROM st) "
+        f"TO '{out}/frames.json.gz' (FORMAT json, COMPRESSION gzip)"
+    )
     # timeline: minute ranges, a range sharing its first minute with the previous one's last starts later
     tl = con.execute(f"""
     WITH r AS (
@@ -151,8 +156,19 @@ def anchor(history: Path, day: str, d0: int, out: Path, threads: int = 2) -> dic
 def job_view(summary: dict[str, Any], frames: int) -> dict[str, Any]:
     """The job's summary.json in the anchor's shape, for the comparison."""
     return {
-        "incidents": [[i["start_ms"], i["end_ms"], i["first_broker_out"], i["first_out_ms"], i["topics"],
-                       i["partitions"], i["peak_under_min_isr"], i["peak_offline"]] for i in summary["incidents"]],
+        "incidents": [
+            [
+                i["start_ms"],
+                i["end_ms"],
+                i["first_broker_out"],
+                i["first_out_ms"],
+                i["topics"],
+                i["partitions"],
+                i["peak_under_min_isr"],
+                i["peak_offline"],
+            ]
+            for i in summary["incidents"]
+        ],
         "under_min_per_minute": [m["under_min_isr"] for m in summary["timeline"]],
         "brokers": [[b["broker"], b["shrinks"], b["expands"], b["flapping_score"]] for b in summary["brokers"]],
         "top": [[p["topic"], p["partition"], p["under_min_isr_s"], p["intervals"]] for p in summary["top_partitions"]],

@@ -29,9 +29,25 @@ STAGE = re.compile(r"^\s*([\d.]+)s \[(\d)/4\] ([^:]+): (.*)$")
 
 def run(master: str, history: Path, out: Path, env: dict[str, str]) -> tuple[float, list[str]]:
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "kafkatui.history.replay_job", "--master", master, "--day", DAY,
-                           "--history", f"file://{history}", "--out", f"file://{out}"],
-                          capture_output=True, text=True, env=env, cwd=HERE)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.history.replay_job",
+            "--master",
+            master,
+            "--day",
+            DAY,
+            "--history",
+            f"file://{history}",
+            "--out",
+            f"file://{out}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=HERE,
+    )
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"{master}: exit {proc.returncode}: {proc.stderr[-2000:]}")
@@ -59,7 +75,9 @@ def main() -> None:
                 load = os.getloadavg()[0]
                 # the cluster's env: its spark-defaults.conf turns off host-local shuffle reads, which
                 # workers with private /tmp's cannot do (FetchFailedException without it)
-                show("2 workers x 1 core", *run(cluster.url, history, shared / "cluster", dict(cluster.env, **env)), load)
+                show(
+                    "2 workers x 1 core", *run(cluster.url, history, shared / "cluster", dict(cluster.env, **env)), load
+                )
             finally:
                 cluster.stop()
     finally:
@@ -68,8 +86,10 @@ def main() -> None:
 
 def show(master: str, wall: float, stages: list[str], load: float) -> None:
     """One run's figures, printed as soon as it ends."""
-    print(f"{master:>20}: {wall:6.1f} s wall (load average {load:.1f} at the start, "
-          f"{os.getloadavg()[0]:.1f} at the end)", flush=True)
+    print(
+        f"{master:>20}: {wall:6.1f} s wall (load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)",
+        flush=True,
+    )
     for line in stages:
         print(f"{'':>22}{line.strip()}", flush=True)
 

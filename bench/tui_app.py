@@ -125,7 +125,7 @@ def ms(seconds: float) -> str:
 
 
 def spread(values: list[float]) -> str:
-    return f"{ms(pct(values, .5))} / {ms(pct(values, .95))}"
+    return f"{ms(pct(values, 0.5))} / {ms(pct(values, 0.95))}"
 
 
 @contextmanager
@@ -178,10 +178,12 @@ class SimChild:
     """The simulator in its own process (its own GIL); stopped and reaped whatever happens."""
 
     def __init__(self, big: int) -> None:
-        code = SIM_CHILD.format(here=str(HERE), brokers=BROKERS, topics=TOPICS, partitions=PARTITIONS,
-                                big=big, big_topic=BIG_TOPIC)
-        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        code = SIM_CHILD.format(
+            here=str(HERE), brokers=BROKERS, topics=TOPICS, partitions=PARTITIONS, big=big, big_topic=BIG_TOPIC
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
         self.peak_rss_mb = float("nan")
         self.bootstrap = ""
         self.build_s = float("nan")
@@ -236,8 +238,13 @@ def warm_simulator(bootstrap: str) -> float:
     """One `kafkatui check --json` in a child: fills the simulator's answer caches; returns its wall time."""
     exe = shutil.which("kafkatui") or str(Path(sys.executable).parent / "kafkatui")
     start = time.perf_counter()
-    subprocess.run([exe, "check", "--json", "--bootstrap", bootstrap.split(",")[0], "--timeout", "120"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=180, check=False)
+    subprocess.run(
+        [exe, "check", "--json", "--bootstrap", bootstrap.split(",")[0], "--timeout", "120"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=180,
+        check=False,
+    )
     return time.perf_counter() - start
 
 
@@ -303,8 +310,9 @@ class Frames:
             self.started = None
 
 
-def keys_from_thread(app: KafkaTuiApp, frames: Frames, table: VirtualTable[Any], finished: Callable[[], bool],
-                     limit: int = 2000) -> list[float]:
+def keys_from_thread(
+    app: KafkaTuiApp, frames: Frames, table: VirtualTable[Any], finished: Callable[[], bool], limit: int = 2000
+) -> list[float]:
     """Start a refresh, then press `down` from this thread, one key per frame, until the refresh lands."""
     driver = app._driver
     assert driver is not None and app._loop is not None
@@ -330,8 +338,14 @@ def keys_from_thread(app: KafkaTuiApp, frames: Frames, table: VirtualTable[Any],
     return latencies
 
 
-async def key_to_frame(pilot: Pilot[None], frames: Frames, key: str, done: Callable[[], bool] = lambda: True,
-                       settle: Callable[[], bool] | None = None, timeout: float = 30.0) -> float:
+async def key_to_frame(
+    pilot: Pilot[None],
+    frames: Frames,
+    key: str,
+    done: Callable[[], bool] = lambda: True,
+    settle: Callable[[], bool] | None = None,
+    timeout: float = 30.0,
+) -> float:
     """Press `key`; return key -> first frame where `done()` holds (waiting for it if Pilot returns earlier)."""
     frames.arm(done)
     await pilot.press(key)
@@ -431,10 +445,15 @@ class AllPartitionsScreen(DashScreen):
     def _cell(self, key: tuple[str, int], col: str) -> CellValue:
         ph = self.report.partition(*key)
         cells: dict[str, Callable[[], CellValue]] = {
-            "status": lambda: status_cell(ph.health), "partition": lambda: str(ph.partition),
-            "leader": lambda: leader_text(ph), "replicas": lambda: replicas_text(ph), "isr": lambda: ids(ph.isr),
-            "minisr": lambda: str(ph.min_isr), "headroom": lambda: headroom_text(ph),
-            "lag": lambda: lag_text(ph.out_of_sync), "elr": lambda: "-",
+            "status": lambda: status_cell(ph.health),
+            "partition": lambda: str(ph.partition),
+            "leader": lambda: leader_text(ph),
+            "replicas": lambda: replicas_text(ph),
+            "isr": lambda: ids(ph.isr),
+            "minisr": lambda: str(ph.min_isr),
+            "headroom": lambda: headroom_text(ph),
+            "lag": lambda: lag_text(ph.out_of_sync),
+            "elr": lambda: "-",
         }
         return cells[col]()
 
@@ -450,8 +469,14 @@ class Results:
 
     def judge(self, name: str, seconds: float, target: float) -> None:
         verdict = "PASS" if seconds < target else "MISS"
-        self.rows.append((name, ms(seconds) if target < 1 else f"{seconds:.2f} s",
-                          f"< {ms(target)}" if target < 1 else f"< {target:.0f} s", verdict))
+        self.rows.append(
+            (
+                name,
+                ms(seconds) if target < 1 else f"{seconds:.2f} s",
+                f"< {ms(target)}" if target < 1 else f"< {target:.0f} s",
+                verdict,
+            )
+        )
 
     def info(self, name: str, value: str) -> None:
         self.rows.append((name, value, "-", "info"))
@@ -466,7 +491,9 @@ class Results:
 async def scenario(sim: SimChild, big: int, res: Results) -> None:
     expected_topics = TOPICS + (1 if big else 0)
     settings = ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=60)
-    app = BenchApp(Feed(KafkaClusterSource(settings, log_dirs="out-of-sync"), bootstrap=sim.bootstrap), refresh_seconds=3600)
+    app = BenchApp(
+        Feed(KafkaClusterSource(settings, log_dirs="out-of-sync"), bootstrap=sim.bootstrap), refresh_seconds=3600
+    )
     probe = app.probe = RefreshProbe(app)
     frames = Frames(app)
     first: dict[str, float] = {}
@@ -500,11 +527,15 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 await pilot.pause(0.01)
             await pilot.pause()
             read = probe.steps[0]
-            res.judge("first complete overview (run_test start -> frame)", first["complete"] - t0, TARGETS["first_screen"])
+            res.judge(
+                "first complete overview (run_test start -> frame)", first["complete"] - t0, TARGETS["first_screen"]
+            )
             res.note("  of which cluster read: Feed.refresh in the worker", ms(read["total"]))
             res.note("    snapshot (Metadata, configs, log dirs; decode)", ms(read.get("snapshot", 0)))
-            res.note("    diff / assess / findings", f"{ms(read.get('diff', 0))} / {ms(read.get('assess', 0))} / "
-                                                    f"{ms(read.get('findings', 0))}")
+            res.note(
+                "    diff / assess / findings",
+                f"{ms(read.get('diff', 0))} / {ms(read.get('assess', 0))} / {ms(read.get('findings', 0))}",
+            )
             res.note("  of which UI: run_test start -> first frame (app start-up)", ms(first["any"] - t0))
             res.note("  of which UI: on_state_updated (first state)", ms(probe.handler[0]))
             res.note("  of which UI: state applied -> complete frame", ms(first["complete"] - probe.arrived[0]))
@@ -539,8 +570,8 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             for _ in range(DOWN_PRESSES):
                 work.append(0.0)
                 downs.append(await key_to_frame(pilot, frames, "down"))
-            res.judge(f"down x{DOWN_PRESSES}, topics table: key -> frame p95", pct(downs, .95), TARGETS["key_p95"])
-            res.note("  down: key -> frame p50", ms(pct(downs, .5)))
+            res.judge(f"down x{DOWN_PRESSES}, topics table: key -> frame p95", pct(downs, 0.95), TARGETS["key_p95"])
+            res.note("  down: key -> frame p50", ms(pct(downs, 0.5)))
             res.note("  down: table work (render_lines + cursor) p50 / p95", spread(work))
             res.note("  GC during the downs", gc_watch.take())
 
@@ -548,8 +579,12 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             def topic_ready(name: str, partitions: int) -> Callable[[], bool]:
                 def ready() -> bool:
                     screen = app.screen
-                    return (isinstance(screen, TopicScreen) and screen.topic == name and screen.is_mounted
-                            and screen.query_one("#partitions", VirtualTable).total_count == partitions)
+                    return (
+                        isinstance(screen, TopicScreen)
+                        and screen.topic == name
+                        and screen.is_mounted
+                        and screen.query_one("#partitions", VirtualTable).total_count == partitions
+                    )
 
                 return ready
 
@@ -565,12 +600,14 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 enters.append(await key_to_frame(pilot, frames, "enter", topic_ready(name, PARTITIONS)))
                 escapes.append(await key_to_frame(pilot, frames, "escape", back_on_overview))
                 await key_to_frame(pilot, frames, "down")
-            res.judge(f"Enter -> topic screen ({PARTITIONS} partitions) p95", pct(enters, .95), TARGETS["key_p95"])
-            res.note("  Enter: key -> frame p50 / max; TopicScreen.show p95",
-                     f"{ms(pct(enters, .5))} / {ms(max(enters))}; {ms(pct(topic_show, .95))}")
+            res.judge(f"Enter -> topic screen ({PARTITIONS} partitions) p95", pct(enters, 0.95), TARGETS["key_p95"])
+            res.note(
+                "  Enter: key -> frame p50 / max; TopicScreen.show p95",
+                f"{ms(pct(enters, 0.5))} / {ms(max(enters))}; {ms(pct(topic_show, 0.95))}",
+            )
             res.note("  GC during Enter / Esc", gc_watch.take())
-            res.judge("Esc -> back on the overview p95", pct(escapes, .95), TARGETS["key_p95"])
-            res.note("  Esc: key -> frame p50", ms(pct(escapes, .5)))
+            res.judge("Esc -> back on the overview p95", pct(escapes, 0.95), TARGETS["key_p95"])
+            res.note("  Esc: key -> frame p50", ms(pct(escapes, 0.5)))
 
             # the big topic ---------------------------------------------------------------------
             if big:
@@ -581,9 +618,15 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                     await pilot.pause()
                     bigs.append(await key_to_frame(pilot, frames, "enter", topic_ready(BIG_TOPIC, big)))
                     await key_to_frame(pilot, frames, "escape", back_on_overview)
-                res.judge(f"Enter -> topic screen of {BIG_TOPIC} ({big:,} partitions) p95", pct(bigs, .95), TARGETS["key_p95"])
-                res.note(f"  Enter {BIG_TOPIC}: key -> frame p50 / max; TopicScreen.show p95",
-                         f"{ms(pct(bigs, .5))} / {ms(max(bigs))}; {ms(pct(topic_show, .95))}")
+                res.judge(
+                    f"Enter -> topic screen of {BIG_TOPIC} ({big:,} partitions) p95",
+                    pct(bigs, 0.95),
+                    TARGETS["key_p95"],
+                )
+                res.note(
+                    f"  Enter {BIG_TOPIC}: key -> frame p50 / max; TopicScreen.show p95",
+                    f"{ms(pct(bigs, 0.5))} / {ms(max(bigs))}; {ms(pct(topic_show, 0.95))}",
+                )
                 res.note(f"  GC during Enter {BIG_TOPIC}", gc_watch.take())
                 topics_table.move_cursor_to(topics_table.keys_in_view()[0])
                 await pilot.pause()
@@ -604,8 +647,10 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             res.judge("refresh, overview, steady: on_state_updated (max of 3)", handler, TARGETS["refresh_ui"])
             res.note("  peak RSS after 3 more refreshes", f"{rss_mb():.0f} MB")
             res.note("  state applied -> next frame (max of 3)", ms(max(f for _, f in steady)))
-            res.note("  Feed.refresh in the worker (snapshot/diff/assess/findings), last", " / ".join(
-                ms(probe.steps[-1].get(k, 0)) for k in ("total", "snapshot", "diff", "assess", "findings")))
+            res.note(
+                "  Feed.refresh in the worker (snapshot/diff/assess/findings), last",
+                " / ".join(ms(probe.steps[-1].get(k, 0)) for k in ("total", "snapshot", "diff", "assess", "findings")),
+            )
 
             # keys during a refresh, sent from a thread as a terminal driver's input thread does (the
             # loop has to wake up and win the GIL from the worker, which decodes and assesses in Python);
@@ -615,12 +660,16 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 gc_watch.take()
                 count = len(probe.handler)
                 during = await asyncio.to_thread(
-                    keys_from_thread, app, frames, topics_table, lambda: len(probe.handler) > count)
+                    keys_from_thread, app, frames, topics_table, lambda: len(probe.handler) > count
+                )
                 while len(probe.handler) == count:
                     await pilot.pause(0.01)
-                res.judge(f"down while a refresh runs{label} (x{len(during)}): key -> frame p95",
-                          pct(during, .95), TARGETS["key_p95"])
-                res.note("  p50 / max", f"{ms(pct(during, .5))} / {ms(max(during, default=0))}")
+                res.judge(
+                    f"down while a refresh runs{label} (x{len(during)}): key -> frame p95",
+                    pct(during, 0.95),
+                    TARGETS["key_p95"],
+                )
+                res.note("  p50 / max", f"{ms(pct(during, 0.5))} / {ms(max(during, default=0))}")
                 res.note("  GC during that refresh", gc_watch.take())
 
             await keys_during_refresh("")
@@ -635,8 +684,11 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 await pilot.pause()
                 await key_to_frame(pilot, frames, "enter", topic_ready(BIG_TOPIC, big))
                 with_big = [await refresh_once() for _ in range(2)]
-                res.judge(f"refresh, overview + {BIG_TOPIC} screen: on_state_updated (max of 2)",
-                          max(h for h, _ in with_big), TARGETS["refresh_ui"])
+                res.judge(
+                    f"refresh, overview + {BIG_TOPIC} screen: on_state_updated (max of 2)",
+                    max(h for h, _ in with_big),
+                    TARGETS["refresh_ui"],
+                )
                 res.note("  state applied -> next frame (max of 2)", ms(max(f for _, f in with_big)))
                 await key_to_frame(pilot, frames, "escape", back_on_overview)
 
@@ -644,10 +696,14 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             sim.shutdown_broker(1)
             handler_s, frame_s = await refresh_once()
             changes = len(app.state.changes)
-            res.judge(f"refresh with an incident ({changes:,} changes): on_state_updated", handler_s, TARGETS["refresh_ui"])
+            res.judge(
+                f"refresh with an incident ({changes:,} changes): on_state_updated", handler_s, TARGETS["refresh_ui"]
+            )
             res.note("  incident: state applied -> next frame", ms(frame_s))
-            res.note("  incident: Feed.refresh in the worker (snapshot/diff/assess/findings)", " / ".join(
-                ms(probe.steps[-1].get(k, 0)) for k in ("total", "snapshot", "diff", "assess", "findings")))
+            res.note(
+                "  incident: Feed.refresh in the worker (snapshot/diff/assess/findings)",
+                " / ".join(ms(probe.steps[-1].get(k, 0)) for k in ("total", "snapshot", "diff", "assess", "findings")),
+            )
             res.note("  peak RSS after the incident", f"{rss_mb():.0f} MB")
             await pilot.pause(2)  # let the flash end
 
@@ -658,7 +714,9 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             typed: list[float] = []
             for ch in "topic-01":
                 typed.append(await key_to_frame(pilot, frames, ch))
-            res.judge(f"filter {expected_topics:,} topics, typed 'topic-01': key -> frame max", max(typed), TARGETS["filter"])
+            res.judge(
+                f"filter {expected_topics:,} topics, typed 'topic-01': key -> frame max", max(typed), TARGETS["filter"]
+            )
             res.note("  overview filter: set_filter per key max", ms(max(filter_calls)))
             await key_to_frame(pilot, frames, "escape")  # clears the filter
             assert topics_table.filter_text == ""
@@ -676,11 +734,16 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             for ch in "topic-1999-4":
                 typed.append(await key_to_frame(pilot, frames, ch))
             shown = table.visible_count
-            res.judge(f"filter {table.total_count:,} partitions, typed 'topic-1999-4': key -> frame max",
-                      max(typed), TARGETS["filter"])
-            res.note("  first key (builds the search-text cache): key -> frame; set_filter",
-                     f"{ms(typed[0])}; {ms(calls[0])}")
-            res.note("  later keys: key -> frame p50 / max", f"{ms(pct(typed[1:], .5))} / {ms(max(typed[1:]))}")
+            res.judge(
+                f"filter {table.total_count:,} partitions, typed 'topic-1999-4': key -> frame max",
+                max(typed),
+                TARGETS["filter"],
+            )
+            res.note(
+                "  first key (builds the search-text cache): key -> frame; set_filter",
+                f"{ms(typed[0])}; {ms(calls[0])}",
+            )
+            res.note("  later keys: key -> frame p50 / max", f"{ms(pct(typed[1:], 0.5))} / {ms(max(typed[1:]))}")
             res.note("  rows shown after it", f"{shown:,}")
             await key_to_frame(pilot, frames, "escape")
             direct: list[float] = []
@@ -688,15 +751,18 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 with stopwatch(direct):
                     assert table.set_filter(text) is None
                 await pilot.pause()
-            res.judge(f"set_filter('topic-0') on {table.total_count:,} partitions, cached", direct[0], TARGETS["filter"])
+            res.judge(
+                f"set_filter('topic-0') on {table.total_count:,} partitions, cached", direct[0], TARGETS["filter"]
+            )
             res.judge("set_filter('/healthy|under/') regex, cached", direct[1], TARGETS["filter"])
             res.note("  set_filter('healthy') (every row matches) / '' (clear)", f"{ms(direct[2])} / {ms(direct[3])}")
             await app.pop_screen()
             await pilot.pause()
             # what the dashboard's deferred full collection (app.FULL_GC_SECONDS) costs, and what it finds
             longest_full = max((pause for gen, pause in gc_watch_all.pauses if gen == 2), default=0.0)
-            res.info("longest full GC pause (app's GcPacer: at 0.5 s idle, or forced after 10 s of input)",
-                     ms(longest_full))
+            res.info(
+                "longest full GC pause (app's GcPacer: at 0.5 s idle, or forced after 10 s of input)", ms(longest_full)
+            )
             res.note("GC pauses over the whole run", gc_watch_all.take())
             full: list[float] = []
             with stopwatch(full):
@@ -727,18 +793,26 @@ def main() -> None:
         sim.start()
         assert all(h.startswith("127.0.0.1:") for h in sim.bootstrap.split(","))
         partitions = TOPICS * PARTITIONS + ns.big
-        print(f"simulator child: {BROKERS} brokers, {TOPICS + (1 if ns.big else 0):,} topics, {partitions:,} "
-              f"partitions, built and listening in {sim.build_s:.1f} s (pid {sim.proc.pid})", flush=True)
+        print(
+            f"simulator child: {BROKERS} brokers, {TOPICS + (1 if ns.big else 0):,} topics, {partitions:,} "
+            f"partitions, built and listening in {sim.build_s:.1f} s (pid {sim.proc.pid})",
+            flush=True,
+        )
         print(f"warm-up `kafkatui check --json` child: {warm_simulator(sim.bootstrap):.1f} s", flush=True)
         asyncio.run(asyncio.wait_for(scenario(sim, ns.big, res), WATCHDOG_S))
     finally:
         sim.stop()
-    res.judge_mb("peak RSS, this process (app + bench)", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                 TARGETS["memory_mb"])
+    res.judge_mb(
+        "peak RSS, this process (app + bench)",
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        TARGETS["memory_mb"],
+    )
     res.note("peak RSS, simulator child", f"{sim.peak_rss_mb:.0f} MB")
     print(table_text(res))
-    print(f"\npercentiles are nearest-rank; key -> frame includes encoding the frame; pid {os.getpid()}; "
-          f"total bench time {time.perf_counter() - start:.1f} s")
+    print(
+        f"\npercentiles are nearest-rank; key -> frame includes encoding the frame; pid {os.getpid()}; "
+        f"total bench time {time.perf_counter() - start:.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -175,7 +175,7 @@ def ms(seconds: float) -> str:
 
 
 def spread(values: list[float]) -> str:
-    return f"{ms(pct(values, .5))} / {ms(pct(values, .95))}"
+    return f"{ms(pct(values, 0.5))} / {ms(pct(values, 0.95))}"
 
 
 async def bench_virtual(model: Model) -> list[tuple[str, str]]:
@@ -205,8 +205,8 @@ async def bench_virtual(model: Model) -> list[tuple[str, str]]:
         work.clear()
         probe.latencies.clear()
         await presses(pilot, "pagedown", 50, work)
-        figures.append(("pagedown x50 (59 new rows): key -> frame p95", ms(pct(probe.latencies, .95))))
-        figures.append(("pagedown: widget work p95", ms(pct(work, .95))))
+        figures.append(("pagedown x50 (59 new rows): key -> frame p95", ms(pct(probe.latencies, 0.95))))
+        figures.append(("pagedown: widget work p95", ms(pct(work, 0.95))))
 
         for column, label in (("lag", "int"), ("topic", "str"), ("topic", "reversed, values cached")):
             sort: list[float] = []
@@ -214,7 +214,9 @@ async def bench_virtual(model: Model) -> list[tuple[str, str]]:
             with stopwatch(sort):
                 table.sort_by(column)
             await pilot.pause()
-            figures.append((f"sort_by({column!r}), {label}: call / -> frame", f"{ms(sort[0])} / {ms(probe.latencies[-1])}"))
+            figures.append(
+                (f"sort_by({column!r}), {label}: call / -> frame", f"{ms(sort[0])} / {ms(probe.latencies[-1])}")
+            )
 
         filters: list[float] = []
         for text in ("orders-01", "orders-0", "/offline|under/"):
@@ -280,7 +282,9 @@ def main() -> None:
     print(table_text(f"VirtualTable, {ROWS:,} rows x {len(COLUMNS)} columns, {SIZE[0]}x{SIZE[1]}", virtual))
     print()
     peer = asyncio.run(bench_peer(model))
-    print(table_text(f"Textual DataTable (peer), {PEER_ROWS:,} rows x {len(COLUMNS)} columns, {SIZE[0]}x{SIZE[1]}", peer))
+    print(
+        table_text(f"Textual DataTable (peer), {PEER_ROWS:,} rows x {len(COLUMNS)} columns, {SIZE[0]}x{SIZE[1]}", peer)
+    )
     print(f"\npercentiles are nearest-rank; total bench time {time.perf_counter() - start:.1f} s")
 
 

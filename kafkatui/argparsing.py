@@ -52,7 +52,8 @@ def number(low: float, high: float, *, low_open: bool = False) -> Callable[[str]
         value = finite(text)
         if not (low < value if low_open else low <= value) or value > high:
             raise argparse.ArgumentTypeError(
-                f"must be {'more than' if low_open else 'at least'} {low:g} and at most {high:g}, got {text}")
+                f"must be {'more than' if low_open else 'at least'} {low:g} and at most {high:g}, got {text}"
+            )
         return value
 
     parse.__name__ = "number"

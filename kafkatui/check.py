@@ -42,18 +42,31 @@ PIPE_WIDTH = 1000  # off a terminal: tables at their natural width, never cut at
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--topic", metavar="REGEX", help="only topics whose name matches this regular expression")
-    p.add_argument("--what-if-down", metavar="IDS", help="also report what taking these brokers down would do, e.g. 2,3")
+    p.add_argument(
+        "--what-if-down", metavar="IDS", help="also report what taking these brokers down would do, e.g. 2,3"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (schema kafkatui.check/1) instead of tables")
     p.add_argument("--all", action="store_true", help="list healthy topics and brokers too")
-    p.add_argument("--brief", action="store_true",
-                   help="the verdict, the counts and the top findings in about ten lines")
-    p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
-                   help="check an in-process simulated cluster playing SCENARIO (default incident)")
-    p.add_argument("--at", default=None, metavar="DURATION",
-                   help="with --demo: how far into the scenario to look (default 6m)")
-    p.add_argument("--history", default=None, metavar="DIR",
-                   help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
-                        "shrinks per broker for the isr-flapping finding")
+    p.add_argument(
+        "--brief", action="store_true", help="the verdict, the counts and the top findings in about ten lines"
+    )
+    p.add_argument(
+        "--demo",
+        nargs="?",
+        const="incident",
+        metavar="SCENARIO",
+        help="check an in-process simulated cluster playing SCENARIO (default incident)",
+    )
+    p.add_argument(
+        "--at", default=None, metavar="DURATION", help="with --demo: how far into the scenario to look (default 6m)"
+    )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="DIR",
+        help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
+        "shrinks per broker for the isr-flapping finding",
+    )
 
 
 # ----------------------------------------------------------------------------- verdict
@@ -121,27 +134,45 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
         },
         "brokers": [
             {
-                "id": b.id, "up": b.up, "host": b.host, "port": b.port, "rack": b.rack, "controller": b.controller,
-                "leaders": b.led, "replicas": b.hosted, "out_of_isr": b.out_of_isr,
-                "missing_from_all_isrs": b.missing_from_all_isrs, "missing_from_most_isrs": b.missing_from_most_isrs,
-                "restart_safe": b.restart_safe, "restart_under_min_isr": b.restart_under_min_isr,
+                "id": b.id,
+                "up": b.up,
+                "host": b.host,
+                "port": b.port,
+                "rack": b.rack,
+                "controller": b.controller,
+                "leaders": b.led,
+                "replicas": b.hosted,
+                "out_of_isr": b.out_of_isr,
+                "missing_from_all_isrs": b.missing_from_all_isrs,
+                "missing_from_most_isrs": b.missing_from_most_isrs,
+                "restart_safe": b.restart_safe,
+                "restart_under_min_isr": b.restart_under_min_isr,
                 "restart_offline": b.restart_offline,
             }
             for b in sorted(report.brokers.values(), key=lambda b: b.id)
         ],
         "topics": [
             {
-                "name": t.name, "internal": t.internal, "worst": _NAMES[t.worst], "partitions": t.partitions,
+                "name": t.name,
+                "internal": t.internal,
+                "worst": _NAMES[t.worst],
+                "partitions": t.partitions,
                 "counts": dict(zip(_NAMES, t.counts, strict=True)),
-                "replication_factor": t.rf, "min_isr": t.min_isr, "min_isr_source": t.min_isr_source,
-                "min_headroom": t.min_headroom, "unclean_leader_election": t.unclean,
+                "replication_factor": t.rf,
+                "min_isr": t.min_isr,
+                "min_isr_source": t.min_isr_source,
+                "min_headroom": t.min_headroom,
+                "unclean_leader_election": t.unclean,
                 "tolerates_failures_without_data_loss": t.loss_tolerance,
-                "tolerates_failures_with_writes": t.write_tolerance, "writes_blocked": t.writes_blocked,
+                "tolerates_failures_with_writes": t.write_tolerance,
+                "writes_blocked": t.writes_blocked,
             }
             for t in report.topics_worst_first()
         ],
         "findings": [f.to_dict() for f in found],
-        "what_if": None if wi is None else {
+        "what_if": None
+        if wi is None
+        else {
             "down": sorted(wi.down),
             "summary": wi.summary(),
             "safe": wi.safe,
@@ -149,7 +180,11 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             "under_min_isr": [p.name for p in wi.under_min_isr],
             "single_in_sync_copy": [p.name for p in wi.single_in_sync_copy],
             "topics": {
-                name: {"offline": t.offline, "under_min_isr": t.under_min_isr, "single_in_sync_copy": t.single_in_sync_copy}
+                name: {
+                    "offline": t.offline,
+                    "under_min_isr": t.under_min_isr,
+                    "single_in_sync_copy": t.single_in_sync_copy,
+                }
                 for name, t in sorted(wi.topics.items())
             },
         },
@@ -157,8 +192,14 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
 
 
 # ----------------------------------------------------------------------------- tables
-def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding],
-           wi: WhatIf | None, show_all: bool = False) -> None:
+def render(
+    out: Console,
+    snapshot: ClusterSnapshot,
+    report: HealthReport,
+    found: list[Finding],
+    wi: WhatIf | None,
+    show_all: bool = False,
+) -> None:
     """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
     from rich import box
     from rich.table import Table
@@ -221,14 +262,24 @@ def render(out: Console, snapshot: ClusterSnapshot, report: HealthReport, found:
             hidden += 1
             continue
         topics.add_row(
-            short_status(t.worst), t.name, str(t.partitions), str(t.count(Health.OFFLINE)), str(t.count(Health.UNDER_MIN_ISR)),
-            str(t.count(Health.AT_MIN_ISR)), str(t.under_replicated_total), str(t.rf),
-            f"{t.min_isr} {source_word(t.min_isr_source)}", f"{t.min_headroom:+d}", tolerance_text(t),
+            short_status(t.worst),
+            t.name,
+            str(t.partitions),
+            str(t.count(Health.OFFLINE)),
+            str(t.count(Health.UNDER_MIN_ISR)),
+            str(t.count(Health.AT_MIN_ISR)),
+            str(t.under_replicated_total),
+            str(t.rf),
+            f"{t.min_isr} {source_word(t.min_isr_source)}",
+            f"{t.min_headroom:+d}",
+            tolerance_text(t),
         )
     out.print(topics)
-    legend = ("offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
-              "above minISR (worst partition); tolerates: broker failures without losing acknowledged writes "
-              "(and, when fewer, before acks=all writes stop)")
+    legend = (
+        "offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
+        "above minISR (worst partition); tolerates: broker failures without losing acknowledged writes "
+        "(and, when fewer, before acks=all writes stop)"
+    )
     out.print(legend + (f"; {hidden} healthy topics not shown (--all)" if hidden else ""), style="dim", soft_wrap=True)
 
     if found:
@@ -265,15 +316,24 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
     head = Text("verdict ")
     head.append(level.upper(), style=SEVERITY_STYLE.get(level, "bold green"))
     absent = f" (absent: {', '.join(map(str, c.brokers_absent))})" if c.brokers_absent else ""
-    head.append(f"  cluster {snapshot.cluster_id or '?'}  brokers {c.brokers_up}/{c.brokers_total} up{absent}  "
-                f"{plural(c.partitions, 'partition')}  read {when}")
+    head.append(
+        f"  cluster {snapshot.cluster_id or '?'}  brokers {c.brokers_up}/{c.brokers_total} up{absent}  "
+        f"{plural(c.partitions, 'partition')}  read {when}"
+    )
     out.print(head, highlight=False)
     if snapshot.partial:
-        out.print(Text(f"PARTIAL: {plural(len(snapshot.problems), 'part')} of the snapshot could not be read "
-                       "(the full report says which)", style="yellow"))
-    out.print(f"offline {c.offline} · under minISR {c.under_min_isr} · at minISR {c.at_min_isr} · "
-              f"under-replicated {c.under_replicated_total} · non-preferred leaders {c.non_preferred_total}",
-              highlight=False)
+        out.print(
+            Text(
+                f"PARTIAL: {plural(len(snapshot.problems), 'part')} of the snapshot could not be read "
+                "(the full report says which)",
+                style="yellow",
+            )
+        )
+    out.print(
+        f"offline {c.offline} · under minISR {c.under_min_isr} · at minISR {c.at_min_isr} · "
+        f"under-replicated {c.under_replicated_total} · non-preferred leaders {c.non_preferred_total}",
+        highlight=False,
+    )
     worst = [t for t in report.topics_worst_first() if t.worst != Health.HEALTHY]
     if worst:
         names = ", ".join(f"{t.name} ({t.worst.symbol} {SHORT_LABEL[t.worst]})" for t in worst[:4])
@@ -282,8 +342,9 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
     counts = {sev: sum(1 for f in found if f.severity == sev) for sev in ("critical", "warning", "info")}
     summary = ", ".join(f"{n} {sev}" for sev, n in counts.items() if n) or "none"
     shown = min(BRIEF_FINDINGS, len(found))
-    out.print(f"findings: {summary}" + (f"; the top {shown}:" if shown > 1 else (":" if shown else "")),
-              highlight=False)
+    out.print(
+        f"findings: {summary}" + (f"; the top {shown}:" if shown > 1 else (":" if shown else "")), highlight=False
+    )
     for i, f in enumerate(found[:BRIEF_FINDINGS], 1):
         line = Text(f"  {i}. ")
         line.append(f.severity.upper(), style=SEVERITY_STYLE[f.severity])
@@ -297,8 +358,10 @@ def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[
     """ISR shrinks per broker from `--history` (None without it), and one line saying what was used."""
     directory = getattr(ns, "history", None)
     if not directory:
-        return None, ("isr-flapping is judged from ISR history, which one check run does not have: pass "
-                      "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard")
+        return None, (
+            "isr-flapping is judged from ISR history, which one check run does not have: pass "
+            "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard"
+        )
     from kafkatui.history.shrinks import WINDOW_S, shrink_counts
 
     counts = shrink_counts(directory, snapshot.cluster_id, snapshot.taken_at, WINDOW_S)
@@ -320,8 +383,9 @@ def _warm_findings() -> None:
         pass
 
 
-def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace,
-             shrinks: dict[int, int] | None = None) -> tuple[HealthReport, list[Finding], WhatIf | None]:
+def evaluate(
+    snapshot: ClusterSnapshot, ns: argparse.Namespace, shrinks: dict[int, int] | None = None
+) -> tuple[HealthReport, list[Finding], WhatIf | None]:
     from kafkatui.model.findings import findings
 
     snapshot = filter_topics(snapshot, ns.topic)
@@ -352,8 +416,9 @@ def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapsho
         raise UsageError(str(exc)) from None
     player.advance(at_ms)
     with SimRunner(player.cluster) as sim:
-        source = KafkaClusterSource(ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout),
-                                    log_dirs="out-of-sync")
+        source = KafkaClusterSource(
+            ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=timeout), log_dirs="out-of-sync"
+        )
         try:
             return source.snapshot()
         finally:
@@ -420,8 +485,12 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
 
 
 def main_check(argv: list[str]) -> int:
-    p = Parser(prog="kafkatui check", description="Replication-health verdict for a Kafka cluster.",
-                                epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors (see docs/exit-codes.md)")
+    p = Parser(
+        prog="kafkatui check",
+        description="Replication-health verdict for a Kafka cluster.",
+        epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors "
+        "(see docs/exit-codes.md)",
+    )
     add_arguments(p)
     # one short run: the cyclic collector would only walk the cluster's metadata (librdkafka's 100,000
     # partition objects) again and again; reference counting frees what the command drops

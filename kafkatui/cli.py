@@ -11,7 +11,8 @@ from kafkatui.argparsing import Parser
 
 SUBCOMMANDS = {
     "alter": "change min.insync.replicas / unclean.leader.election.enable: preview, validate, confirm, verify, audit",
-    "elect": "leader elections: --preferred (leaders back on their first replica) or --unclean for an offline partition",
+    "elect": "leader elections: --preferred (leaders back on their first replica) or --unclean for an offline "
+    "partition",
     "check": "replication-health verdict: tables, or JSON with --json; exit 0 healthy, 1 warnings, 2 critical",
     "reassign": "change a topic's replication factor through a rack-aware reassignment, with progress; --cancel",
     "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
@@ -30,7 +31,8 @@ def _top_parser() -> argparse.ArgumentParser:
         description="Terminal dashboard for Apache Kafka replication health. "
         "Open it on a cluster with --bootstrap or --profile, on a simulated incident with --demo, "
         "or on a recorded day with --replay OUT.",
-        epilog="subcommands:\n" + "\n".join(f"  {k:<8} {v}" for k, v in SUBCOMMANDS.items())
+        epilog="subcommands:\n"
+        + "\n".join(f"  {k:<8} {v}" for k, v in SUBCOMMANDS.items())
         + "\n\nrun `kafkatui SUBCOMMAND --help` for their options",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

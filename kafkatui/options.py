@@ -11,14 +11,34 @@ from kafkatui.kafka.settings import MAX_TIMEOUT
 
 def add_connection_arguments(p: argparse.ArgumentParser) -> None:
     """--bootstrap/--bootstrap-server, --profile, -X key=value, --timeout."""
-    p.add_argument("--bootstrap", "--bootstrap-server", "-b", dest="bootstrap", metavar="HOST:PORT[,...]",
-                   help="brokers to bootstrap from")
-    p.add_argument("--profile", metavar="NAME",
-                   help="connection profile from ~/.config/kafkatui/clusters.yaml (or $KAFKATUI_PROFILES)")
-    p.add_argument("-X", dest="x_options", action="append", default=[], metavar="KEY=VALUE",
-                   help="librdkafka setting passed through, as kcat does (repeatable)")
-    p.add_argument("--timeout", type=seconds(MAX_TIMEOUT), default=None, metavar="SECONDS",
-                   help="network timeout per request (default 10)")
+    p.add_argument(
+        "--bootstrap",
+        "--bootstrap-server",
+        "-b",
+        dest="bootstrap",
+        metavar="HOST:PORT[,...]",
+        help="brokers to bootstrap from",
+    )
+    p.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="connection profile from ~/.config/kafkatui/clusters.yaml (or $KAFKATUI_PROFILES)",
+    )
+    p.add_argument(
+        "-X",
+        dest="x_options",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="librdkafka setting passed through, as kcat does (repeatable)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=seconds(MAX_TIMEOUT),
+        default=None,
+        metavar="SECONDS",
+        help="network timeout per request (default 10)",
+    )
 
 
 def connection_from(ns: argparse.Namespace) -> ResolvedConnection:

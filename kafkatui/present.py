@@ -19,23 +19,37 @@ if TYPE_CHECKING:
 
 # A symbol plus a short word: readable without colour and narrow enough to leave names their room.
 SHORT_LABEL = {
-    Health.OFFLINE: "offline", Health.UNDER_MIN_ISR: "<minISR", Health.AT_MIN_ISR: "=minISR",
-    Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "leader", Health.HEALTHY: "ok",
+    Health.OFFLINE: "offline",
+    Health.UNDER_MIN_ISR: "<minISR",
+    Health.AT_MIN_ISR: "=minISR",
+    Health.UNDER_REPLICATED: "URP",
+    Health.NON_PREFERRED_LEADER: "leader",
+    Health.HEALTHY: "ok",
 }
 HEALTH_STYLE = {
-    Health.OFFLINE: "bold red", Health.UNDER_MIN_ISR: "red", Health.AT_MIN_ISR: "yellow",
-    Health.UNDER_REPLICATED: "yellow", Health.NON_PREFERRED_LEADER: "cyan", Health.HEALTHY: "green",
+    Health.OFFLINE: "bold red",
+    Health.UNDER_MIN_ISR: "red",
+    Health.AT_MIN_ISR: "yellow",
+    Health.UNDER_REPLICATED: "yellow",
+    Health.NON_PREFERRED_LEADER: "cyan",
+    Health.HEALTHY: "green",
 }
-STATUS_LEGEND = ("✖ offline: no leader · ▼ <minISR: acks=all writes fail · ● =minISR: one more loss and they "
-                 "fail · ◐ URP: under-replicated · ↺ leader: not the preferred one · ✓ ok")
+STATUS_LEGEND = (
+    "✖ offline: no leader · ▼ <minISR: acks=all writes fail · ● =minISR: one more loss and they "
+    "fail · ◐ URP: under-replicated · ↺ leader: not the preferred one · ✓ ok"
+)
 VERDICT_SYMBOL = {"critical": "✖", "warning": "▲", "healthy": "✓"}
 SEVERITY_SYMBOL = {"critical": "✖", "warning": "▲", "info": "ℹ"}
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 SEVERITY_RANK = {"critical": 0, "warning": 1, "info": 2}
 # where a config value comes from (Kafka's ConfigSource names), in a word; the JSON keeps Kafka's names
 SOURCE_WORD = {
-    "DYNAMIC_TOPIC_CONFIG": "topic", "DYNAMIC_BROKER_CONFIG": "broker", "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
-    "STATIC_BROKER_CONFIG": "static", "DEFAULT_CONFIG": "default", "ASSUMED_DEFAULT": "assumed",
+    "DYNAMIC_TOPIC_CONFIG": "topic",
+    "DYNAMIC_BROKER_CONFIG": "broker",
+    "DYNAMIC_DEFAULT_BROKER_CONFIG": "cluster",
+    "STATIC_BROKER_CONFIG": "static",
+    "DEFAULT_CONFIG": "default",
+    "ASSUMED_DEFAULT": "assumed",
 }
 
 
@@ -89,7 +103,9 @@ def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
     that number follows ("writes 0" = the next failure stops acks=all writes).
     """
     if t.writes_blocked:
-        return f"{t.loss_tolerance}, no writes" if compact else f"{failures(t.loss_tolerance)}, writes never (minISR > RF)"
+        return (
+            f"{t.loss_tolerance}, no writes" if compact else f"{failures(t.loss_tolerance)}, writes never (minISR > RF)"
+        )
     if t.loss_tolerance == t.write_tolerance:
         return failures(t.loss_tolerance)
     return f"{failures(t.loss_tolerance)}, writes {t.write_tolerance}"
@@ -124,7 +140,10 @@ def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
 
 # ----------------------------------------------------------------------------- snapshot problems
 _REASONS = [
-    (re.compile(r"connection failed \(.*(?:111|ECONNREFUSED?)|Connection refused", re.I), "the broker refused the connection (down?)"),
+    (
+        re.compile(r"connection failed \(.*(?:111|ECONNREFUSED?)|Connection refused", re.I),
+        "the broker refused the connection (down?)",
+    ),
     (re.compile(r"no answer within ([\d.]+)s"), r"no answer within \1 s"),
     (re.compile(r"connection failed"), "could not connect"),
     (re.compile(r"not \(or no longer\) in the cluster metadata"), "the broker is no longer in the cluster"),

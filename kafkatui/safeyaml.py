@@ -98,13 +98,11 @@ class _LimitedLoader(yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                raise LimitError(
-                    None, None, f"more than {MAX_ALIASES} aliases (*name); refused", mark)
+                raise LimitError(None, None, f"more than {MAX_ALIASES} aliases (*name); refused", mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise LimitError(
-                    None, None, f"nested more than {MAX_DEPTH} levels deep; refused", mark)
+                raise LimitError(None, None, f"nested more than {MAX_DEPTH} levels deep; refused", mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1

@@ -69,8 +69,9 @@ def _can_time() -> bool:
     return threading.current_thread() is threading.main_thread() and signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
 
-def select(rx: re.Pattern[str], texts: Sequence[str], indices: Sequence[int] | None = None,
-           budget: float = 0.25) -> list[int]:
+def select(
+    rx: re.Pattern[str], texts: Sequence[str], indices: Sequence[int] | None = None, budget: float = 0.25
+) -> list[int]:
     """Indices (into `texts`, or among `indices`) of the texts `rx` finds a match in, within `budget`
     seconds in all; FilterTooSlow when it does not finish in time."""
     order: Sequence[int] = range(len(texts)) if indices is None else indices
@@ -93,8 +94,9 @@ def select(rx: re.Pattern[str], texts: Sequence[str], indices: Sequence[int] | N
             armed[0] = False
         except _Overtime:
             armed[0] = False
-            raise FilterTooSlow(f"it did not finish matching within {budget:g}s (nested repeats such as "
-                                "(a*)* backtrack without end)") from None
+            raise FilterTooSlow(
+                f"it did not finish matching within {budget:g}s (nested repeats such as (a*)* backtrack without end)"
+            ) from None
         finally:
             armed[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)

@@ -44,7 +44,9 @@ def sim(sim_factory: Callable[..., SimRunner]) -> SimRunner:
 def kcat_path() -> str:
     path = shutil.which("kcat")
     if path is None:
-        pytest.skip(reason="kcat is not installed (Debian: apt-get install kcat; `make test` installs it when run as root)")
+        pytest.skip(
+            reason="kcat is not installed (Debian: apt-get install kcat; `make test` installs it when run as root)"
+        )
     return path
 
 

@@ -33,23 +33,28 @@ pytestmark = pytest.mark.timeout(120)
 
 # --------------------------------------------------------------------------- the user's home
 GOOD_PROFILES = "profiles:\n  dev:\n    bootstrap: 127.0.0.1:1\n    timeout: 2\n"
-GOOD_THEME = ("name: mine\ndark: true\nprimary: '#0178D4'\nsecondary: '#004578'\naccent: '#ffa62b'\n"
-              "foreground: '#e0e0e0'\nbackground: '#1e1e1e'\nsurface: '#262626'\npanel: '#363636'\n"
-              "success: '#4EBF71'\nwarning: '#ffa62b'\nerror: '#ba3c5b'\n")
+GOOD_THEME = (
+    "name: mine\ndark: true\nprimary: '#0178D4'\nsecondary: '#004578'\naccent: '#ffa62b'\n"
+    "foreground: '#e0e0e0'\nbackground: '#1e1e1e'\nsurface: '#262626'\npanel: '#363636'\n"
+    "success: '#4EBF71'\nwarning: '#ffa62b'\nerror: '#ba3c5b'\n"
+)
 
 
 def make_home(tmp_path: Path) -> Home:
     root = tmp_path / "home"
-    home = Home(root, {
-        "HOME": str(root),
-        "XDG_CONFIG_HOME": str(root / ".config"),
-        "XDG_STATE_HOME": str(root / ".local" / "state"),
-        "KAFKATUI_AUDIT_LOG": str(root / ".local" / "state" / "kafkatui" / "audit.jsonl"),
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": str(REPO),
-        "LANG": "C.UTF-8",
-        "COLUMNS": "200",
-    })
+    home = Home(
+        root,
+        {
+            "HOME": str(root),
+            "XDG_CONFIG_HOME": str(root / ".config"),
+            "XDG_STATE_HOME": str(root / ".local" / "state"),
+            "KAFKATUI_AUDIT_LOG": str(root / ".local" / "state" / "kafkatui" / "audit.jsonl"),
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PYTHONPATH": str(REPO),
+            "LANG": "C.UTF-8",
+            "COLUMNS": "200",
+        },
+    )
     home.profiles.parent.mkdir(parents=True)
     home.profiles.write_text(GOOD_PROFILES)
     home.profiles.chmod(0o600)
@@ -121,6 +126,7 @@ def _profiles(text: str) -> Callable[[Home], None]:
     def setup(home: Home) -> None:
         home.profiles.write_text(text)
         home.profiles.chmod(0o600)
+
     return setup
 
 
@@ -136,90 +142,230 @@ ALTER = ("alter", "-b", "127.0.0.1:1", "--topic", "orders", "--dry-run", "--set"
 
 CASES = [
     # bootstrap servers, on every command that takes them
-    Case("bootstrap-foo-dashboard", ("--bootstrap", "foo"), 3,
-         ("kafkatui: error: bad bootstrap server 'foo': no port (expected host:port, e.g. foo:9092)",)),
+    Case(
+        "bootstrap-foo-dashboard",
+        ("--bootstrap", "foo"),
+        3,
+        ("kafkatui: error: bad bootstrap server 'foo': no port (expected host:port, e.g. foo:9092)",),
+    ),
     Case("bootstrap-foo-check", ("check", "-b", "foo"), 3, ("bad bootstrap server 'foo': no port",)),
     Case("bootstrap-foo-record", ("record", "-b", "foo", "--count", "1"), 3, ("bad bootstrap server 'foo': no port",)),
-    Case("bootstrap-foo-alter", ("alter", "-b", "foo", "--topic", "t", "--set", "min.insync.replicas=2", "--dry-run"),
-         3, ("bad bootstrap server 'foo': no port",)),
-    Case("bootstrap-colon", ("check", "--bootstrap", ":"), 3,
-         ("bad bootstrap server ':': expected host:port, e.g. kafka-1:9092",)),
-    Case("bootstrap-port-out-of-range", ("check", "--bootstrap", "host:99999"), 3,
-         ("bad bootstrap server 'host:99999': port 99999 is out of range (1-65535)",)),
-    Case("bootstrap-ipv6-bad-port", ("check", "--bootstrap", "[::1]:x"), 3,
-         ("bad bootstrap server '[::1]:x': port 'x' is not a number",)),
-    Case("bootstrap-unresolvable", ("check", "--bootstrap", "nonexistent.invalid:9092", "--timeout", "3"), 5,
-         ("cannot resolve host name nonexistent.invalid (nonexistent.invalid:9092)",)),
-    Case("bootstrap-unresolvable-json", ("check", "--json", "-b", "nonexistent.invalid:9092", "--timeout", "3"), 5,
-         ("cannot resolve host name nonexistent.invalid",)),  # nothing half-written on stdout
-    Case("bootstrap-http-server", ("check", "--bootstrap", "127.0.0.1:{http}", "--timeout", "3"), 6,
-         ("127.0.0.1:{http} is not a Kafka listener: it answered the Kafka handshake with HTTP",)),
+    Case(
+        "bootstrap-foo-alter",
+        ("alter", "-b", "foo", "--topic", "t", "--set", "min.insync.replicas=2", "--dry-run"),
+        3,
+        ("bad bootstrap server 'foo': no port",),
+    ),
+    Case(
+        "bootstrap-colon",
+        ("check", "--bootstrap", ":"),
+        3,
+        ("bad bootstrap server ':': expected host:port, e.g. kafka-1:9092",),
+    ),
+    Case(
+        "bootstrap-port-out-of-range",
+        ("check", "--bootstrap", "host:99999"),
+        3,
+        ("bad bootstrap server 'host:99999': port 99999 is out of range (1-65535)",),
+    ),
+    Case(
+        "bootstrap-ipv6-bad-port",
+        ("check", "--bootstrap", "[::1]:x"),
+        3,
+        ("bad bootstrap server '[::1]:x': port 'x' is not a number",),
+    ),
+    Case(
+        "bootstrap-unresolvable",
+        ("check", "--bootstrap", "nonexistent.invalid:9092", "--timeout", "3"),
+        5,
+        ("cannot resolve host name nonexistent.invalid (nonexistent.invalid:9092)",),
+    ),
+    Case(
+        "bootstrap-unresolvable-json",
+        ("check", "--json", "-b", "nonexistent.invalid:9092", "--timeout", "3"),
+        5,
+        ("cannot resolve host name nonexistent.invalid",),
+    ),  # nothing half-written on stdout
+    Case(
+        "bootstrap-http-server",
+        ("check", "--bootstrap", "127.0.0.1:{http}", "--timeout", "3"),
+        6,
+        ("127.0.0.1:{http} is not a Kafka listener: it answered the Kafka handshake with HTTP",),
+    ),
     # other options
     Case("x-option-without-value", ("check", "-b", "a:1", "-X", "socket.timeout.ms"), 3, ("-X expects key=value",)),
-    Case("timeout-negative", ("check", "-b", "a:1", "--timeout", "-1"), 3,
-         ("argument --timeout: must be more than 0 and at most 3600 seconds, got -1",)),
-    Case("topic-bad-regex", ("check", "-b", "a:1", "--topic", "orders["), 3,
-         ("--topic: not a regular expression: 'orders['",)),
+    Case(
+        "timeout-negative",
+        ("check", "-b", "a:1", "--timeout", "-1"),
+        3,
+        ("argument --timeout: must be more than 0 and at most 3600 seconds, got -1",),
+    ),
+    Case(
+        "topic-bad-regex",
+        ("check", "-b", "a:1", "--topic", "orders["),
+        3,
+        ("--topic: not a regular expression: 'orders['",),
+    ),
     Case("at-without-demo", ("check", "-b", "a:1", "--at", "5m"), 3, ("--at only applies to --demo",)),
-    Case("what-if-down-not-ids", ("check", "-b", "a:1", "--what-if-down", "two"), 3,
-         ("--what-if-down takes broker ids like 2,3; got 'two'",)),
-    Case("refresh-zero", ("--bootstrap", "127.0.0.1:1", "--refresh", "0"), 3,
-         ("argument --refresh: must be more than 0 and at most 86400 seconds, got 0",)),
+    Case(
+        "what-if-down-not-ids",
+        ("check", "-b", "a:1", "--what-if-down", "two"),
+        3,
+        ("--what-if-down takes broker ids like 2,3; got 'two'",),
+    ),
+    Case(
+        "refresh-zero",
+        ("--bootstrap", "127.0.0.1:1", "--refresh", "0"),
+        3,
+        ("argument --refresh: must be more than 0 and at most 86400 seconds, got 0",),
+    ),
     # TLS files
-    Case("tls-ca-file-missing", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
-                                 "-X", "ssl.ca.location={home}/missing-ca.pem"), 3,
-         ("invalid client settings: ssl.ca.location {home}/missing-ca.pem: No such file or directory",)),
-    Case("tls-ca-file-not-pem", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
-                                 "-X", "ssl.ca.location={home}/notes.txt"), 3,
-         ("ssl.ca.location {home}/notes.txt: no CA certificate in it that librdkafka can read (PEM expected)",)),
-    Case("tls-client-cert-not-pem", ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL",
-                                     "-X", "ssl.certificate.location={home}/notes.txt",
-                                     "-X", "ssl.key.location={home}/notes.txt"), 3,
-         ("ssl.certificate.location {home}/notes.txt: no certificate in it that librdkafka can read",)),
+    Case(
+        "tls-ca-file-missing",
+        ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL", "-X", "ssl.ca.location={home}/missing-ca.pem"),
+        3,
+        ("invalid client settings: ssl.ca.location {home}/missing-ca.pem: No such file or directory",),
+    ),
+    Case(
+        "tls-ca-file-not-pem",
+        ("check", "-b", "127.0.0.1:1", "-X", "security.protocol=SSL", "-X", "ssl.ca.location={home}/notes.txt"),
+        3,
+        ("ssl.ca.location {home}/notes.txt: no CA certificate in it that librdkafka can read (PEM expected)",),
+    ),
+    Case(
+        "tls-client-cert-not-pem",
+        (
+            "check",
+            "-b",
+            "127.0.0.1:1",
+            "-X",
+            "security.protocol=SSL",
+            "-X",
+            "ssl.certificate.location={home}/notes.txt",
+            "-X",
+            "ssl.key.location={home}/notes.txt",
+        ),
+        3,
+        ("ssl.certificate.location {home}/notes.txt: no certificate in it that librdkafka can read",),
+    ),
     # the simulator's ports
-    Case("sim-base-port-out-of-range", ("sim", "--base-port", "70000"), 3, ("--base-port 70000 is out of range (0-65535)",)),
-    Case("sim-last-broker-port-out-of-range", ("sim", "--base-port", "65534", "--brokers", "3"), 3,
-         ("--base-port 65534 with 3 brokers: broker 3's port 65536 is out of range",)),
-    Case("sim-ctl-port-out-of-range", ("sim", "ctl", "--control-port", "99999", "status"), 3,
-         ("--control-port 99999 is out of range (0-65535)",)),
+    Case(
+        "sim-base-port-out-of-range",
+        ("sim", "--base-port", "70000"),
+        3,
+        ("--base-port 70000 is out of range (0-65535)",),
+    ),
+    Case(
+        "sim-last-broker-port-out-of-range",
+        ("sim", "--base-port", "65534", "--brokers", "3"),
+        3,
+        ("--base-port 65534 with 3 brokers: broker 3's port 65536 is out of range",),
+    ),
+    Case(
+        "sim-ctl-port-out-of-range",
+        ("sim", "ctl", "--control-port", "99999", "status"),
+        3,
+        ("--control-port 99999 is out of range (0-65535)",),
+    ),
     # profiles
-    Case("profiles-yaml-syntax-error", ("check", "--profile", "dev"), 4, ("{profiles}:", "YAML syntax error"),
-         _profiles("profiles:\n  dev: {bootstrap: [a:1\n")),
-    Case("profiles-wrong-type", ("check", "--profile", "dev"), 4,
-         ("{profiles}:4: profile 'dev': writes must be true or false",),
-         _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    writes: maybe\n")),
-    Case("profiles-unknown-key", ("check", "--profile", "dev"), 4,
-         ("{profiles}:4: profile 'dev': unknown key 'bootsrap' (known keys: bootstrap,",),
-         _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    bootsrap: b:2\n")),
-    Case("profiles-password-in-yaml", ("check", "--profile", "dev"), 4,
-         ("passwords do not belong in the profiles file",),
-         _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    password: hunter2-in-yaml\n")),
-    Case("profiles-missing-file", ("check", "--profile", "dev"), 4, ("profiles file {profiles} does not exist",),
-         _no_profiles),
-    Case("profiles-unknown-profile", ("check", "--profile", "prod"), 4,
-         ("no profile 'prod' in {profiles} (known profiles: dev)",)),
-    Case("profiles-password-env-unset", ("check", "--profile", "dev"), 4,
-         ("environment variable KAFKATUI_TEST_UNSET_PW (password_env) is not set",),
-         _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    security_protocol: SASL_PLAINTEXT\n"
-                   "    sasl_mechanism: PLAIN\n    sasl_username: u\n    password_env: KAFKATUI_TEST_UNSET_PW\n")),
+    Case(
+        "profiles-yaml-syntax-error",
+        ("check", "--profile", "dev"),
+        4,
+        ("{profiles}:", "YAML syntax error"),
+        _profiles("profiles:\n  dev: {bootstrap: [a:1\n"),
+    ),
+    Case(
+        "profiles-wrong-type",
+        ("check", "--profile", "dev"),
+        4,
+        ("{profiles}:4: profile 'dev': writes must be true or false",),
+        _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    writes: maybe\n"),
+    ),
+    Case(
+        "profiles-unknown-key",
+        ("check", "--profile", "dev"),
+        4,
+        ("{profiles}:4: profile 'dev': unknown key 'bootsrap' (known keys: bootstrap,",),
+        _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    bootsrap: b:2\n"),
+    ),
+    Case(
+        "profiles-password-in-yaml",
+        ("check", "--profile", "dev"),
+        4,
+        ("passwords do not belong in the profiles file",),
+        _profiles("profiles:\n  dev:\n    bootstrap: a:1\n    password: hunter2-in-yaml\n"),
+    ),
+    Case(
+        "profiles-missing-file",
+        ("check", "--profile", "dev"),
+        4,
+        ("profiles file {profiles} does not exist",),
+        _no_profiles,
+    ),
+    Case(
+        "profiles-unknown-profile",
+        ("check", "--profile", "prod"),
+        4,
+        ("no profile 'prod' in {profiles} (known profiles: dev)",),
+    ),
+    Case(
+        "profiles-password-env-unset",
+        ("check", "--profile", "dev"),
+        4,
+        ("environment variable KAFKATUI_TEST_UNSET_PW (password_env) is not set",),
+        _profiles(
+            "profiles:\n  dev:\n    bootstrap: a:1\n    security_protocol: SASL_PLAINTEXT\n"
+            "    sasl_mechanism: PLAIN\n    sasl_username: u\n    password_env: KAFKATUI_TEST_UNSET_PW\n"
+        ),
+    ),
     # recording
-    Case("record-dir-is-under-a-file", ("record", "-b", "127.0.0.1:1", "--dir", "{home}/history-file/h", "--count", "1"),
-         17, ("cannot create history directory {home}/history-file/h: Not a directory",), _blocking_file),
-    Case("record-interval-zero", ("record", "-b", "127.0.0.1:1", "--interval", "0"), 3,
-         ("argument --interval: must be more than 0",)),
+    Case(
+        "record-dir-is-under-a-file",
+        ("record", "-b", "127.0.0.1:1", "--dir", "{home}/history-file/h", "--count", "1"),
+        17,
+        ("cannot create history directory {home}/history-file/h: Not a directory",),
+        _blocking_file,
+    ),
+    Case(
+        "record-interval-zero",
+        ("record", "-b", "127.0.0.1:1", "--interval", "0"),
+        3,
+        ("argument --interval: must be more than 0",),
+    ),
     Case("record-empty-dir", ("record", "-b", "127.0.0.1:1", "--dir", ""), 3, ("--dir: empty",)),
     # alter values: out of range, wrong type, not alterable
     Case("alter-min-isr-zero", (*ALTER, "min.insync.replicas=0"), 3, ("min.insync.replicas must be >= 1, got 0",)),
-    Case("alter-min-isr-negative", (*ALTER, "min.insync.replicas=-1"), 3,
-         ("min.insync.replicas must be a whole number >= 1, got '-1'",)),
-    Case("alter-min-isr-text", (*ALTER, "min.insync.replicas=two"), 3,
-         ("min.insync.replicas must be a whole number >= 1, got 'two'",)),
-    Case("alter-min-isr-fraction", (*ALTER, "min.insync.replicas=1.5"), 3,
-         ("min.insync.replicas must be a whole number >= 1, got '1.5'",)),
-    Case("alter-min-isr-beyond-int32", (*ALTER, "min.insync.replicas=99999999999"), 3,
-         ("min.insync.replicas must be at most 2147483647 (a Kafka INT), got 99999999999",)),
-    Case("alter-unclean-not-boolean", (*ALTER, "unclean.leader.election.enable=maybe"), 3,
-         ("unclean.leader.election.enable must be true or false, got 'maybe'",)),
+    Case(
+        "alter-min-isr-negative",
+        (*ALTER, "min.insync.replicas=-1"),
+        3,
+        ("min.insync.replicas must be a whole number >= 1, got '-1'",),
+    ),
+    Case(
+        "alter-min-isr-text",
+        (*ALTER, "min.insync.replicas=two"),
+        3,
+        ("min.insync.replicas must be a whole number >= 1, got 'two'",),
+    ),
+    Case(
+        "alter-min-isr-fraction",
+        (*ALTER, "min.insync.replicas=1.5"),
+        3,
+        ("min.insync.replicas must be a whole number >= 1, got '1.5'",),
+    ),
+    Case(
+        "alter-min-isr-beyond-int32",
+        (*ALTER, "min.insync.replicas=99999999999"),
+        3,
+        ("min.insync.replicas must be at most 2147483647 (a Kafka INT), got 99999999999",),
+    ),
+    Case(
+        "alter-unclean-not-boolean",
+        (*ALTER, "unclean.leader.election.enable=maybe"),
+        3,
+        ("unclean.leader.election.enable must be true or false, got 'maybe'",),
+    ),
     Case("alter-static-key", (*ALTER, "replica.lag.time.max.ms=1000"), 3, ("replica.lag.time.max.ms",)),
     Case("alter-unknown-key", (*ALTER, "retention.ms=1000"), 3, ("kafkatui does not alter 'retention.ms'",)),
     Case("alter-set-without-value", (*ALTER, "min.insync.replicas"), 3, ("--set expects KEY=VALUE",)),
@@ -237,9 +383,17 @@ def _limit_memory() -> None:
 
 def run_cli(home: Home, args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The command as a user runs it, within MEMORY_LIMIT and `timeout` seconds (bounded work)."""
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env=home.env, cwd=home.root,
-                          preexec_fn=_limit_memory, errors="backslashreplace")
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=home.env,
+        cwd=home.root,
+        preexec_fn=_limit_memory,
+        errors="backslashreplace",
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -318,8 +472,18 @@ def _history_case(name: str, home: Home) -> tuple[str, dict[str, int]]:
     return day, {"files": 0, "records": 0}
 
 
-@pytest.mark.parametrize("name", ["truncated-gzip", "random-bytes", "future-schema-version", "not-json-lines",
-                                  "empty-file", "empty-day", "missing-day"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "truncated-gzip",
+        "random-bytes",
+        "future-schema-version",
+        "not-json-lines",
+        "empty-file",
+        "empty-day",
+        "missing-day",
+    ],
+)
 def test_damaged_history_is_read_around_and_counted(name: str, home: Home) -> None:
     from kafkatui.history.recorder import read_day
 
@@ -344,8 +508,10 @@ def test_a_bad_day_name_is_one_clear_error(home: Home) -> None:
 
 
 # --------------------------------------------------------------------------- broker logs
-JSON_LINE = (b'{"time":"2026-11-20T02:13:44Z","level":"INFO","msg":"[Partition orders-0 broker=1] ISR updated to 1,2 '
-             b'and version updated to 5"}\n')
+JSON_LINE = (
+    b'{"time":"2026-11-20T02:13:44Z","level":"INFO","msg":"[Partition orders-0 broker=1] ISR updated to 1,2 '
+    b'and version updated to 5"}\n'
+)
 SYSLOG_LINE = b"Nov 20 02:13:44 kafka-1 kafka[812]: [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2\n"
 
 
@@ -356,8 +522,13 @@ SYSLOG_LINE = b"Nov 20 02:13:44 kafka-1 kafka[812]: [Partition orders-0 broker=1
         ("syslog-prefix", SYSLOG_LINE, 1, 0, None),
         ("not-about-isr", b"[2026-11-20 02:13:44,123] INFO Kafka version: 3.7.0 (org.apache.kafka)\n" * 5, 0, 5, None),
         ("binary", bytes(range(256)) * 4, 0, None, None),
-        ("truncated-gzip", gzip.compress(b"[2026-11-20 02:13:44,123] INFO x\n" * 200)[:40], 0, None,
-         "damaged or truncated gzip"),
+        (
+            "truncated-gzip",
+            gzip.compress(b"[2026-11-20 02:13:44,123] INFO x\n" * 200)[:40],
+            0,
+            None,
+            "damaged or truncated gzip",
+        ),
     ],
 )
 def test_broker_logs_in_an_unknown_format_are_reported_not_fatal(
@@ -400,15 +571,23 @@ BROKEN_THEMES = {
     "bad-colour.yaml": ("name: z\nprimary: not-a-colour\n", ": primary: 'not-a-colour' is not a colour"),
     "binary.yaml": (None, ": cannot read"),
     # issue 16: these crashed the first screen with a stylesheet dump, or hung the start
-    "variables-list.yaml": ("name: vl\nprimary: '#ffffff'\nvariables: [a, b]\n",
-                            ": variables: must be a mapping of names to colours"),
+    "variables-list.yaml": (
+        "name: vl\nprimary: '#ffffff'\nvariables: [a, b]\n",
+        ": variables: must be a mapping of names to colours",
+    ),
     "variables-int.yaml": ("name: vi\nprimary: '#ffffff'\nvariables: 5\n", "not int 5"),
-    "variables-bad-colour.yaml": ("name: vc\nprimary: '#ffffff'\nvariables: {block-cursor-background: notacolour}\n",
-                                  ": variables: block-cursor-background: 'notacolour' is not a colour"),
-    "variables-bad-style.yaml": ("name: vs\nprimary: '#ffffff'\nvariables: {block-cursor-text-style: loud}\n",
-                                 ": variables: block-cursor-text-style: 'loud' is not a text style"),
-    "nested-5000.yaml": ("name: deep\nprimary: '#ffffff'\nvariables: " + "[" * 5000 + "]" * 5000 + "\n",
-                         ":3: nested more than 100 levels deep"),
+    "variables-bad-colour.yaml": (
+        "name: vc\nprimary: '#ffffff'\nvariables: {block-cursor-background: notacolour}\n",
+        ": variables: block-cursor-background: 'notacolour' is not a colour",
+    ),
+    "variables-bad-style.yaml": (
+        "name: vs\nprimary: '#ffffff'\nvariables: {block-cursor-text-style: loud}\n",
+        ": variables: block-cursor-text-style: 'loud' is not a text style",
+    ),
+    "nested-5000.yaml": (
+        "name: deep\nprimary: '#ffffff'\nvariables: " + "[" * 5000 + "]" * 5000 + "\n",
+        ":3: nested more than 100 levels deep",
+    ),
     "fifo.yaml": ("FIFO", ": not a regular file (a FIFO, socket or device); skipped"),
 }
 

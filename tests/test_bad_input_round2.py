@@ -41,8 +41,14 @@ def home(tmp_path: Path) -> Home:
 # --------------------------------------------------------------------------- check | head -1
 def test_the_verdict_survives_a_reader_that_closes_the_pipe(home: Home) -> None:
     """`kafkatui check --demo | head -1`: exit 2 (critical), as without the pipe; rich used to exit 1."""
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "check", "--demo", "--all"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=home.env, cwd=home.root)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kafkatui.cli", "check", "--demo", "--all"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=home.env,
+        cwd=home.root,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
     proc.stdout.close()  # as head does after one line
@@ -59,8 +65,13 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
     ENOSPC from the kernel); else the hour files the recorder appends to point at /dev/full."""
     target = tmp_path / "full"
     target.mkdir()
-    mounted = os.geteuid() == 0 and subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(target)], capture_output=True).returncode == 0
+    mounted = (
+        os.geteuid() == 0
+        and subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(target)], capture_output=True
+        ).returncode
+        == 0
+    )
     try:
         if mounted:
             with contextlib.suppress(OSError), open(target / "filler", "wb") as f:
@@ -114,10 +125,23 @@ def _dashboard(bootstrap: str, history_dir: Path) -> tuple[int, list[str], str]:
                     await pilot.pause(0.05)
                 shown.extend(str(n.message) for n in app._notifications)
                 await pilot.press("q")
+
         asyncio.run(main())
 
-    ns = argparse.Namespace(bootstrap=bootstrap, profile=None, x_options=[], timeout=5.0, refresh=None, theme=None,
-                            demo=None, speed=10.0, no_record=False, history_dir=history_dir, replay=None, write=False)
+    ns = argparse.Namespace(
+        bootstrap=bootstrap,
+        profile=None,
+        x_options=[],
+        timeout=5.0,
+        refresh=None,
+        theme=None,
+        demo=None,
+        speed=10.0,
+        no_record=False,
+        history_dir=history_dir,
+        replay=None,
+        write=False,
+    )
     stderr = io.StringIO()
     mp = pytest.MonkeyPatch()
     try:
@@ -184,8 +208,9 @@ def test_a_backtracking_filter_never_freezes_the_dashboard() -> None:
 
     atoms = "a" * 40
     cluster = snap(healthy(atoms, 2), healthy("orders", 3), brokers=(1, 2, 3))
-    app = KafkaTuiApp(Feed(FakeSource(cluster), clock=lambda: FIXED), auto_refresh=False, clock=lambda: FIXED,
-                      source_label="test")
+    app = KafkaTuiApp(
+        Feed(FakeSource(cluster), clock=lambda: FIXED), auto_refresh=False, clock=lambda: FIXED, source_label="test"
+    )
     timings: list[float] = []
     notes: list[str] = []
 
@@ -225,9 +250,15 @@ def test_the_simulator_out_of_file_descriptors_logs_one_line_and_keeps_serving(h
     """`ulimit -n 512` and 700 connections: asyncio logged a traceback per accept attempt (1.7 MB in 3 s)."""
     log = home.root / "sim.err"
     with open(log, "wb") as err:
-        proc = subprocess.Popen(["bash", "-c", f"ulimit -n 512; exec {sys.executable} -m kafkatui.cli sim --base-port 0 "
-                                 "--quiet"], stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
-                                text=True, env=home.env, cwd=home.root)
+        proc = subprocess.Popen(
+            ["bash", "-c", f"ulimit -n 512; exec {sys.executable} -m kafkatui.cli sim --base-port 0 --quiet"],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=home.env,
+            cwd=home.root,
+        )
     socks: list[socket.socket] = []
     try:
         assert proc.stdout is not None
@@ -273,10 +304,30 @@ def test_debian_kcat_authenticates_with_the_simulator(mechanism: str) -> None:
     """kcat 1.7.1 (librdkafka 2.0.2) wants SaslHandshake v0 advertised and sends SCRAM's client nonce twice."""
     kcat = kcat_path()
     with SimRunner(brokers=3, security={"protocol": "SASL_PLAINTEXT", "users": SASL_USERS}) as sim:
+
         def run(password: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run([kcat, "-L", "-b", sim.bootstrap, "-m", "10", "-X", "security.protocol=SASL_PLAINTEXT",
-                                   "-X", f"sasl.mechanisms={mechanism}", "-X", "sasl.username=ops",
-                                   "-X", f"sasl.password={password}"], capture_output=True, text=True, timeout=60)
+            return subprocess.run(
+                [
+                    kcat,
+                    "-L",
+                    "-b",
+                    sim.bootstrap,
+                    "-m",
+                    "10",
+                    "-X",
+                    "security.protocol=SASL_PLAINTEXT",
+                    "-X",
+                    f"sasl.mechanisms={mechanism}",
+                    "-X",
+                    "sasl.username=ops",
+                    "-X",
+                    f"sasl.password={password}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+
         good = run("s3cret-pw")
         assert good.returncode == 0, good.stderr
         assert "3 brokers:" in good.stdout
@@ -316,9 +367,24 @@ def test_sasl_after_a_v0_handshake_takes_raw_tokens() -> None:
 
 def test_sasl_at_a_listener_without_sasl_says_so(sim: SimRunner, home: Home) -> None:
     """OAUTHBEARER (with an unsecured test token) at a PLAINTEXT listener: was 'no answer within 4s'."""
-    proc = run_cli(home, ["check", "-b", sim.bootstrap, "--timeout", "4", "-X", "security.protocol=SASL_PLAINTEXT",
-                          "-X", "sasl.mechanism=OAUTHBEARER", "-X", "enable.sasl.oauthbearer.unsecure.jwt=true",
-                          "-X", "sasl.oauthbearer.config=principal=ops"])
+    proc = run_cli(
+        home,
+        [
+            "check",
+            "-b",
+            sim.bootstrap,
+            "--timeout",
+            "4",
+            "-X",
+            "security.protocol=SASL_PLAINTEXT",
+            "-X",
+            "sasl.mechanism=OAUTHBEARER",
+            "-X",
+            "enable.sasl.oauthbearer.unsecure.jwt=true",
+            "-X",
+            "sasl.oauthbearer.config=principal=ops",
+        ],
+    )
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 7
@@ -329,19 +395,56 @@ def test_sasl_at_a_listener_without_sasl_says_so(sim: SimRunner, home: Home) -> 
 
 def test_the_sim_command_serves_sasl_from_its_options(home: Home) -> None:
     kcat = kcat_path()
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "sim", "--base-port", "0", "--quiet",
-                             "--security-protocol", "SASL_PLAINTEXT", "--sasl-user", "ops:s3cret-pw",
-                             "--sasl-mechanisms", "SCRAM-SHA-512"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=home.env, cwd=home.root)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "sim",
+            "--base-port",
+            "0",
+            "--quiet",
+            "--security-protocol",
+            "SASL_PLAINTEXT",
+            "--sasl-user",
+            "ops:s3cret-pw",
+            "--sasl-mechanisms",
+            "SCRAM-SHA-512",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=home.env,
+        cwd=home.root,
+    )
     try:
         assert proc.stdout is not None
         lines = [proc.stdout.readline() for _ in range(4)]
         bootstrap = next(ln.split()[1] for ln in lines if ln.startswith("bootstrap:"))
         security = next(ln for ln in lines if ln.startswith("security:"))
         assert "SASL_PLAINTEXT; SASL SCRAM-SHA-512; users ops" in security and "s3cret" not in security
-        done = subprocess.run([kcat, "-L", "-b", bootstrap, "-m", "10", "-X", "security.protocol=SASL_PLAINTEXT",
-                               "-X", "sasl.mechanisms=SCRAM-SHA-512", "-X", "sasl.username=ops",
-                               "-X", "sasl.password=s3cret-pw"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [
+                kcat,
+                "-L",
+                "-b",
+                bootstrap,
+                "-m",
+                "10",
+                "-X",
+                "security.protocol=SASL_PLAINTEXT",
+                "-X",
+                "sasl.mechanisms=SCRAM-SHA-512",
+                "-X",
+                "sasl.username=ops",
+                "-X",
+                "sasl.password=s3cret-pw",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
     finally:
         proc.terminate()
@@ -356,9 +459,11 @@ def test_a_long_connection_error_stays_whole_at_100_columns() -> None:
     from kafkatui.tui.widgets.summary import SummaryBar
     from tests.tui.test_screens import FIXED, incident
 
-    message = ("SASL authentication with 127.0.0.1:33731 failed: SASL OAUTHBEARER mechanism handshake failed: Broker: "
-               "Request not valid in current SASL state (that listener does not do SASL: use its SASL port, or "
-               "security.protocol PLAINTEXT or SSL) (3 of 3 bootstrap servers failing) END-OF-MESSAGE")
+    message = (
+        "SASL authentication with 127.0.0.1:33731 failed: SASL OAUTHBEARER mechanism handshake failed: Broker: "
+        "Request not valid in current SASL state (that listener does not do SASL: use its SASL port, or "
+        "security.protocol PLAINTEXT or SSL) (3 of 3 bootstrap servers failing) END-OF-MESSAGE"
+    )
 
     class FailsAfterOne:
         calls = 0
@@ -372,8 +477,9 @@ def test_a_long_connection_error_stays_whole_at_100_columns() -> None:
         def close(self) -> None:
             pass
 
-    app = KafkaTuiApp(Feed(FailsAfterOne(), clock=lambda: FIXED), auto_refresh=False, clock=lambda: FIXED,
-                      source_label="t")
+    app = KafkaTuiApp(
+        Feed(FailsAfterOne(), clock=lambda: FIXED), auto_refresh=False, clock=lambda: FIXED, source_label="t"
+    )
     seen: dict[str, str] = {}
 
     async def main() -> None:

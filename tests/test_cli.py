@@ -45,8 +45,9 @@ def test_broken_yaml_scenario(tmp_path: Path) -> None:
 
 
 def test_sim_ctl_without_a_simulator() -> None:
-    assert_one_line_error(kafkatui("sim", "ctl", "--control-port", str(free_port()), "status"), 5,
-                          "no simulator control endpoint")
+    assert_one_line_error(
+        kafkatui("sim", "ctl", "--control-port", str(free_port()), "status"), 5, "no simulator control endpoint"
+    )
 
 
 def test_sim_port_in_use() -> None:

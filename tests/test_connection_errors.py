@@ -51,8 +51,16 @@ def assert_one_line(err: KafkaTuiError, code: int, *fragments: str) -> None:
 
 # --------------------------------------------------------------------------- exit codes
 def test_exit_codes_are_distinct_and_documented() -> None:
-    classes = [UsageError, ProfileError, CannotConnectError, NotKafkaError, AuthenticationError,
-               MetadataTimeoutError, AuthorizationDeniedError, KafkaTuiError]
+    classes = [
+        UsageError,
+        ProfileError,
+        CannotConnectError,
+        NotKafkaError,
+        AuthenticationError,
+        MetadataTimeoutError,
+        AuthorizationDeniedError,
+        KafkaTuiError,
+    ]
     codes = [c.exit_code for c in classes]
     assert codes == [3, 4, 5, 6, 7, 8, 9, 10]
     assert len(set(codes)) == len(codes) and not {0, 1, 2} & set(codes)
@@ -96,7 +104,9 @@ def test_bad_bootstrap_strings(value: str, fragment: str) -> None:
 
 def test_good_bootstrap_strings() -> None:
     assert parse_bootstrap("kafka-1:9092, kafka-2.prod:9093,[::1]:9092") == (
-        "kafka-1:9092", "kafka-2.prod:9093", "[::1]:9092"
+        "kafka-1:9092",
+        "kafka-2.prod:9093",
+        "[::1]:9092",
     )
     assert parse_bootstrap(["a:1,b:2", "a:1", "10.0.0.1:9092"]) == ("a:1", "b:2", "10.0.0.1:9092")
 
@@ -141,8 +151,12 @@ def test_settings_validation() -> None:
 
 def test_secrets_never_show() -> None:
     settings = ConnectionSettings(
-        "a:1", security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", sasl_username="ops",
-        sasl_password=Secret("hunter2-pw"), ssl_key_password="key-pw-77",
+        "a:1",
+        security_protocol="SASL_SSL",
+        sasl_mechanism="SCRAM-SHA-512",
+        sasl_username="ops",
+        sasl_password=Secret("hunter2-pw"),
+        ssl_key_password="key-pw-77",
         extra={"sasl.oauthbearer.client.secret": "oauth-s3cret", "socket.timeout.ms": 5000},
     )
     for text in (repr(settings), str(settings), repr(settings.sasl_password), str(settings.sasl_password)):
@@ -155,25 +169,47 @@ def test_secrets_never_show() -> None:
 
 def test_kafka_python_settings_follow_the_librdkafka_ones() -> None:
     settings = ConnectionSettings(
-        "k1:9093,k2:9093", security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", sasl_username="ops",
-        sasl_password="pw", ssl_ca="/etc/ca.pem", ssl_cert="/etc/c.pem", ssl_key="/etc/k.pem",
-        ssl_key_password="kpw", timeout=7, client_id="me",
+        "k1:9093,k2:9093",
+        security_protocol="SASL_SSL",
+        sasl_mechanism="SCRAM-SHA-512",
+        sasl_username="ops",
+        sasl_password="pw",
+        ssl_ca="/etc/ca.pem",
+        ssl_cert="/etc/c.pem",
+        ssl_key="/etc/k.pem",
+        ssl_key_password="kpw",
+        timeout=7,
+        client_id="me",
     )
     kp = settings.to_kafka_python()
     assert kp["bootstrap_servers"] == ["k1:9093", "k2:9093"]
     assert (kp["security_protocol"], kp["sasl_mechanism"]) == ("SASL_SSL", "SCRAM-SHA-512")
     assert (kp["sasl_plain_username"], kp["sasl_plain_password"]) == ("ops", "pw")
     assert (kp["ssl_cafile"], kp["ssl_certfile"], kp["ssl_keyfile"], kp["ssl_password"]) == (
-        "/etc/ca.pem", "/etc/c.pem", "/etc/k.pem", "kpw"
+        "/etc/ca.pem",
+        "/etc/c.pem",
+        "/etc/k.pem",
+        "kpw",
     )
     assert kp["request_timeout_ms"] == 7000 and kp["client_id"] == "me"
     # -X overrides reach kafka-python too, as kcat users expect
-    x = ConnectionSettings("k1:9092", extra=parse_x_options([
-        "security.protocol=sasl_plaintext", "sasl.mechanisms=PLAIN", "sasl.username=u", "sasl.password=p",
-        "ssl.endpoint.identification.algorithm=none",
-    ])).to_kafka_python()
+    x = ConnectionSettings(
+        "k1:9092",
+        extra=parse_x_options(
+            [
+                "security.protocol=sasl_plaintext",
+                "sasl.mechanisms=PLAIN",
+                "sasl.username=u",
+                "sasl.password=p",
+                "ssl.endpoint.identification.algorithm=none",
+            ]
+        ),
+    ).to_kafka_python()
     assert (x["security_protocol"], x["sasl_mechanism"], x["sasl_plain_username"], x["sasl_plain_password"]) == (
-        "SASL_PLAINTEXT", "PLAIN", "u", "p"
+        "SASL_PLAINTEXT",
+        "PLAIN",
+        "u",
+        "p",
     )
     assert x["ssl_check_hostname"] is False
 
@@ -185,28 +221,82 @@ def event(name: str, text: str) -> ClientEvent:
 
 def test_classify_librdkafka_events() -> None:
     cases = [
-        (event("_TRANSPORT", "10.1.2.3:9092/bootstrap: Connect to ipv4#10.1.2.3:9092 failed: Connection refused "
-                             "(after 0ms in state CONNECT)"), 5, "cannot connect to 10.1.2.3:9092: connection refused"),
-        (event("_RESOLVE", "kafka-9:9092/bootstrap: Failed to resolve 'kafka-9:9092': Name or service not known "
-                           "(after 1ms in state CONNECT)"), 5, "cannot resolve host name kafka-9 (kafka-9:9092)"),
-        (event("_TRANSPORT", "kafka-1:9092/1: Connect to ipv4#10.0.0.1:9092 failed: Connection timed out "
-                             "(after 30005ms in state CONNECT)"), 5, "connection timed out"),
-        (event("_BAD_MSG", "127.0.0.1:8080/bootstrap: Receive failed: Invalid response size 1213486160 "
-                           "(0..100000000): increase receive.message.max.bytes (after 3ms in state APIVERSION_QUERY)"),
-         6, "127.0.0.1:8080 is not a Kafka listener", "HTTP"),
-        (event("_BAD_MSG", f"k:9093/bootstrap: Receive failed: Invalid response size {0x15030300 + 2} (0..100000000)"),
-         6, "TLS alert", "SSL or SASL_SSL"),
-        (event("_TRANSPORT", "k:9093/bootstrap: Disconnected while requesting ApiVersion: might be caused by incorrect "
-                             "security.protocol configuration (connecting to a SSL listener?) or broker version is < 0.10 "
-                             "(see api.version.request) (after 1ms in state APIVERSION_QUERY)"),
-         6, "k:9093 closed the connection during the Kafka handshake"),
-        (event("_SSL", "ssl://k:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
-                       "failed: broker certificate could not be verified (after 10ms in state SSL_HANDSHAKE)"),
-         7, "TLS handshake with k:9093 failed", "certificate verify failed"),
-        (event("_AUTHENTICATION", "sasl_ssl://k:9093/bootstrap: SASL authentication error: Authentication failed during "
-                                  "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 "
-                                  "(after 20ms in state AUTH_REQ)"),
-         7, "SASL authentication with k:9093 failed", "invalid credentials"),
+        (
+            event(
+                "_TRANSPORT",
+                "10.1.2.3:9092/bootstrap: Connect to ipv4#10.1.2.3:9092 failed: Connection refused "
+                "(after 0ms in state CONNECT)",
+            ),
+            5,
+            "cannot connect to 10.1.2.3:9092: connection refused",
+        ),
+        (
+            event(
+                "_RESOLVE",
+                "kafka-9:9092/bootstrap: Failed to resolve 'kafka-9:9092': Name or service not known "
+                "(after 1ms in state CONNECT)",
+            ),
+            5,
+            "cannot resolve host name kafka-9 (kafka-9:9092)",
+        ),
+        (
+            event(
+                "_TRANSPORT",
+                "kafka-1:9092/1: Connect to ipv4#10.0.0.1:9092 failed: Connection timed out "
+                "(after 30005ms in state CONNECT)",
+            ),
+            5,
+            "connection timed out",
+        ),
+        (
+            event(
+                "_BAD_MSG",
+                "127.0.0.1:8080/bootstrap: Receive failed: Invalid response size 1213486160 "
+                "(0..100000000): increase receive.message.max.bytes (after 3ms in state APIVERSION_QUERY)",
+            ),
+            6,
+            "127.0.0.1:8080 is not a Kafka listener",
+            "HTTP",
+        ),
+        (
+            event(
+                "_BAD_MSG", f"k:9093/bootstrap: Receive failed: Invalid response size {0x15030300 + 2} (0..100000000)"
+            ),
+            6,
+            "TLS alert",
+            "SSL or SASL_SSL",
+        ),
+        (
+            event(
+                "_TRANSPORT",
+                "k:9093/bootstrap: Disconnected while requesting ApiVersion: might be caused by incorrect "
+                "security.protocol configuration (connecting to a SSL listener?) or broker version is < 0.10 "
+                "(see api.version.request) (after 1ms in state APIVERSION_QUERY)",
+            ),
+            6,
+            "k:9093 closed the connection during the Kafka handshake",
+        ),
+        (
+            event(
+                "_SSL",
+                "ssl://k:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
+                "failed: broker certificate could not be verified (after 10ms in state SSL_HANDSHAKE)",
+            ),
+            7,
+            "TLS handshake with k:9093 failed",
+            "certificate verify failed",
+        ),
+        (
+            event(
+                "_AUTHENTICATION",
+                "sasl_ssl://k:9093/bootstrap: SASL authentication error: Authentication failed during "
+                "authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512 "
+                "(after 20ms in state AUTH_REQ)",
+            ),
+            7,
+            "SASL authentication with k:9093 failed",
+            "invalid credentials",
+        ),
     ]
     for case in cases:
         ev, code, fragments = case[0], case[1], case[2:]
@@ -338,8 +428,13 @@ def test_sasl_against_a_listener_without_sasl_is_an_authentication_error() -> No
     logger.addHandler(Capture())
     with SimRunner(brokers=1) as sim:
         settings = ConnectionSettings(
-            sim.bootstrap, timeout=4, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
-            sasl_username="ops", sasl_password="hunter2-pw", extra={"debug": "all"},
+            sim.bootstrap,
+            timeout=4,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="PLAIN",
+            sasl_username="ops",
+            sasl_password="hunter2-pw",
+            extra={"debug": "all"},
         )
         with KafkaClusterSource(settings, librdkafka_logger=logger) as source, pytest.raises(KafkaTuiError) as info:
             source.snapshot()
@@ -362,9 +457,25 @@ def test_untrusted_certificate_is_a_tls_error(
         pytest.skip(reason="openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-         "-days", "1", "-subj", "/CN=kafkatui-test"],
-        check=True, capture_output=True, timeout=30,
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            "/CN=kafkatui-test",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=30,
     )
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
@@ -376,8 +487,12 @@ def test_untrusted_certificate_is_a_tls_error(
 
     port = tcp_server(tls)
     err, _ = connect_error(f"127.0.0.1:{port}", security_protocol="SSL")
-    assert_one_line(err, 7, f"TLS handshake with 127.0.0.1:{port} failed: certificate verify failed: "
-                            "self-signed certificate (set ssl.ca.location to the broker's (self-signed) certificate or its CA)")
+    assert_one_line(
+        err,
+        7,
+        f"TLS handshake with 127.0.0.1:{port} failed: certificate verify failed: "
+        "self-signed certificate (set ssl.ca.location to the broker's (self-signed) certificate or its CA)",
+    )
 
 
 # --------------------------------------------------------------------------- profiles
@@ -451,8 +566,12 @@ def test_password_file_and_permission_warnings(tmp_path: Path) -> None:
 
 def test_missing_password_env_var(tmp_path: Path) -> None:
     err = profile_error(write(tmp_path, GOOD), "prod-eu")
-    assert_one_line(err, 4, f"{tmp_path / 'clusters.yaml'}:7: profile 'prod-eu': environment variable "
-                            "KAFKA_PROD_PASSWORD (password_env) is not set")
+    assert_one_line(
+        err,
+        4,
+        f"{tmp_path / 'clusters.yaml'}:7: profile 'prod-eu': environment variable "
+        "KAFKA_PROD_PASSWORD (password_env) is not set",
+    )
 
 
 def test_missing_password_file(tmp_path: Path) -> None:
@@ -476,8 +595,12 @@ def test_unknown_key_names_its_line(tmp_path: Path) -> None:
 def test_password_in_yaml_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "profiles:\n  dev:\n    bootstrap: a:1\n    password: hunter2\n")
     err = profile_error(path, "dev")
-    assert_one_line(err, 4, f"{path}:4: profile 'dev': passwords do not belong in the profiles file: "
-                            "use password_env: VAR or password_file: PATH")
+    assert_one_line(
+        err,
+        4,
+        f"{path}:4: profile 'dev': passwords do not belong in the profiles file: "
+        "use password_env: VAR or password_file: PATH",
+    )
     assert "hunter2" not in str(err)
     path = write(tmp_path, "profiles:\n  dev:\n    bootstrap: a:1\n    config:\n      sasl.password: hunter2\n")
     err = profile_error(path, "dev")
@@ -488,7 +611,10 @@ def test_password_in_yaml_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ("profiles:\n  dev:\n    bootstrap: a:1\n    writes: maybe\n", ":4: profile 'dev': writes must be true or false"),
+        (
+            "profiles:\n  dev:\n    bootstrap: a:1\n    writes: maybe\n",
+            ":4: profile 'dev': writes must be true or false",
+        ),
         ("profiles:\n  dev:\n    bootstrap: 9092\n", ":3: profile 'dev': bootstrap must be host:port"),
         ("profiles:\n  dev:\n    bootstrap: foo\n", ":3: profile 'dev': bad bootstrap server 'foo': no port"),
         ("profiles:\n  dev: [a:1]\n", ":2: profile 'dev' must be a mapping"),
@@ -496,8 +622,14 @@ def test_password_in_yaml_is_refused(tmp_path: Path) -> None:
         ("clusters:\n  dev: {}\n", ":1: unknown top-level key 'clusters'"),
         ("profiles:\n  dev:\n    writes: true\n", "profile 'dev': no bootstrap"),
         ("profiles:\n  dev:\n    bootstrap: a:1\n    timeout: -1\n", ":4: profile 'dev': timeout must be a positive"),
-        ("profiles:\n  dev:\n    bootstrap: a:1\n    security_protocol: TLS\n", ":4: profile 'dev': unknown security_protocol"),
-        ("profiles:\n  dev:\n    bootstrap: a:1\n    password_env: A\n    password_file: b\n", ":5: profile 'dev': give password_env"),
+        (
+            "profiles:\n  dev:\n    bootstrap: a:1\n    security_protocol: TLS\n",
+            ":4: profile 'dev': unknown security_protocol",
+        ),
+        (
+            "profiles:\n  dev:\n    bootstrap: a:1\n    password_env: A\n    password_file: b\n",
+            ":5: profile 'dev': give password_env",
+        ),
         ("profiles:\n  dev:\n    bootstrap: a:1\n  dev:\n    bootstrap: b:1\n", ":4: profile 'dev' is defined twice"),
     ],
 )
@@ -521,15 +653,20 @@ def test_missing_profiles_file(tmp_path: Path) -> None:
 def test_profiles_path_resolution(tmp_path: Path) -> None:
     assert profiles_path({"HOME": "/home/u"}) == Path("/home/u/.config/kafkatui/clusters.yaml")
     assert profiles_path({"HOME": "/home/u", "XDG_CONFIG_HOME": "/x"}) == Path("/x/kafkatui/clusters.yaml")
-    assert profiles_path({"HOME": "/home/u", "XDG_CONFIG_HOME": "relative"}) == Path("/home/u/.config/kafkatui/clusters.yaml")
-    assert profiles_path({"KAFKATUI_PROFILES": str(tmp_path / "p.yaml"), "XDG_CONFIG_HOME": "/x"}) == tmp_path / "p.yaml"
+    assert profiles_path({"HOME": "/home/u", "XDG_CONFIG_HOME": "relative"}) == Path(
+        "/home/u/.config/kafkatui/clusters.yaml"
+    )
+    assert (
+        profiles_path({"KAFKATUI_PROFILES": str(tmp_path / "p.yaml"), "XDG_CONFIG_HOME": "/x"}) == tmp_path / "p.yaml"
+    )
 
 
 def test_resolve_connection_combines_profile_and_options(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD)
     env = {"KAFKA_PROD_PASSWORD": "pw"}
-    r = resolve_connection(profile="prod-eu", x_options=["socket.timeout.ms=2000", "debug=broker"], timeout=4,
-                           path=path, environ=env)
+    r = resolve_connection(
+        profile="prod-eu", x_options=["socket.timeout.ms=2000", "debug=broker"], timeout=4, path=path, environ=env
+    )
     assert r.profile == "prod-eu" and r.writes is False and r.settings.timeout == 4.0
     assert r.settings.to_confluent()["socket.timeout.ms"] == "2000"  # -X wins over the profile's config
     assert r.settings.to_confluent()["debug"] == "broker"
@@ -544,7 +681,7 @@ def test_resolve_connection_combines_profile_and_options(tmp_path: Path) -> None
 
 
 def test_failed_kafka_python_bootstrap_leaves_no_thread(
-    tcp_server: Callable[[Callable[[socket.socket], None]], int]
+    tcp_server: Callable[[Callable[[socket.socket], None]], int],
 ) -> None:
     from kafkatui.kafka.source import _new_kafka_python_admin
 

@@ -10,10 +10,21 @@ import pytest
 
 @pytest.mark.parametrize(
     "module",
-    ["kafkatui.model.health", "kafkatui.model.findings", "kafkatui.model.whatif", "kafkatui.model.changes",
-     "kafkatui.sim.cluster", "kafkatui.sim.server", "kafkatui.sim.runner", "kafkatui.sim.console", "kafkatui.history",
-     "kafkatui.history.replay_data", "kafkatui.history.replay_job", "kafkatui.history.replay_cmd",
-     "kafkatui.check"],
+    [
+        "kafkatui.model.health",
+        "kafkatui.model.findings",
+        "kafkatui.model.whatif",
+        "kafkatui.model.changes",
+        "kafkatui.sim.cluster",
+        "kafkatui.sim.server",
+        "kafkatui.sim.runner",
+        "kafkatui.sim.console",
+        "kafkatui.history",
+        "kafkatui.history.replay_data",
+        "kafkatui.history.replay_job",
+        "kafkatui.history.replay_cmd",
+        "kafkatui.check",
+    ],
 )
 def test_no_textual(module: str) -> None:
     code = f"import sys, {module}; print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"

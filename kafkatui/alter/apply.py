@@ -74,13 +74,17 @@ class ConfigAlterer(AdminUser):
                 results[key] = self._broker_default(changes, validate_only)
         return [results[k] for k in groups]
 
-    def _confluent(self, groups: dict[tuple[str, str], list[ConfigChange]],
-                   validate_only: bool) -> dict[tuple[str, str], ResourceResult]:
+    def _confluent(
+        self, groups: dict[tuple[str, str], list[ConfigChange]], validate_only: bool
+    ) -> dict[tuple[str, str], ResourceResult]:
         resources: dict[tuple[str, str], ConfigResource] = {}
         for (kind, name), changes in groups.items():
             entries = [
-                ConfigEntry(c.key, c.value, incremental_operation=AlterConfigOpType.DELETE if c.delete
-                            else AlterConfigOpType.SET)
+                ConfigEntry(
+                    c.key,
+                    c.value,
+                    incremental_operation=AlterConfigOpType.DELETE if c.delete else AlterConfigOpType.SET,
+                )
                 for c in changes
             ]
             rtype = ResourceType.TOPIC if kind == "topic" else ResourceType.BROKER
@@ -88,7 +92,8 @@ class ConfigAlterer(AdminUser):
         out: dict[tuple[str, str], ResourceResult] = {}
         try:
             futures = self._admin.incremental_alter_configs(
-                list(resources.values()), validate_only=validate_only, request_timeout=self.settings.timeout)
+                list(resources.values()), validate_only=validate_only, request_timeout=self.settings.timeout
+            )
         except (KafkaException, TypeError, ValueError) as exc:
             for key, changes in groups.items():
                 out[key] = ResourceResult(*key, tuple(changes), self._text(str(exc)))
@@ -119,8 +124,9 @@ class ConfigAlterer(AdminUser):
         try:
             kadmin = _new_kafka_python_admin(self.settings.to_kafka_python())
             # alter_configs() insists on a numeric broker name, so send the request it would build
-            request = kadmin._alter_configs_request([KPResource(ConfigResourceType.BROKER, "", configs)],
-                                                    validate_only, incremental=True)
+            request = kadmin._alter_configs_request(
+                [KPResource(ConfigResourceType.BROKER, "", configs)], validate_only, incremental=True
+            )
 
             async def send() -> Any:
                 response = await kadmin._manager.send(request)

@@ -107,10 +107,18 @@ APPLIED, REFUSED, UNKNOWN, NOT_APPLIED = "applied", "refused", "unknown", "not a
 """Outcomes of one resource's change (`NOT_APPLIED`: an interrupted run never got it to the cluster)."""
 
 
-def config_record(change: ConfigChange, before: ConfigValue | None, after: ConfigValue | None, result: str,
-                  cluster_id: str | None, command_id: str, outcome: str | None = None,
-                  extra: Mapping[str, Any] | None = None, user: str | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
+def config_record(
+    change: ConfigChange,
+    before: ConfigValue | None,
+    after: ConfigValue | None,
+    result: str,
+    cluster_id: str | None,
+    command_id: str,
+    outcome: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+    user: str | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
     """The outcome record of one config change (`result` "ok" or the error)."""
     record: dict[str, Any] = {
         "time": (now or datetime.now(UTC)).isoformat(),
@@ -128,16 +136,34 @@ def config_record(change: ConfigChange, before: ConfigValue | None, after: Confi
     return record
 
 
-def make_records(verified: Iterable[Verified], cluster_id: str | None, command_id: str,
-                 user: str | None = None, now: datetime | None = None,
-                 extra: Mapping[str, Any] | None = None, refused: Iterable[tuple[str, str]] = ()) -> list[dict[str, Any]]:
+def make_records(
+    verified: Iterable[Verified],
+    cluster_id: str | None,
+    command_id: str,
+    user: str | None = None,
+    now: datetime | None = None,
+    extra: Mapping[str, Any] | None = None,
+    refused: Iterable[tuple[str, str]] = (),
+) -> list[dict[str, Any]]:
     """One outcome record per change; `refused` names the resources the brokers refused (outcome ``refused``)."""
     no = set(refused)
     out = []
     for v in verified:
         outcome = REFUSED if v.change.resource in no else outcome_of("ok" if v.ok else v.error)
-        out.append(config_record(v.change, v.before, v.after, "ok" if v.ok else str(v.error), cluster_id,
-                                 command_id, outcome, extra, user, now))
+        out.append(
+            config_record(
+                v.change,
+                v.before,
+                v.after,
+                "ok" if v.ok else str(v.error),
+                cluster_id,
+                command_id,
+                outcome,
+                extra,
+                user,
+                now,
+            )
+        )
     return out
 
 
@@ -164,7 +190,7 @@ def write_locked(fd: int, target: Path, records: Iterable[dict[str, Any]]) -> No
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     except OSError as exc:
         raise UsageError(f"cannot write the audit log {target}: {exc.strerror or exc}") from None
@@ -211,10 +237,18 @@ def read(path: Path | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def action_record(action: str, cluster_id: str | None, command_id: str, resource: Mapping[str, Any],
-                  before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
-                  extra: Mapping[str, Any] | None = None, user: str | None = None,
-                  now: datetime | None = None) -> dict[str, Any]:
+def action_record(
+    action: str,
+    cluster_id: str | None,
+    command_id: str,
+    resource: Mapping[str, Any],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    result: str | None,
+    extra: Mapping[str, Any] | None = None,
+    user: str | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
     """One record of an action (election, reassignment, throttle) on one resource (`result` None means ok)."""
     record: dict[str, Any] = {
         "time": (now or datetime.now(UTC)).isoformat(),
@@ -232,10 +266,19 @@ def action_record(action: str, cluster_id: str | None, command_id: str, resource
     return record
 
 
-def partition_record(action: str, cluster_id: str | None, command_id: str, topic: str, partition: int,
-                     before: Mapping[str, Any], after: Mapping[str, Any], result: str | None,
-                     extra: Mapping[str, Any] | None = None, user: str | None = None,
-                     now: datetime | None = None) -> dict[str, Any]:
+def partition_record(
+    action: str,
+    cluster_id: str | None,
+    command_id: str,
+    topic: str,
+    partition: int,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    result: str | None,
+    extra: Mapping[str, Any] | None = None,
+    user: str | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
     """One record of an election or reassignment on one partition (`result` None means ok)."""
     resource = {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition}
     return action_record(action, cluster_id, command_id, resource, before, after, result, extra, user, now)

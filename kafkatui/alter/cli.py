@@ -40,36 +40,73 @@ from kafkatui.model.health import assess
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments, connection_from
 
-EPILOG = ("exit codes: 0 applied (or dry run / export), 3 bad input, 4-10 connection errors, 12 writes disabled, "
-          "13 validate-only refused, 14 not confirmed, 15 some change failed, 16 nothing to revert, "
-          "22 revert refused (the cluster changed since), 23 changed since the preview")
+EPILOG = (
+    "exit codes: 0 applied (or dry run / export), 3 bad input, 4-10 connection errors, 12 writes disabled, "
+    "13 validate-only refused, 14 not confirmed, 15 some change failed, 16 nothing to revert, "
+    "22 revert refused (the cluster changed since), 23 changed since the preview"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="topic to change (repeatable)")
-    p.add_argument("--broker", action="append", default=[], type=int, metavar="ID",
-                   help="change this broker's dynamic config (repeatable)")
+    p.add_argument(
+        "--broker",
+        action="append",
+        default=[],
+        type=int,
+        metavar="ID",
+        help="change this broker's dynamic config (repeatable)",
+    )
     p.add_argument("--broker-default", action="store_true", help="change the cluster-wide broker default")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                   help="min.insync.replicas=N or unclean.leader.election.enable=true|false (repeatable)")
-    p.add_argument("--unset", dest="unsets", action="append", default=[], metavar="KEY",
-                   help="remove the override: back to the broker (or Kafka) default (repeatable)")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="min.insync.replicas=N or unclean.leader.election.enable=true|false (repeatable)",
+    )
+    p.add_argument(
+        "--unset",
+        dest="unsets",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="remove the override: back to the broker (or Kafka) default (repeatable)",
+    )
     p.add_argument("--dry-run", action="store_true", help="preview and validate only; change nothing")
     p.add_argument("--yes", action="store_true", help="skip the typed confirmation")
     p.add_argument("--write", action="store_true", help="allow changes (or writes: true in the profile)")
-    p.add_argument("--export", choices=("kafka-configs", "strimzi"),
-                   help="print the change for kafka-configs.sh or Strimzi instead of applying it (no connection)")
+    p.add_argument(
+        "--export",
+        choices=("kafka-configs", "strimzi"),
+        help="print the change for kafka-configs.sh or Strimzi instead of applying it (no connection)",
+    )
     p.add_argument("--namespace", default="kafka", help="Kubernetes namespace for --export strimzi (default kafka)")
-    p.add_argument("--strimzi-cluster", default="my-cluster", metavar="NAME",
-                   help="Strimzi Kafka cluster name for --export strimzi (default my-cluster)")
-    p.add_argument("--revert-last", action="store_true",
-                   help="undo the newest change set of this cluster not undone yet (again: the one before); "
-                        "refused when the cluster no longer holds its values")
-    p.add_argument("--revert", type=int, metavar="N", default=None,
-                   help="undo change set N of --history (1: the newest; an undo re-applies)")
+    p.add_argument(
+        "--strimzi-cluster",
+        default="my-cluster",
+        metavar="NAME",
+        help="Strimzi Kafka cluster name for --export strimzi (default my-cluster)",
+    )
+    p.add_argument(
+        "--revert-last",
+        action="store_true",
+        help="undo the newest change set of this cluster not undone yet (again: the one before); "
+        "refused when the cluster no longer holds its values",
+    )
+    p.add_argument(
+        "--revert",
+        type=int,
+        metavar="N",
+        default=None,
+        help="undo change set N of --history (1: the newest; an undo re-applies)",
+    )
     p.add_argument("--history", action="store_true", help="list this cluster's config change sets, newest first")
-    p.add_argument("--strimzi", action="store_true", help="the topics are managed by Strimzi (warn against live changes)")
+    p.add_argument(
+        "--strimzi", action="store_true", help="the topics are managed by Strimzi (warn against live changes)"
+    )
 
 
 def _plan(ns: argparse.Namespace, snapshot: ClusterSnapshot | None = None, bootstrap: str = "B") -> ChangePlan:
@@ -164,8 +201,9 @@ def _summary(verified: Sequence[Verified], out: TextIO) -> None:
     out.write(f"{ok} of {len(verified)} changes applied and verified\n")
 
 
-def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
-        err: TextIO | None = None) -> int:
+def run(
+    ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     try:
         return _run(ns, stdin, out, err)
@@ -213,7 +251,8 @@ def _run(ns: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int
                 out.write(f"refused  {line}\n")
             raise ValidationRefusedError(
                 f"the brokers refused {len(problems)} of {len(checked)} resources in the validate-only "
-                f"request: nothing changed ({problems[0]})")
+                f"request: nothing changed ({problems[0]})"
+            )
         n = len(plan.changes)
         out.write(f"validate-only: the brokers accept {'the change' if n == 1 else f'all {n} changes'}\n")
         if ns.dry_run:
@@ -234,13 +273,16 @@ def _run(ns: argparse.Namespace, stdin: TextIO, out: TextIO, err: TextIO) -> int
         raise UsageError(applied.audit_error)
     failed = [v for v in verified if not v.ok]
     if failed:
-        raise PartialFailureError(f"{len(failed)} of {len(verified)} changes failed: "
-                                  + "; ".join(f"{v.change.label} {v.change.key}: {v.error}" for v in failed))
+        raise PartialFailureError(
+            f"{len(failed)} of {len(verified)} changes failed: "
+            + "; ".join(f"{v.change.label} {v.change.key}: {v.error}" for v in failed)
+        )
     return 0
 
 
-def _reconfirm(plan: ChangePlan, shown: ClusterSnapshot, now: ClusterSnapshot, stdin: TextIO, out: TextIO,
-               err: TextIO) -> ClusterSnapshot:
+def _reconfirm(
+    plan: ChangePlan, shown: ClusterSnapshot, now: ClusterSnapshot, stdin: TextIO, out: TextIO, err: TextIO
+) -> ClusterSnapshot:
     """After the confirmation: when the cluster changed since the preview, show what changed and the new
     preview, and ask again. Returns the snapshot the user last saw."""
     diffs = conflicts(plan, shown, now)
@@ -259,8 +301,12 @@ def _reconfirm(plan: ChangePlan, shown: ClusterSnapshot, now: ClusterSnapshot, s
 
 
 def main_alter(argv: list[str], stdin: TextIO | None = None) -> int:
-    p = Parser(prog="kafkatui alter", description="Change replication configs: preview, validate, confirm, "
-               "apply with IncrementalAlterConfigs, verify, audit.", epilog=EPILOG)
+    p = Parser(
+        prog="kafkatui alter",
+        description="Change replication configs: preview, validate, confirm, "
+        "apply with IncrementalAlterConfigs, verify, audit.",
+        epilog=EPILOG,
+    )
     add_arguments(p)
     return run(p.parse_args(argv), stdin=stdin)
 

@@ -34,19 +34,25 @@ def conflicts(plan: ChangePlan, seen: ClusterSnapshot, now: ClusterSnapshot) -> 
     return out
 
 
-def changed_meanwhile(lines: Sequence[str], when: str = "since the preview",
-                      snapshot: ClusterSnapshot | None = None) -> ChangedMeanwhileError:
+def changed_meanwhile(
+    lines: Sequence[str], when: str = "since the preview", snapshot: ClusterSnapshot | None = None
+) -> ChangedMeanwhileError:
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    return ChangedMeanwhileError(f"the cluster changed {when}: {lines[0]}{more}; nothing changed: "
-                                 "look at the new values and start again", lines, snapshot)
+    return ChangedMeanwhileError(
+        f"the cluster changed {when}: {lines[0]}{more}; nothing changed: look at the new values and start again",
+        lines,
+        snapshot,
+    )
 
 
 def reading(read: Callable[[], ClusterSnapshot]) -> Callable[[], ClusterSnapshot]:
     """`read`, with the test hook `verify` after each re-describe."""
+
     def wrapped() -> ClusterSnapshot:
         snap = read()
         journal.die_at("verify")
         return snap
+
     return wrapped
 
 
@@ -58,8 +64,13 @@ class Applied:
     audit_error: str | None = None
 
 
-def apply_plan(settings: ConnectionSettings, plan: ChangePlan, read: Callable[[], ClusterSnapshot],
-               seen: ClusterSnapshot | None, extra: Mapping[str, Any] | None = None) -> Applied:
+def apply_plan(
+    settings: ConnectionSettings,
+    plan: ChangePlan,
+    read: Callable[[], ClusterSnapshot],
+    seen: ClusterSnapshot | None,
+    extra: Mapping[str, Any] | None = None,
+) -> Applied:
     """Re-read, refuse if the plan's values changed since `seen`, write the intent, send, verify, append outcomes.
 
     Raises UsageError when the intent cannot be written (nothing is sent). When the outcome cannot be
@@ -70,8 +81,7 @@ def apply_plan(settings: ConnectionSettings, plan: ChangePlan, read: Callable[[]
         diffs = conflicts(plan, seen, now)
         if diffs:
             raise changed_meanwhile(diffs, snapshot=now)
-    intent = journal.begin("alter", now.cluster_id, [journal.config_change(c, now) for c in plan.changes],
-                           extra=extra)
+    intent = journal.begin("alter", now.cluster_id, [journal.config_change(c, now) for c in plan.changes], extra=extra)
     with journal.running(intent):
         journal.die_at("before-send")
         alterer = ConfigAlterer(settings)
@@ -86,8 +96,10 @@ def apply_plan(settings: ConnectionSettings, plan: ChangePlan, read: Callable[[]
         try:
             intent.finish(records)
         except UsageError as exc:
-            return Applied(tuple(verified), f"{exc} (the change was sent: its outcome is not recorded; the next "
-                           "kafkatui run reports it)")
+            return Applied(
+                tuple(verified),
+                f"{exc} (the change was sent: its outcome is not recorded; the next kafkatui run reports it)",
+            )
     return Applied(tuple(verified))
 
 

@@ -62,7 +62,9 @@ def select_topics(snapshot: ClusterSnapshot, topics: Sequence[str], all_topics: 
         return sorted(snapshot.topics)
     missing = [t for t in topics if t not in snapshot.topics]
     if missing:
-        raise UsageError(f"unknown topic {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        raise UsageError(
+            f"unknown topic {missing[0]!r}" + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        )
     return list(dict.fromkeys(topics))
 
 
@@ -81,8 +83,7 @@ def leader_counts(snapshot: ClusterSnapshot) -> dict[int, int]:
     return counts
 
 
-def preferred_plan(snapshot: ClusterSnapshot, topics: Iterable[str],
-                   partitions: Sequence[int] = ()) -> PreferredPlan:
+def preferred_plan(snapshot: ClusterSnapshot, topics: Iterable[str], partitions: Sequence[int] = ()) -> PreferredPlan:
     """Moves for every partition of `topics` (only `partitions` when given) off its preferred leader."""
     moves: list[Move] = []
     skipped: list[Skipped] = []
@@ -159,12 +160,14 @@ def unclean_plan(snapshot: ClusterSnapshot, topic: str, partition: int) -> Uncle
     if p.leader >= 0:
         raise NotApplicableError(
             f"{name} is not offline (leader {p.leader}, ISR {list(p.isr)}): an unclean election is only for a "
-            "partition without a leader; nothing changed")
+            "partition without a leader; nothing changed"
+        )
     live = live_brokers(snapshot, p)
     if not live:
         raise NotApplicableError(
             f"{name} is offline and none of its replicas {list(p.replicas)} is alive: an election has no "
-            "candidate; bring a replica's broker back; nothing changed")
+            "candidate; bring a replica's broker back; nothing changed"
+        )
     logs = snapshot.log_dirs or {}
     candidates = []
     for r in p.replicas:
@@ -191,26 +194,40 @@ def data_loss_warning(plan: UncleanPlan) -> list[str]:
     lines = [
         f"DATA LOSS: an unclean election makes an out-of-sync replica the leader of {plan.name}.",
         f"candidate: broker {c.broker} (replicas {list(plan.replicas)}, "
-        + (f"ISR empty, eligible leader replicas {list(plan.last_isr)})" if plan.from_elr
-           else f"last ISR {list(plan.last_isr)})"),
+        + (
+            f"ISR empty, eligible leader replicas {list(plan.last_isr)})"
+            if plan.from_elr
+            else f"last ISR {list(plan.last_isr)})"
+        ),
     ]
     if c.offset_lag is None:
         lines.append("  how many offsets it is behind is unknown (its log dir could not be read)")
     elif c.offset_lag > 0:
-        lines.append(f"  it is at least {c.offset_lag} offsets behind, as broker {c.broker} reports it (DescribeLogDirs)")
+        lines.append(
+            f"  it is at least {c.offset_lag} offsets behind, as broker {c.broker} reports it (DescribeLogDirs)"
+        )
     else:
-        lines.append(f"  broker {c.broker} reports no offset lag, but Kafka counts it against the replica's own last "
-                     "known high watermark: a replica out of the ISR can show 0 and still be behind")
-    lines.append(f"  it holds {human_bytes(c.size)} ({c.size:,} bytes) of this partition" if c.size is not None
-                 else "  its size on disk is unknown")
+        lines.append(
+            f"  broker {c.broker} reports no offset lag, but Kafka counts it against the replica's own last "
+            "known high watermark: a replica out of the ISR can show 0 and still be behind"
+        )
+    lines.append(
+        f"  it holds {human_bytes(c.size)} ({c.size:,} bytes) of this partition"
+        if c.size is not None
+        else "  its size on disk is unknown"
+    )
     if gone:
         lines.append(f"  the last in-sync replica(s) {gone} are down: what they hold beyond the candidate is unknown")
     for other in plan.candidates[1:]:
         lag = "?" if other.offset_lag is None else str(other.offset_lag)
-        lines.append(f"  another live replica: broker {other.broker} ({lag} offsets behind); "
-                     "Kafka picks the first live replica in the replica list")
-    lines.append("every record the candidate does not have is deleted from the partition, acknowledged writes "
-                 "included; consumers may see offsets go back")
+        lines.append(
+            f"  another live replica: broker {other.broker} ({lag} offsets behind); "
+            "Kafka picks the first live replica in the replica list"
+        )
+    lines.append(
+        "every record the candidate does not have is deleted from the partition, acknowledged writes "
+        "included; consumers may see offsets go back"
+    )
     return lines
 
 
@@ -226,6 +243,10 @@ def election_command(kind: str, bootstrap: str, targets: Mapping[str, Sequence[i
         import json
 
         doc = {"partitions": [{"topic": t, "partition": i} for t, ps in targets.items() for i in ps]}
-        return ("echo " + shlex.quote(json.dumps(doc)) + " > elect.json && "
-                + shlex.join(args + ["--path-to-json-file", "elect.json"]))
+        return (
+            "echo "
+            + shlex.quote(json.dumps(doc))
+            + " > elect.json && "
+            + shlex.join(args + ["--path-to-json-file", "elect.json"])
+        )
     return shlex.join(args)

@@ -60,8 +60,9 @@ class LeaderElector(AdminUser):
         del self._admin
 
 
-def wait_for_leaders(expected: Mapping[Key, int | None], read: Callable[[], ClusterSnapshot],
-                     seconds: float = VERIFY_SECONDS) -> tuple[ClusterSnapshot, dict[Key, int]]:
+def wait_for_leaders(
+    expected: Mapping[Key, int | None], read: Callable[[], ClusterSnapshot], seconds: float = VERIFY_SECONDS
+) -> tuple[ClusterSnapshot, dict[Key, int]]:
     """Re-describe until every partition has its expected leader (None: any leader), or `seconds` pass.
 
     Returns the last snapshot and every partition's leader in it (-1: none, or the partition is gone).
@@ -108,12 +109,16 @@ def _finish(intent: journal.Intent, records: list[dict[str, Any]]) -> str | None
 
 
 def _leaders_moved(plan: PreferredPlan, now: ClusterSnapshot) -> list[str]:
-    return [f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
-            for m in plan.moves if leader_of(now, (m.topic, m.partition)) != m.leader]
+    return [
+        f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
+        for m in plan.moves
+        if leader_of(now, (m.topic, m.partition)) != m.leader
+    ]
 
 
-def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id: str | None,
-                  read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
+def run_preferred(
+    settings: ConnectionSettings, plan: PreferredPlan, cluster_id: str | None, read: Callable[[], ClusterSnapshot]
+) -> ElectionOutcome:
     """ElectLeaders PREFERRED for the plan's moves, verified by re-describing, one audit record per partition.
 
     The cluster is read first: when a planned partition's leader moved since the plan, nothing is sent
@@ -125,9 +130,14 @@ def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id:
     moved = _leaders_moved(plan, now)
     if moved:
         raise changed_meanwhile(moved)
-    intent = journal.begin("elect-preferred", cluster_id, [
-        journal.partition_change(m.topic, m.partition, {"leader": m.leader}, {"leader": m.preferred})
-        for m in plan.moves])
+    intent = journal.begin(
+        "elect-preferred",
+        cluster_id,
+        [
+            journal.partition_change(m.topic, m.partition, {"leader": m.leader}, {"leader": m.preferred})
+            for m in plan.moves
+        ],
+    )
     with journal.running(intent):
         journal.die_at("before-send")
         elector = LeaderElector(settings)
@@ -139,8 +149,7 @@ def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id:
         for key, error in results.items():
             if error is not None and error.startswith(NOT_NEEDED):
                 results[key] = None  # moved meanwhile: verified below like the others
-        expected = {(m.topic, m.partition): m.preferred for m in plan.moves
-                    if results[(m.topic, m.partition)] is None}
+        expected = {(m.topic, m.partition): m.preferred for m in plan.moves if results[(m.topic, m.partition)] is None}
         after, leaders = wait_for_leaders(expected, reading(read))
         records, errors, now_leaders = [], {}, {}
         for m in plan.moves:
@@ -150,13 +159,24 @@ def run_preferred(settings: ConnectionSettings, plan: PreferredPlan, cluster_id:
             if error is None and led != m.preferred:
                 error = f"not verified: re-described leader {led}, expected {m.preferred}"
             errors[key], now_leaders[key] = error, led
-            records.append(audit.partition_record("elect-preferred", cluster_id, intent.command_id, m.topic,
-                                                  m.partition, {"leader": m.leader}, {"leader": led}, error))
+            records.append(
+                audit.partition_record(
+                    "elect-preferred",
+                    cluster_id,
+                    intent.command_id,
+                    m.topic,
+                    m.partition,
+                    {"leader": m.leader},
+                    {"leader": led},
+                    error,
+                )
+            )
         return ElectionOutcome(errors, now_leaders, after, _finish(intent, records))
 
 
-def run_unclean(settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str | None,
-                read: Callable[[], ClusterSnapshot]) -> ElectionOutcome:
+def run_unclean(
+    settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str | None, read: Callable[[], ClusterSnapshot]
+) -> ElectionOutcome:
     """ElectLeaders UNCLEAN for the plan's partition, verified (any leader), audited with the candidate and lag.
 
     The cluster is read first: a partition that has a leader again is not elected (ChangedMeanwhileError).
@@ -164,13 +184,18 @@ def run_unclean(settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str
     key = (plan.topic, plan.partition)
     now = read()
     if leader_of(now, key) >= 0:
-        raise changed_meanwhile([f"{plan.name} has a leader again (broker {leader_of(now, key)}): "
-                                 "no unclean election needed"], "since the confirmation")
+        raise changed_meanwhile(
+            [f"{plan.name} has a leader again (broker {leader_of(now, key)}): no unclean election needed"],
+            "since the confirmation",
+        )
     lag = {str(c.broker): {"offset_lag": c.offset_lag, "size": c.size} for c in plan.candidates}
     before = {"leader": -1, "isr": list(plan.last_isr)}
-    intent = journal.begin("elect-unclean", cluster_id, [
-        journal.partition_change(plan.topic, plan.partition, before, {"leader": None})],
-        extra={"candidate": plan.likely.broker})
+    intent = journal.begin(
+        "elect-unclean",
+        cluster_id,
+        [journal.partition_change(plan.topic, plan.partition, before, {"leader": None})],
+        extra={"candidate": plan.likely.broker},
+    )
     with journal.running(intent):
         journal.die_at("before-send")
         elector = LeaderElector(settings)
@@ -184,6 +209,14 @@ def run_unclean(settings: ConnectionSettings, plan: UncleanPlan, cluster_id: str
         if error is None and led < 0:
             error = "not verified: the partition still has no leader"
         record = audit.partition_record(
-            "elect-unclean", cluster_id, intent.command_id, plan.topic, plan.partition, before, {"leader": led}, error,
-            extra={"candidate": plan.likely.broker, "lag": lag})
+            "elect-unclean",
+            cluster_id,
+            intent.command_id,
+            plan.topic,
+            plan.partition,
+            before,
+            {"leader": led},
+            error,
+            extra={"candidate": plan.likely.broker, "lag": lag},
+        )
         return ElectionOutcome({key: error}, {key: led}, after, _finish(intent, [record]))

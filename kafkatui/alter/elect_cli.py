@@ -45,9 +45,11 @@ from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments
 
-EPILOG = ("exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
-          "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline), "
-          "23 changed since the preview")
+EPILOG = (
+    "exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
+    "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline), "
+    "23 changed since the preview"
+)
 LOSE_DATA = "LOSE DATA"
 """What the second confirmation of an unclean election asks the user to type."""
 BY_HAND_MAX = 10
@@ -57,21 +59,35 @@ BY_HAND_MAX = 10
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     kind = p.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--preferred", action="store_true",
-                      help="move leaders back to their preferred (first) replica")
-    kind.add_argument("--unclean", action="store_true",
-                      help="one-off unclean election for ONE offline partition (loses data; KIP-460)")
+    kind.add_argument("--preferred", action="store_true", help="move leaders back to their preferred (first) replica")
+    kind.add_argument(
+        "--unclean",
+        action="store_true",
+        help="one-off unclean election for ONE offline partition (loses data; KIP-460)",
+    )
     p.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="topic (repeatable for --preferred)")
     p.add_argument("--all", dest="all_topics", action="store_true", help="--preferred: every topic")
-    p.add_argument("--partition", action="append", default=[], type=int, metavar="N",
-                   help="only this partition (required with --unclean; repeatable for --preferred with one --topic)")
+    p.add_argument(
+        "--partition",
+        action="append",
+        default=[],
+        type=int,
+        metavar="N",
+        help="only this partition (required with --unclean; repeatable for --preferred with one --topic)",
+    )
     p.add_argument("--dry-run", action="store_true", help="preview only; change nothing")
     p.add_argument("--yes", action="store_true", help="skip the typed confirmation")
-    p.add_argument("--accept-data-loss", action="store_true",
-                   help="--unclean with --yes: skip both confirmations (otherwise --yes is not enough)")
+    p.add_argument(
+        "--accept-data-loss",
+        action="store_true",
+        help="--unclean with --yes: skip both confirmations (otherwise --yes is not enough)",
+    )
     p.add_argument("--write", action="store_true", help="allow changes (or writes: true in the profile)")
-    p.add_argument("--export", action="store_true",
-                   help="print the kafka-leader-election.sh command for the planned election instead (read-only)")
+    p.add_argument(
+        "--export",
+        action="store_true",
+        help="print the kafka-leader-election.sh command for the planned election instead (read-only)",
+    )
 
 
 def _check_args(ns: argparse.Namespace) -> None:
@@ -91,16 +107,25 @@ def _check_args(ns: argparse.Namespace) -> None:
 def _table(rows: Sequence[Sequence[str]], out: TextIO, indent: str = "") -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
-        out.write(indent + "  ".join(c.rjust(w) if i else c.ljust(w)
-                                     for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() + "\n")
+        out.write(
+            indent
+            + "  ".join(
+                c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+            + "\n"
+        )
 
 
 def render_preferred(plan: PreferredPlan, out: TextIO) -> None:
     """The preview: each move, what cannot move and why, leaders per broker now and after."""
     if plan.moves:
         out.write(f"preferred leader election: {len(plan.moves)} partition(s) move to their preferred replica\n")
-        _table([("partition", "leader", "->", "preferred")]
-               + [(m.name, str(m.leader), "->", str(m.preferred)) for m in plan.moves], out, "  ")
+        _table(
+            [("partition", "leader", "->", "preferred")]
+            + [(m.name, str(m.leader), "->", str(m.preferred)) for m in plan.moves],
+            out,
+            "  ",
+        )
     else:
         out.write("nothing to elect: every leader selected is on its preferred replica or cannot move\n")
     if plan.skipped:
@@ -123,8 +148,9 @@ def _source(conn: ResolvedConnection, log_dirs: str = "none") -> KafkaClusterSou
     return KafkaClusterSource(conn.settings, log_dirs=log_dirs, elr=log_dirs != "none")
 
 
-def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
-        err: TextIO | None = None) -> int:
+def run(
+    ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     try:
         _check_args(ns)
@@ -159,8 +185,11 @@ def _preferred(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, 
             return 0
         render_preferred(plan, out)
         if by_hand is not None:
-            out.write(f"by hand: {by_hand}\n" if len(plan.moves) <= BY_HAND_MAX
-                      else "by hand: --export prints the kafka-leader-election.sh command with its JSON file\n")
+            out.write(
+                f"by hand: {by_hand}\n"
+                if len(plan.moves) <= BY_HAND_MAX
+                else "by hand: --export prints the kafka-leader-election.sh command with its JSON file\n"
+            )
         if not plan.moves or ns.dry_run:
             out.write("dry run: nothing changed\n" if plan.moves else "")
             return 0
@@ -209,11 +238,15 @@ def _confirm_preferred(plan: PreferredPlan, stdin: TextIO, err: TextIO) -> None:
         typed_confirmation("the number of partitions", str(len(plan.moves)), stdin, err)
 
 
-def _reconfirm_preferred(ns: argparse.Namespace, plan: PreferredPlan, now: ClusterSnapshot, stdin: TextIO,
-                         out: TextIO, err: TextIO) -> PreferredPlan:
+def _reconfirm_preferred(
+    ns: argparse.Namespace, plan: PreferredPlan, now: ClusterSnapshot, stdin: TextIO, out: TextIO, err: TextIO
+) -> PreferredPlan:
     """After the confirmation: when leaders moved since the preview, show it and the new plan, and ask again."""
-    moved = [f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
-             for m in plan.moves if leader_of(now, (m.topic, m.partition)) != m.leader]
+    moved = [
+        f"{m.name} leader {m.leader} in the preview, {leader_of(now, (m.topic, m.partition))} now"
+        for m in plan.moves
+        if leader_of(now, (m.topic, m.partition)) != m.leader
+    ]
     if not moved:
         return plan
     out.write("! the cluster changed since the preview:\n")
@@ -235,8 +268,13 @@ def _reconfirm_preferred(ns: argparse.Namespace, plan: PreferredPlan, now: Clust
 def confirm_unclean(plan: UncleanPlan, stdin: TextIO, err: TextIO) -> None:
     """Two typed confirmations: the partition name, then LOSE DATA."""
     typed_confirmation(f"the partition name ({plan.name})", plan.name, stdin, err, "to continue")
-    typed_confirmation(f"'{LOSE_DATA}'", LOSE_DATA, stdin, err,
-                       f"to run the unclean election and accept that records of {plan.name} are deleted")
+    typed_confirmation(
+        f"'{LOSE_DATA}'",
+        LOSE_DATA,
+        stdin,
+        err,
+        f"to run the unclean election and accept that records of {plan.name} are deleted",
+    )
 
 
 def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, out: TextIO, err: TextIO) -> int:
@@ -245,8 +283,10 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
         out.write(election_command("unclean", _bootstrap(ns, conn), {topic: [partition]}) + "\n")
         return 0
     if ns.yes and not ns.accept_data_loss and not ns.dry_run:
-        raise NotConfirmedError("--yes alone does not confirm an unclean election: add --accept-data-loss "
-                                "(or confirm interactively); nothing changed")
+        raise NotConfirmedError(
+            "--yes alone does not confirm an unclean election: add --accept-data-loss "
+            "(or confirm interactively); nothing changed"
+        )
     source = _source(conn, log_dirs="out-of-sync")
     try:
         snapshot = source.snapshot()
@@ -278,9 +318,13 @@ def _unclean(ns: argparse.Namespace, conn: ResolvedConnection, stdin: TextIO, ou
 
 
 def main_elect(argv: list[str], stdin: TextIO | None = None) -> int:
-    p = Parser(prog="kafkatui elect", description="Leader elections: preferred (leaders back on their first "
-               "replica) or a one-off unclean election for an offline partition: preview, confirm, elect, "
-               "verify, audit.", epilog=EPILOG)
+    p = Parser(
+        prog="kafkatui elect",
+        description="Leader elections: preferred (leaders back on their first "
+        "replica) or a one-off unclean election for an offline partition: preview, confirm, elect, "
+        "verify, audit.",
+        epilog=EPILOG,
+    )
     add_arguments(p)
     return run(p.parse_args(argv), stdin=stdin)
 

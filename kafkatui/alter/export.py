@@ -67,8 +67,9 @@ def strimzi_yaml(plan: ChangePlan, namespace: str = "kafka", cluster: str = "my-
     docs: list[str] = []
     for (kind, name), changes in plan.resources().items():
         if kind == "broker":
-            raise UsageError(f"broker {name}: Strimzi has no per-broker config; use --broker-default or "
-                             "--export kafka-configs")
+            raise UsageError(
+                f"broker {name}: Strimzi has no per-broker config; use --broker-default or --export kafka-configs"
+            )
         if kind == "topic" and not any(c.delete for c in changes):
             body = yaml.safe_dump(strimzi_topic(name, changes, namespace, cluster), sort_keys=False)
             docs.append(f"# KafkaTopic {name}: merge spec.config into your resource\n{body}")
@@ -76,7 +77,18 @@ def strimzi_yaml(plan: ChangePlan, namespace: str = "kafka", cluster: str = "my-
         broker = kind == "broker-default"
         patch = strimzi_merge_patch(changes, broker=broker)
         target = f"kafka {cluster}" if broker else f"kafkatopic {name}"
-        cmd = shlex.join(["kubectl", "patch", *target.split(), "-n", namespace, "--type", "merge",
-                          "-p", json.dumps(patch, separators=(",", ":"))])
+        cmd = shlex.join(
+            [
+                "kubectl",
+                "patch",
+                *target.split(),
+                "-n",
+                namespace,
+                "--type",
+                "merge",
+                "-p",
+                json.dumps(patch, separators=(",", ":")),
+            ]
+        )
         docs.append(f"# merge patch for {target}:\n# {cmd}\n" + yaml.safe_dump(patch, sort_keys=False))
     return "---\n".join(docs)

@@ -12,8 +12,10 @@ from kafkatui.alter.errors import NotConfirmedError, WritesDisabledError
 from kafkatui.kafka.profiles import ResolvedConnection
 from kafkatui.options import connection_from
 
-READ_ONLY = ("kafkatui is read-only: nothing changed; start with --write (or set writes: true in the profile) "
-             "to apply, or use --dry-run / --export")
+READ_ONLY = (
+    "kafkatui is read-only: nothing changed; start with --write (or set writes: true in the profile) "
+    "to apply, or use --dry-run / --export"
+)
 
 
 def require_writes(write_flag: bool, conn: ResolvedConnection) -> None:
@@ -41,7 +43,9 @@ def typed_confirmation(what: str, expected: str, stdin: TextIO, err: TextIO, pur
     at the prompt does not either.
     """
     if not stdin.isatty():
-        raise NotConfirmedError("stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively")
+        raise NotConfirmedError(
+            "stdin is not a terminal: nothing changed; confirm with --yes to apply non-interactively"
+        )
     err.write(f"type {what} {purpose}: ")
     err.flush()
     try:

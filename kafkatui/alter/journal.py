@@ -57,16 +57,24 @@ def die_at(step: str) -> None:
 def config_change(change: ConfigChange, snapshot: ClusterSnapshot) -> dict[str, Any]:
     """One planned config change: before as `snapshot` holds it, after as the plan wants it."""
     before = current_value(snapshot, change)
-    after: dict[str, Any] = ({"delete": True} if change.delete
-                             else {"value": change.value, "source": OVERRIDE_SOURCE[change.kind]})
-    return {"resource": {"kind": change.kind, "name": change.name}, "key": change.key,
-            "before": {"value": before.value, "source": before.source}, "after": after}
+    after: dict[str, Any] = (
+        {"delete": True} if change.delete else {"value": change.value, "source": OVERRIDE_SOURCE[change.kind]}
+    )
+    return {
+        "resource": {"kind": change.kind, "name": change.name},
+        "key": change.key,
+        "before": {"value": before.value, "source": before.source},
+        "after": after,
+    }
 
 
 def partition_change(topic: str, partition: int, before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
     """One planned partition change (an election's leader, a reassignment's replicas)."""
-    return {"resource": {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition},
-            "before": dict(before), "after": dict(after)}
+    return {
+        "resource": {"kind": "partition", "name": f"{topic}-{partition}", "topic": topic, "partition": partition},
+        "before": dict(before),
+        "after": dict(after),
+    }
 
 
 def _live_dir(log: Path) -> Path:
@@ -98,8 +106,14 @@ class Intent:
             self._fd = None
 
 
-def begin(action: str, cluster_id: str | None, changes: Sequence[dict[str, Any]], command_id: str | None = None,
-          extra: Mapping[str, Any] | None = None, path: Path | None = None) -> Intent:
+def begin(
+    action: str,
+    cluster_id: str | None,
+    changes: Sequence[dict[str, Any]],
+    command_id: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+    path: Path | None = None,
+) -> Intent:
     """Write the intent (fsynced, under the log's lock) and hold the run's live lock until `Intent.finish`.
 
     UsageError when the log cannot be written: then nothing may be sent.
@@ -115,8 +129,14 @@ def begin(action: str, cluster_id: str | None, changes: Sequence[dict[str, Any]]
         lock_fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT, 0o600)
         fcntl.flock(lock_fd, fcntl.LOCK_SH)
     record: dict[str, Any] = {
-        "record": INTENT, "time": datetime.now(UTC).isoformat(), "user": audit.os_user(), "cluster_id": cluster_id,
-        "command_id": cid, "action": action, "host": socket.gethostname(), "pid": os.getpid(),
+        "record": INTENT,
+        "time": datetime.now(UTC).isoformat(),
+        "user": audit.os_user(),
+        "cluster_id": cluster_id,
+        "command_id": cid,
+        "action": action,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
         "changes": list(changes),
     }
     record.update(extra or {})
@@ -159,8 +179,14 @@ def _alive(log: Path, record: Mapping[str, Any]) -> bool:
 def pending(records: Sequence[Mapping[str, Any]], cluster_id: str | None, log: Path) -> list[Mapping[str, Any]]:
     """The intents of `cluster_id` with no outcome record whose run is gone."""
     settled = {r.get("command_id") for r in records if r.get("record") != INTENT}
-    return [r for r in records if r.get("record") == INTENT and r.get("cluster_id") == cluster_id
-            and r.get("command_id") not in settled and not _alive(log, r)]
+    return [
+        r
+        for r in records
+        if r.get("record") == INTENT
+        and r.get("cluster_id") == cluster_id
+        and r.get("command_id") not in settled
+        and not _alive(log, r)
+    ]
 
 
 def _config_now(change: Mapping[str, Any], snapshot: ClusterSnapshot) -> dict[str, Any]:
@@ -246,20 +272,31 @@ def settle(snapshot: ClusterSnapshot, path: Path | None = None) -> list[str]:
                 every = list(dict.fromkeys(_name(c) for c in changes))
                 names = ", ".join(every[:5]) + (f" and {len(every) - 5} more" if len(every) > 5 else "")
                 when = str(intent.get("time", ""))[:19].replace("T", " ")
-                lines.append(f"an earlier {action} of {names} was interrupted: {_summary([o for o, _ in judged])} "
-                             f"(by {intent.get('user')} at {when} UTC, audit id {str(intent.get('command_id'))[:8]}); "
-                             "recorded in the audit log")
+                lines.append(
+                    f"an earlier {action} of {names} was interrupted: {_summary([o for o, _ in judged])} "
+                    f"(by {intent.get('user')} at {when} UTC, audit id {str(intent.get('command_id'))[:8]}); "
+                    "recorded in the audit log"
+                )
     except Exception as exc:  # the report must not stop the command or the dashboard
         lines.append(f"could not check the audit log {log} for interrupted changes: {exc}")
     return lines
 
 
-def _record(intent: Mapping[str, Any], change: Mapping[str, Any], outcome: str, now: Mapping[str, Any]) -> dict[str, Any]:
+def _record(
+    intent: Mapping[str, Any], change: Mapping[str, Any], outcome: str, now: Mapping[str, Any]
+) -> dict[str, Any]:
     result = "ok" if outcome == audit.APPLIED else f"interrupted: {outcome}"
     record: dict[str, Any] = {
-        "time": datetime.now(UTC).isoformat(), "user": intent.get("user"), "cluster_id": intent.get("cluster_id"),
-        "command_id": intent.get("command_id"), "resource": change.get("resource"),
-        "before": change.get("before"), "after": dict(now), "result": result, "outcome": outcome, "recovered": True,
+        "time": datetime.now(UTC).isoformat(),
+        "user": intent.get("user"),
+        "cluster_id": intent.get("cluster_id"),
+        "command_id": intent.get("command_id"),
+        "resource": change.get("resource"),
+        "before": change.get("before"),
+        "after": dict(now),
+        "result": result,
+        "outcome": outcome,
+        "recovered": True,
     }
     planned = change.get("after") or {}
     if outcome == audit.APPLIED and "replicas" in planned:  # may still be copying: what it leaves is the plan
@@ -274,5 +311,15 @@ def _record(intent: Mapping[str, Any], change: Mapping[str, Any], outcome: str, 
     return record
 
 
-__all__ = ["DIE_ENV", "Intent", "begin", "config_change", "die_at", "judge", "partition_change", "pending", "running",
-           "settle"]
+__all__ = [
+    "DIE_ENV",
+    "Intent",
+    "begin",
+    "config_change",
+    "die_at",
+    "judge",
+    "partition_change",
+    "pending",
+    "running",
+    "settle",
+]

@@ -85,8 +85,9 @@ def replica_load(snapshot: ClusterSnapshot) -> Counter[int]:
     return load
 
 
-def _raise(p: PartitionInfo, rf: int, live: Sequence[int], racks: Mapping[int, str | None],
-           load: Counter[int]) -> tuple[int, ...]:
+def _raise(
+    p: PartitionInfo, rf: int, live: Sequence[int], racks: Mapping[int, str | None], load: Counter[int]
+) -> tuple[int, ...]:
     keep = list(p.replicas)
     if p.leader in keep:
         keep.remove(p.leader)
@@ -121,8 +122,10 @@ def plan_replication_factor(snapshot: ClusterSnapshot, topic: str, rf: int) -> R
     racks = {b.id: b.rack for b in snapshot.brokers}
     live = sorted(snapshot.broker_ids)
     if rf > len(live):
-        raise NotApplicableError(f"cannot place {rf} replicas of {topic}: only {len(live)} broker(s) are up "
-                                 f"({', '.join(map(str, live))}); nothing changed")
+        raise NotApplicableError(
+            f"cannot place {rf} replicas of {topic}: only {len(live)} broker(s) are up "
+            f"({', '.join(map(str, live))}); nothing changed"
+        )
     load = replica_load(snapshot)
     moves = []
     for p in sorted(info.partitions, key=lambda x: x.partition):
@@ -145,20 +148,30 @@ def rf_risks(snapshot: ClusterSnapshot, topic: str, rf: int) -> list[str]:
     if min_isr == rf:
         return [f"{where} = RF {rf}: any broker loss stops acks=all writes to {topic}"]
     if min_isr == 1:
-        return [f"{where}: acks=all can be acknowledged by the leader alone; consider "
-                f"`kafkatui alter --topic {topic} --set min.insync.replicas=2`"]
+        return [
+            f"{where}: acks=all can be acknowledged by the leader alone; consider "
+            f"`kafkatui alter --topic {topic} --set min.insync.replicas=2`"
+        ]
     return []
 
 
 def reassignment_json(moves: Iterable[PartitionMove], rollback: bool = False) -> str:
     """The ``--reassignment-json-file`` document for the moves (the old assignment with `rollback`)."""
-    parts = [{"topic": m.topic, "partition": m.partition, "replicas": list(m.old if rollback else m.new),
-              "log_dirs": ["any"] * len(m.old if rollback else m.new)} for m in moves]
+    parts = [
+        {
+            "topic": m.topic,
+            "partition": m.partition,
+            "replicas": list(m.old if rollback else m.new),
+            "log_dirs": ["any"] * len(m.old if rollback else m.new),
+        }
+        for m in moves
+    ]
     return json.dumps({"version": 1, "partitions": parts})
 
 
-def reassign_commands(bootstrap: str, file: str = "reassign.json", rollback_file: str = "rollback.json",
-                      throttle: int | None = None) -> list[str]:
+def reassign_commands(
+    bootstrap: str, file: str = "reassign.json", rollback_file: str = "rollback.json", throttle: int | None = None
+) -> list[str]:
     """The kafka-reassign-partitions.sh lines: execute (throttled when asked), verify (which also removes
     the throttle once done), and roll back."""
     base = ["kafka-reassign-partitions.sh", "--bootstrap-server", bootstrap]
@@ -177,8 +190,14 @@ def moves_from_records(records: Iterable[Mapping[str, object]]) -> tuple[Partiti
         res, before, after = r.get("resource"), r.get("before"), r.get("after")
         if not (isinstance(res, dict) and isinstance(before, dict) and isinstance(after, dict)):
             continue
-        out.append(PartitionMove(str(res["topic"]), int(res["partition"]),
-                                 tuple(int(x) for x in after["replicas"]), tuple(int(x) for x in before["replicas"])))
+        out.append(
+            PartitionMove(
+                str(res["topic"]),
+                int(res["partition"]),
+                tuple(int(x) for x in after["replicas"]),
+                tuple(int(x) for x in before["replicas"]),
+            )
+        )
     return tuple(out)
 
 
@@ -197,8 +216,7 @@ class Progress:
         return self.finished == self.partitions
 
 
-def progress(moves: Sequence[PartitionMove], snapshot: ClusterSnapshot,
-             ongoing: Iterable[tuple[str, int]]) -> Progress:
+def progress(moves: Sequence[PartitionMove], snapshot: ClusterSnapshot, ongoing: Iterable[tuple[str, int]]) -> Progress:
     """A partition is finished when no reassignment of it is listed, its replicas are the target's and
     every replica it gained is in its ISR (a replica it kept on a down broker does not hold it up)."""
     running = set(ongoing)
@@ -209,8 +227,12 @@ def progress(moves: Sequence[PartitionMove], snapshot: ClusterSnapshot,
         isr = set(p.isr) if p else set()
         joined = sum(r in isr for r in m.adding)
         in_isr += joined
-        if p is not None and (m.topic, m.partition) not in running and set(p.replicas) == set(m.new) \
-                and joined == len(m.adding):
+        if (
+            p is not None
+            and (m.topic, m.partition) not in running
+            and set(p.replicas) == set(m.new)
+            and joined == len(m.adding)
+        ):
             finished += 1
         else:
             pending.append(m.name)

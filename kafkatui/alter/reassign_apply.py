@@ -53,7 +53,8 @@ class Reassigner:
 
         try:
             answer = self._admin.alter_partition_reassignments(
-                {TopicPartition(t, p): r for (t, p), r in targets.items()}, timeout_ms=self._timeout_ms())
+                {TopicPartition(t, p): r for (t, p), r in targets.items()}, timeout_ms=self._timeout_ms()
+            )
         except Exception as exc:  # a top-level error: every partition failed
             return dict.fromkeys(targets, self._text(f"{type(exc).__name__}: {exc}"))
         out: dict[Key, str | None] = dict.fromkeys(targets, "no answer for this partition")
@@ -83,8 +84,14 @@ class Reassigner:
             self._admin.close()
 
 
-def wait(moves: Sequence[PartitionMove], read: Callable[[], ClusterSnapshot], reassigner: Reassigner,
-         seconds: float, update: Callable[[Progress], None], poll: float = POLL_SECONDS) -> Progress:
+def wait(
+    moves: Sequence[PartitionMove],
+    read: Callable[[], ClusterSnapshot],
+    reassigner: Reassigner,
+    seconds: float,
+    update: Callable[[Progress], None],
+    poll: float = POLL_SECONDS,
+) -> Progress:
     """Poll ListPartitionReassignments and the metadata until every move finished, or `seconds` pass."""
     deadline = time.monotonic() + seconds
     topics = {m.topic for m in moves}
@@ -111,9 +118,14 @@ def moved_meanwhile(moves: Sequence[PartitionMove], now: ClusterSnapshot) -> lis
     return out
 
 
-def start_audited(reassigner: Reassigner, moves: Sequence[PartitionMove], cluster_id: str | None, command_id: str,
-                  extra: Mapping[str, object] | None = None,
-                  read: Callable[[], ClusterSnapshot] | None = None) -> dict[Key, str | None]:
+def start_audited(
+    reassigner: Reassigner,
+    moves: Sequence[PartitionMove],
+    cluster_id: str | None,
+    command_id: str,
+    extra: Mapping[str, object] | None = None,
+    read: Callable[[], ClusterSnapshot] | None = None,
+) -> dict[Key, str | None]:
     """Start the moves the write-ahead way: re-read (with `read`: refused with ChangedMeanwhileError when a
     partition's replicas changed since the plan), intent, AlterPartitionReassignments, one ``reassign``
     outcome record per partition whatever its result."""
@@ -121,17 +133,34 @@ def start_audited(reassigner: Reassigner, moves: Sequence[PartitionMove], cluste
         moved = moved_meanwhile(moves, read())
         if moved:
             raise changed_meanwhile(moved)
-    intent = journal.begin("reassign", cluster_id, [
-        journal.partition_change(m.topic, m.partition, {"replicas": list(m.old)}, {"replicas": list(m.new)})
-        for m in moves], command_id, extra)
+    intent = journal.begin(
+        "reassign",
+        cluster_id,
+        [
+            journal.partition_change(m.topic, m.partition, {"replicas": list(m.old)}, {"replicas": list(m.new)})
+            for m in moves
+        ],
+        command_id,
+        extra,
+    )
     with journal.running(intent):
         journal.die_at("before-send")
         results = reassigner.start(moves)
         journal.die_at("after-send")
-        intent.finish([
-            audit.partition_record("reassign", cluster_id, command_id, m.topic, m.partition,
-                                   {"replicas": list(m.old)}, {"replicas": list(m.new)},
-                                   results[(m.topic, m.partition)], extra=extra)
-            for m in moves
-        ])
+        intent.finish(
+            [
+                audit.partition_record(
+                    "reassign",
+                    cluster_id,
+                    command_id,
+                    m.topic,
+                    m.partition,
+                    {"replicas": list(m.old)},
+                    {"replicas": list(m.new)},
+                    results[(m.topic, m.partition)],
+                    extra=extra,
+                )
+                for m in moves
+            ]
+        )
     return results

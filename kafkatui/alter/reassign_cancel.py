@@ -20,19 +20,31 @@ from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
 
 
-def cancel(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot, source: KafkaClusterSource,
-           reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def cancel(
+    ns: argparse.Namespace,
+    conn: ResolvedConnection,
+    snapshot: ClusterSnapshot,
+    source: KafkaClusterSource,
+    reassigner: Reassigner,
+    stdin: TextIO,
+    out: TextIO,
+    err: TextIO,
+) -> int:
     """Cancel the topic's reassignment in flight (each partition back to its replicas before), then its throttle."""
     if ns.topic not in snapshot.topics:
         raise UsageError(f"unknown topic {ns.topic!r}")
     running = reassigner.ongoing([ns.topic])
     if not running:
         raise NotApplicableError(f"no reassignment in progress for {ns.topic}: nothing to cancel")
-    out.write(f"cancel the reassignment of {len(running)} partition(s) of {ns.topic}: each goes back to its "
-              "replicas before it started (copied data on the new replicas is dropped)\n")
+    out.write(
+        f"cancel the reassignment of {len(running)} partition(s) of {ns.topic}: each goes back to its "
+        "replicas before it started (copied data on the new replicas is dropped)\n"
+    )
     for (t, p), r in sorted(running.items()):
-        out.write(f"  {t}-{p}  replicas {ids_text(r['replicas'])}  adding {ids_text(r['adding_replicas'])}  "
-                  f"removing {ids_text(r['removing_replicas'])}\n")
+        out.write(
+            f"  {t}-{p}  replicas {ids_text(r['replicas'])}  adding {ids_text(r['adding_replicas'])}  "
+            f"removing {ids_text(r['removing_replicas'])}\n"
+        )
     if ns.dry_run:
         out.write("dry run: nothing changed\n")
         return 0
@@ -60,16 +72,31 @@ class Cancelled(dict[tuple[str, int], tuple[str | None, list[int]]]):
     throttle_line: str = ""
 
 
-def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tuple[str, int], Mapping[str, list[int]]],
-                   snapshot: ClusterSnapshot, read: Callable[[], ClusterSnapshot], reassigner: Reassigner) -> Cancelled:
+def cancel_running(
+    settings: ConnectionSettings,
+    topic: str,
+    running: Mapping[tuple[str, int], Mapping[str, list[int]]],
+    snapshot: ClusterSnapshot,
+    read: Callable[[], ClusterSnapshot],
+    reassigner: Reassigner,
+) -> Cancelled:
     """Cancel the `running` reassignments of `topic`, re-describe, audit (``reassign-cancel``), remove its throttle.
 
     Raises PartialFailureError when the throttle cannot be removed (the cancellations are done and audited).
     """
-    intent = journal.begin("reassign-cancel", snapshot.cluster_id, [
-        journal.partition_change(t, p, {"replicas": list(r["replicas"])},
-                                 {"replicas": [b for b in r["replicas"] if b not in r["adding_replicas"]]})
-        for (t, p), r in sorted(running.items())])
+    intent = journal.begin(
+        "reassign-cancel",
+        snapshot.cluster_id,
+        [
+            journal.partition_change(
+                t,
+                p,
+                {"replicas": list(r["replicas"])},
+                {"replicas": [b for b in r["replicas"] if b not in r["adding_replicas"]]},
+            )
+            for (t, p), r in sorted(running.items())
+        ],
+    )
     command_id = intent.command_id
     with journal.running(intent):
         journal.die_at("before-send")
@@ -83,9 +110,13 @@ def cancel_running(settings: ConnectionSettings, topic: str, running: Mapping[tu
     return done
 
 
-def _cancel_records(intent: journal.Intent, running: Mapping[tuple[str, int], Mapping[str, list[int]]],
-                    results: Mapping[tuple[str, int], str | None], snapshot: ClusterSnapshot,
-                    after: ClusterSnapshot) -> Cancelled:
+def _cancel_records(
+    intent: journal.Intent,
+    running: Mapping[tuple[str, int], Mapping[str, list[int]]],
+    results: Mapping[tuple[str, int], str | None],
+    snapshot: ClusterSnapshot,
+    after: ClusterSnapshot,
+) -> Cancelled:
     """One ``reassign-cancel`` outcome per partition, appended through the intent."""
     command_id = intent.command_id
     records = []
@@ -94,27 +125,41 @@ def _cancel_records(intent: journal.Intent, running: Mapping[tuple[str, int], Ma
         info = after.topics.get(t)
         now = next((list(x.replicas) for x in info.partitions if x.partition == p), []) if info else []
         error = results[(t, p)]
-        records.append(audit.partition_record("reassign-cancel", snapshot.cluster_id, command_id, t, p,
-                                              {"replicas": r["replicas"], "adding": r["adding_replicas"],
-                                               "removing": r["removing_replicas"]}, {"replicas": now}, error))
+        records.append(
+            audit.partition_record(
+                "reassign-cancel",
+                snapshot.cluster_id,
+                command_id,
+                t,
+                p,
+                {"replicas": r["replicas"], "adding": r["adding_replicas"], "removing": r["removing_replicas"]},
+                {"replicas": now},
+                error,
+            )
+        )
         done[(t, p)] = (error, now)
     intent.finish(records)
     return done
 
 
-def clear_throttle(ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot,
-                   stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def clear_throttle(
+    ns: argparse.Namespace, conn: ResolvedConnection, snapshot: ClusterSnapshot, stdin: TextIO, out: TextIO, err: TextIO
+) -> int:
     """Remove the topic's throttled-replica lists and every broker's throttle rates."""
     if ns.topic not in snapshot.topics:
         raise UsageError(f"unknown topic {ns.topic!r}")
     brokers = sorted(snapshot.broker_ids)
-    out.write(f"remove the replication throttle: {', '.join(TOPIC_KEYS)} of {ns.topic}; "
-              f"{', '.join(BROKER_KEYS)} of brokers {ids_text(brokers)}\n")
+    out.write(
+        f"remove the replication throttle: {', '.join(TOPIC_KEYS)} of {ns.topic}; "
+        f"{', '.join(BROKER_KEYS)} of brokers {ids_text(brokers)}\n"
+    )
     if ns.dry_run:
         out.write("dry run: nothing changed\n")
         return 0
     if not ns.yes:
         typed_confirmation("the topic name", ns.topic, stdin, err, "to remove the throttle")
-    out.write(throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4()),
-                                    snapshot) + "\n")
+    out.write(
+        throttle_apply.remove(conn.settings, [ns.topic], brokers, snapshot.cluster_id, str(uuid.uuid4()), snapshot)
+        + "\n"
+    )
     return 0

@@ -60,34 +60,61 @@ from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.options import add_connection_arguments
 
-EPILOG = ("exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
-          "12 writes disabled, 13 throttle refused (validate-only), 14 not confirmed, 15 some partition refused, 16 nothing to revert, "
-          "18 not applicable, 19 still running when waiting stopped, 22 revert refused (changed since), "
-          "23 changed since the preview")
+EPILOG = (
+    "exit codes: 0 done (or dry run / export / --no-wait), 3 bad input, 4-10 connection errors, "
+    "12 writes disabled, 13 throttle refused (validate-only), 14 not confirmed, 15 some partition refused, 16 "
+    "nothing to revert, "
+    "18 not applicable, 19 still running when waiting stopped, 22 revert refused (changed since), "
+    "23 changed since the preview"
+)
 WAIT_SECONDS = 600.0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
     p.add_argument("--topic", metavar="TOPIC", help="the topic to reassign (or whose reassignment to cancel)")
-    p.add_argument("--replication-factor", "--rf", dest="rf", type=int, metavar="N",
-                   help="the new replication factor (raise or lower)")
-    p.add_argument("--cancel", action="store_true",
-                   help="cancel the topic's reassignment in progress (and remove its throttle)")
-    p.add_argument("--throttle", metavar="BYTES_PER_SEC",
-                   help="limit the replication traffic of the moves (removed once they finish)")
-    p.add_argument("--clear-throttle", action="store_true",
-                   help="remove the replication throttle of the topic and the brokers' throttle rates")
-    p.add_argument("--revert-last", action="store_true",
-                   help="move the partitions of the last audited reassignment back to their previous replicas")
+    p.add_argument(
+        "--replication-factor",
+        "--rf",
+        dest="rf",
+        type=int,
+        metavar="N",
+        help="the new replication factor (raise or lower)",
+    )
+    p.add_argument(
+        "--cancel", action="store_true", help="cancel the topic's reassignment in progress (and remove its throttle)"
+    )
+    p.add_argument(
+        "--throttle",
+        metavar="BYTES_PER_SEC",
+        help="limit the replication traffic of the moves (removed once they finish)",
+    )
+    p.add_argument(
+        "--clear-throttle",
+        action="store_true",
+        help="remove the replication throttle of the topic and the brokers' throttle rates",
+    )
+    p.add_argument(
+        "--revert-last",
+        action="store_true",
+        help="move the partitions of the last audited reassignment back to their previous replicas",
+    )
     p.add_argument("--dry-run", action="store_true", help="show the plan only; change nothing")
     p.add_argument("--yes", action="store_true", help="skip the typed confirmation")
     p.add_argument("--write", action="store_true", help="allow changes (or writes: true in the profile)")
-    p.add_argument("--export", action="store_true",
-                   help="print the kafka-reassign-partitions.sh JSON (stdout) and commands (stderr) instead (read-only)")
+    p.add_argument(
+        "--export",
+        action="store_true",
+        help="print the kafka-reassign-partitions.sh JSON (stdout) and commands (stderr) instead (read-only)",
+    )
     p.add_argument("--no-wait", action="store_true", help="return once the reassignment has started")
-    p.add_argument("--wait-timeout", type=seconds(7 * 86400), default=WAIT_SECONDS, metavar="SECONDS",
-                   help=f"how long to wait for the new replicas to join the ISR (default {WAIT_SECONDS:.0f})")
+    p.add_argument(
+        "--wait-timeout",
+        type=seconds(7 * 86400),
+        default=WAIT_SECONDS,
+        metavar="SECONDS",
+        help=f"how long to wait for the new replicas to join the ISR (default {WAIT_SECONDS:.0f})",
+    )
 
 
 def _check_args(ns: argparse.Namespace) -> str:
@@ -124,8 +151,18 @@ def render_plan(plan: ReassignPlan, snapshot: ClusterSnapshot, out: TextIO, titl
     out.write(title + "\n")
     rows = [("partition", "replicas", "racks", "->", "new replicas", "racks", "adds", "removes")]
     for m in plan.moves:
-        rows.append((m.name, ids_text(m.old), ",".join(plan.rack_list(m.old)), "->", ids_text(m.new),
-                     ",".join(plan.rack_list(m.new)), ids_text(m.adding), ids_text(m.removing)))
+        rows.append(
+            (
+                m.name,
+                ids_text(m.old),
+                ",".join(plan.rack_list(m.old)),
+                "->",
+                ids_text(m.new),
+                ",".join(plan.rack_list(m.new)),
+                ids_text(m.adding),
+                ids_text(m.removing),
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for row in rows:
         out.write("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
@@ -137,11 +174,14 @@ def render_plan(plan: ReassignPlan, snapshot: ClusterSnapshot, out: TextIO, titl
     racks = {plan.racks.get(r) for m in plan.moves for r in m.new}
     shared = [m.name for m in plan.moves if len(set(plan.rack_list(m.new))) < len(m.new) and None not in racks]
     if shared:
-        out.write(f"  ! {len(shared)} partition(s) keep two replicas on one rack: there are fewer racks than replicas\n")
+        out.write(
+            f"  ! {len(shared)} partition(s) keep two replicas on one rack: there are fewer racks than replicas\n"
+        )
 
 
-def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None,
-        err: TextIO | None = None) -> int:
+def run(
+    ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
     try:
         mode = _check_args(ns)
@@ -167,31 +207,39 @@ def run(ns: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None 
         return exc.exit_code
 
 
-def _plan(ns: argparse.Namespace, mode: str, snapshot: ClusterSnapshot,
-          reassigner: Reassigner) -> tuple[ReassignPlan, str, dict[str, object]]:
+def _plan(
+    ns: argparse.Namespace, mode: str, snapshot: ClusterSnapshot, reassigner: Reassigner
+) -> tuple[ReassignPlan, str, dict[str, object]]:
     """The plan, its title and the extra audit fields: an RF change, or the revert of the last reassignment."""
     if mode == "revert":
         sets = revert.history("reassign", snapshot.cluster_id)
         if not sets:
-            raise NothingToRevertError(f"no reassignment in the audit log {audit.audit_path()} "
-                                       f"for cluster {snapshot.cluster_id}")
+            raise NothingToRevertError(
+                f"no reassignment in the audit log {audit.audit_path()} for cluster {snapshot.cluster_id}"
+            )
         last = revert.pick(sets, None, revert.where(None, snapshot.cluster_id))
         plan = ReassignPlan(moves_from_records(last.records), {b.id: b.rack for b in snapshot.brokers})
         _refuse_if_running(reassigner, {m.topic for m in plan.moves})
         differs = revert.replica_differences(last, snapshot)
         if differs:
-            by_hand = (f"echo {shlex.quote(reassignment_json(plan.moves))} > revert.json && "
-                       + reassign_commands(str(ns.bootstrap or "B"), "revert.json")[0])
+            by_hand = (
+                f"echo {shlex.quote(reassignment_json(plan.moves))} > revert.json && "
+                + reassign_commands(str(ns.bootstrap or "B"), "revert.json")[0]
+            )
             raise revert.refuse(last, differs, by_hand)
-        title = (f"revert of reassignment {last.command_id[:8]} ({last.describe()}): {len(plan.moves)} "
-                 "partition(s) move back")
+        title = (
+            f"revert of reassignment {last.command_id[:8]} ({last.describe()}): {len(plan.moves)} "
+            "partition(s) move back"
+        )
         return plan, title, {"revert_of": last.command_id}
     if ns.topic in snapshot.topics and not ns.export:
         _refuse_if_running(reassigner, [ns.topic])
     plan = plan_replication_factor(snapshot, ns.topic, ns.rf)
     olds = sorted({len(m.old) for m in plan.moves})
-    title = (f"reassignment of {ns.topic}: replication factor {'/'.join(map(str, olds))} -> {ns.rf} "
-             f"({len(plan.moves)} partition(s))")
+    title = (
+        f"reassignment of {ns.topic}: replication factor {'/'.join(map(str, olds))} -> {ns.rf} "
+        f"({len(plan.moves)} partition(s))"
+    )
     return plan, title, {}
 
 
@@ -205,12 +253,24 @@ def _export(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan
     return 0
 
 
-def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snapshot: ClusterSnapshot,
-              source: KafkaClusterSource, reassigner: Reassigner, stdin: TextIO, out: TextIO, err: TextIO) -> int:
+def _reassign(
+    ns: argparse.Namespace,
+    conn: ResolvedConnection,
+    mode: str,
+    snapshot: ClusterSnapshot,
+    source: KafkaClusterSource,
+    reassigner: Reassigner,
+    stdin: TextIO,
+    out: TextIO,
+    err: TextIO,
+) -> int:
     plan, title, extra = _plan(ns, mode, snapshot, reassigner)
     if not plan.moves:
-        out.write(f"nothing to do: every partition of {ns.topic} has {ns.rf} replica(s)\n" if mode == "rf"
-                  else "nothing to do: the last reassignment in the audit log names no partition\n")
+        out.write(
+            f"nothing to do: every partition of {ns.topic} has {ns.rf} replica(s)\n"
+            if mode == "rf"
+            else "nothing to do: the last reassignment in the audit log names no partition\n"
+        )
         return 0
     if ns.export:
         return _export(ns, conn, plan, out, err)
@@ -221,12 +281,15 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
     rate = getattr(ns, "throttle_rate", None)
     throttle = throttle_plan(plan.moves, rate) if rate else None
     if throttle is not None:
-        out.write(f"  throttle: {rate} bytes/s on brokers {ids_text(sorted(_brokers(plan.moves)))}, "
-                  "removed once every move finished\n")
+        out.write(
+            f"  throttle: {rate} bytes/s on brokers {ids_text(sorted(_brokers(plan.moves)))}, "
+            "removed once every move finished\n"
+        )
         problems = throttle_apply.send(conn.settings, throttle, validate_only=True)
         if problems:
-            raise ValidationRefusedError("the brokers refused the throttle in the validate-only request: nothing "
-                                         f"changed ({problems[0]})")
+            raise ValidationRefusedError(
+                f"the brokers refused the throttle in the validate-only request: nothing changed ({problems[0]})"
+            )
     if ns.dry_run:
         out.write("dry run: nothing changed\n")
         return 0
@@ -243,8 +306,9 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
             raise changed_meanwhile(moved)
     command_id = str(uuid.uuid4())
     if throttle is not None:
-        problems = throttle_apply.send(conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id,
-                                       snapshot)
+        problems = throttle_apply.send(
+            conn.settings, throttle, False, "throttle", snapshot.cluster_id, command_id, snapshot
+        )
         if problems:
             raise PartialFailureError("setting the throttle failed, no partition was moved: " + "; ".join(problems))
     results = start_audited(reassigner, plan.moves, snapshot.cluster_id, command_id, extra, source.snapshot)
@@ -254,22 +318,51 @@ def _reassign(ns: argparse.Namespace, conn: ResolvedConnection, mode: str, snaps
         out.write(f"FAILED  {line}\n")
     out.write(f"started {len(started)} of {len(plan.moves)} partition moves (audit id {command_id})\n")
     if throttle is not None and not started:
-        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id,
-                                        snapshot) + "\n")
+        out.write(
+            throttle_apply.remove(
+                conn.settings, plan.topics, _brokers(plan.moves), snapshot.cluster_id, command_id, snapshot
+            )
+            + "\n"
+        )
     elif started:
-        _follow(ns, conn, plan, started, snapshot.cluster_id, command_id, throttle is not None, source, reassigner,
-                out, err, fail_quietly=bool(failed))
+        _follow(
+            ns,
+            conn,
+            plan,
+            started,
+            snapshot.cluster_id,
+            command_id,
+            throttle is not None,
+            source,
+            reassigner,
+            out,
+            err,
+            fail_quietly=bool(failed),
+        )
     if failed:
         raise PartialFailureError(f"{len(failed)} of {len(plan.moves)} partition moves refused: " + "; ".join(failed))
     return 0
 
 
-def _follow(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan, started: Sequence[PartitionMove],
-            cluster_id: str | None, command_id: str, throttled: bool, source: KafkaClusterSource,
-            reassigner: Reassigner, out: TextIO, err: TextIO, fail_quietly: bool) -> None:
+def _follow(
+    ns: argparse.Namespace,
+    conn: ResolvedConnection,
+    plan: ReassignPlan,
+    started: Sequence[PartitionMove],
+    cluster_id: str | None,
+    command_id: str,
+    throttled: bool,
+    source: KafkaClusterSource,
+    reassigner: Reassigner,
+    out: TextIO,
+    err: TextIO,
+    fail_quietly: bool,
+) -> None:
     """Wait for the started moves (unless --no-wait), then remove the throttle; StillRunningError when unfinished."""
-    clear_hint = (f"the throttle stays until you remove it once the moves finished: "
-                  f"`kafkatui reassign --topic {plan.topics[0]} --clear-throttle --write`")
+    clear_hint = (
+        f"the throttle stays until you remove it once the moves finished: "
+        f"`kafkatui reassign --topic {plan.topics[0]} --clear-throttle --write`"
+    )
     if ns.no_wait:
         out.write("not waiting: follow it with `kafka-reassign-partitions.sh --verify` or re-run without --no-wait\n")
         if throttled:
@@ -284,26 +377,32 @@ def _follow(ns: argparse.Namespace, conn: ResolvedConnection, plan: ReassignPlan
     joined = f": {state.in_isr} of {state.adding} new replicas in the ISR" if state.adding else ""
     out.write(f"{state.finished} of {state.partitions} partitions finished{joined}\n")
     if throttled and state.done:
-        out.write(throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), cluster_id, command_id) + "\n")
+        out.write(
+            throttle_apply.remove(conn.settings, plan.topics, _brokers(plan.moves), cluster_id, command_id) + "\n"
+        )
     elif throttled:
         out.write(clear_hint + "\n")
     if not state.done and not fail_quietly:
         raise StillRunningError(
             f"{len(state.pending)} partition(s) still copying after {ns.wait_timeout:g}s "
             f"({', '.join(state.pending[:5])}{' ...' if len(state.pending) > 5 else ''}): the reassignment "
-            f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it")
+            f"goes on in the cluster; `kafkatui reassign --topic {started[0].topic} --cancel` stops it"
+        )
 
 
 def _refuse_if_running(reassigner: Reassigner, topics: Iterable[str]) -> None:
     running = reassigner.ongoing(topics)
     if running:
         names = ", ".join(f"{t}-{p}" for t, p in sorted(running))
-        raise NotApplicableError(f"a reassignment is already in progress for {names}: wait for it or cancel it "
-                                 "with --cancel; nothing changed")
+        raise NotApplicableError(
+            f"a reassignment is already in progress for {names}: wait for it or cancel it "
+            "with --cancel; nothing changed"
+        )
 
 
-def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, reassigner: Reassigner,
-                   seconds: float, err: TextIO) -> Progress:
+def _wait_with_bar(
+    moves: Sequence[PartitionMove], source: KafkaClusterSource, reassigner: Reassigner, seconds: float, err: TextIO
+) -> Progress:
     """Wait for the moves with a rich progress bar on stderr (new replicas in the ISR, or partitions done)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
@@ -312,20 +411,32 @@ def _wait_with_bar(moves: Sequence[PartitionMove], source: KafkaClusterSource, r
     console = Console(file=err, highlight=False)
     adding = sum(len(m.adding) for m in moves)
     unit = "new replicas in ISR" if adding else "partitions done"
-    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
-             TextColumn("{task.fields[parts]}"), TimeElapsedColumn(), console=console, transient=False) as bar:
+    with Bar(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TextColumn("{task.fields[parts]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
         task = bar.add_task("reassigning", total=adding or len(moves), parts="")
 
         def update(state: Progress) -> None:
-            bar.update(task, completed=state.in_isr if adding else state.finished,
-                       parts=f"{state.finished}/{state.partitions} partitions done" if adding else "")
+            bar.update(
+                task,
+                completed=state.in_isr if adding else state.finished,
+                parts=f"{state.finished}/{state.partitions} partitions done" if adding else "",
+            )
 
         try:
             return wait(moves, source.snapshot, reassigner, seconds, update)
         except KeyboardInterrupt:
             raise StillRunningError(
                 "interrupted while waiting: the reassignment goes on in the cluster; "
-                f"`kafkatui reassign --topic {moves[0].topic} --cancel` stops it") from None
+                f"`kafkatui reassign --topic {moves[0].topic} --cancel` stops it"
+            ) from None
 
 
 def _brokers(moves: Sequence[PartitionMove]) -> set[int]:
@@ -333,9 +444,12 @@ def _brokers(moves: Sequence[PartitionMove]) -> set[int]:
 
 
 def main_reassign(argv: list[str], stdin: TextIO | None = None) -> int:
-    p = Parser(prog="kafkatui reassign", description="Change a topic's replication factor through a rack-aware "
-               "partition reassignment: plan, confirm, start, follow until the new replicas are in sync, audit.",
-               epilog=EPILOG)
+    p = Parser(
+        prog="kafkatui reassign",
+        description="Change a topic's replication factor through a rack-aware "
+        "partition reassignment: plan, confirm, start, follow until the new replicas are in sync, audit.",
+        epilog=EPILOG,
+    )
     add_arguments(p)
     return run(p.parse_args(argv), stdin=stdin)
 

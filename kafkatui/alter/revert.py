@@ -58,7 +58,8 @@ class ChangeSet:
 def _what(r: Mapping[str, Any]) -> str:
     res, before, after = r.get("resource") or {}, r.get("before") or {}, r.get("after") or {}
     if "key" in r:
-        return f"{label(str(res.get('kind')), str(res.get('name')))} {r['key']} {before.get('value')} -> {after.get('value')}"
+        where = label(str(res.get("kind")), str(res.get("name")))
+        return f"{where} {r['key']} {before.get('value')} -> {after.get('value')}"
     if "replicas" in after:
         return f"{res.get('name')} replicas {before.get('replicas')} -> {after.get('replicas')}"
     return f"{res.get('name')} {r.get('action')}"
@@ -68,8 +69,12 @@ def _kind_of(r: Mapping[str, Any]) -> str:
     return CONFIG if "action" not in r else str(r["action"])
 
 
-def history(kind: str = CONFIG, cluster_id: str | None = None, path: Path | None = None,
-            records: Iterable[Mapping[str, Any]] | None = None) -> list[ChangeSet]:
+def history(
+    kind: str = CONFIG,
+    cluster_id: str | None = None,
+    path: Path | None = None,
+    records: Iterable[Mapping[str, Any]] | None = None,
+) -> list[ChangeSet]:
     """The applied change sets of `kind` on `cluster_id` (None: any cluster), newest first."""
     source = audit.read(path) if records is None else records
     groups: dict[str, list[Mapping[str, Any]]] = {}
@@ -90,8 +95,16 @@ def history(kind: str = CONFIG, cluster_id: str | None = None, path: Path | None
     for cid in reversed(list(groups)):  # newest first: whether each change set's effect still stands
         live = [u for u in reverters.get(cid, []) if undone_by.get(u) is None]
         undone_by[cid] = live[-1] if live else None
-    out = [ChangeSet(cid, tuple(recs), None if recs[0].get("revert_of") is None else str(recs[0]["revert_of"]),
-                     undo[cid], undone_by[cid]) for cid, recs in groups.items()]
+    out = [
+        ChangeSet(
+            cid,
+            tuple(recs),
+            None if recs[0].get("revert_of") is None else str(recs[0]["revert_of"]),
+            undo[cid],
+            undone_by[cid],
+        )
+        for cid, recs in groups.items()
+    ]
     return out[::-1]
 
 
@@ -105,8 +118,9 @@ def pick(sets: Sequence[ChangeSet], n: int | None, where: str) -> ChangeSet:
         if not s.undo and s.undone_by is None:
             return s
     if sets:
-        raise NothingToRevertError(f"every change in {where} is already undone (or is an undo); "
-                                   "`--revert N` re-applies one")
+        raise NothingToRevertError(
+            f"every change in {where} is already undone (or is an undo); `--revert N` re-applies one"
+        )
     raise NothingToRevertError(f"no successful change in {where}")
 
 
@@ -137,8 +151,10 @@ def config_differences(change: ChangeSet, snapshot: ClusterSnapshot) -> list[str
         if kind == "topic" and name not in snapshot.topics:
             out.append(f"topic {name} no longer exists")
         elif (now.value, now.source) != (after.get("value"), after.get("source")):
-            out.append(f"{label(kind, name)} {key} is {now.value} ({now.source}) now, "
-                       f"that change left {after.get('value')} ({after.get('source')})")
+            out.append(
+                f"{label(kind, name)} {key} is {now.value} ({now.source}) now, "
+                f"that change left {after.get('value')} ({after.get('source')})"
+            )
     return out
 
 
@@ -152,31 +168,37 @@ def replica_differences(change: ChangeSet, snapshot: ClusterSnapshot) -> list[st
         if p is None:
             out.append(f"{res.get('name')} no longer exists")
         elif list(p.replicas) != list(after.get("replicas", [])):
-            out.append(f"{res.get('name')} has replicas {list(p.replicas)} now, that change left {after.get('replicas')}")
+            out.append(
+                f"{res.get('name')} has replicas {list(p.replicas)} now, that change left {after.get('replicas')}"
+            )
     return out
 
 
 def refuse(change: ChangeSet, differs: Sequence[str], by_hand: str) -> RevertConflictError:
     """The one-line refusal: what differs, and the command that sets the old values anyway."""
     more = f" (and {len(differs) - 1} more)" if len(differs) > 1 else ""
-    return RevertConflictError(f"cannot revert the change of {change.time} by {change.user} (audit id "
-                               f"{change.command_id[:8]}): {differs[0]}{more}; nothing changed. To set it back "
-                               f"anyway: {by_hand}")
+    return RevertConflictError(
+        f"cannot revert the change of {change.time} by {change.user} (audit id "
+        f"{change.command_id[:8]}): {differs[0]}{more}; nothing changed. To set it back "
+        f"anyway: {by_hand}"
+    )
 
 
 def alter_command(plan: ChangePlan, bootstrap: str) -> str:
     """The ``kafkatui alter`` line applying `plan` (per resource kind: --topic/--broker/--broker-default)."""
     args = ["kafkatui", "alter", "--bootstrap", bootstrap]
     for (kind, name), changes in plan.resources().items():
-        args += ["--topic", name] if kind == "topic" else (["--broker", name] if kind == "broker"
-                                                           else ["--broker-default"])
+        args += (
+            ["--topic", name] if kind == "topic" else (["--broker", name] if kind == "broker" else ["--broker-default"])
+        )
         for c in changes:
             args += ["--unset", c.key] if c.delete else ["--set", f"{c.key}={c.value}"]
     return shlex.join(args + ["--write"])
 
 
-def revertible_config(snapshot: ClusterSnapshot, n: int | None = None, bootstrap: str = "B",
-                      path: Path | None = None) -> tuple[ChangeSet, ChangePlan]:
+def revertible_config(
+    snapshot: ClusterSnapshot, n: int | None = None, bootstrap: str = "B", path: Path | None = None
+) -> tuple[ChangeSet, ChangePlan]:
     """The change set to revert on `snapshot`'s cluster and its plan; NothingToRevertError (16) or
     RevertConflictError (22) when the cluster no longer holds its after-values."""
     sets = history(CONFIG, snapshot.cluster_id, path)
@@ -188,5 +210,14 @@ def revertible_config(snapshot: ClusterSnapshot, n: int | None = None, bootstrap
     return change, plan
 
 
-__all__ = ["CONFIG", "ChangeSet", "alter_command", "config_differences", "config_plan", "history", "pick",
-           "replica_differences", "revertible_config"]
+__all__ = [
+    "CONFIG",
+    "ChangeSet",
+    "alter_command",
+    "config_differences",
+    "config_plan",
+    "history",
+    "pick",
+    "replica_differences",
+    "revertible_config",
+]

@@ -75,14 +75,19 @@ def _effective_new(snapshot: ClusterSnapshot, change: ConfigChange) -> str | Non
     if change.kind == "topic":
         return snapshot.broker_config(change.key).value
     if change.kind == "broker":
-        return default_broker_value(snapshot, change.key).value if _has_default(snapshot, change.key) else (
-            KAFKA_DEFAULTS.get(change.key))
+        return (
+            default_broker_value(snapshot, change.key).value
+            if _has_default(snapshot, change.key)
+            else (KAFKA_DEFAULTS.get(change.key))
+        )
     return KAFKA_DEFAULTS.get(change.key)
 
 
 def _has_default(snapshot: ClusterSnapshot, key: str) -> bool:
-    return any(c.get(key) is not None and c[key].source == DYNAMIC_DEFAULT_BROKER_CONFIG
-               for c in snapshot.broker_configs.values())
+    return any(
+        c.get(key) is not None and c[key].source == DYNAMIC_DEFAULT_BROKER_CONFIG
+        for c in snapshot.broker_configs.values()
+    )
 
 
 def _int(value: str | None) -> int | None:
@@ -107,9 +112,12 @@ def _affected(snapshot: ClusterSnapshot, change: ConfigChange) -> dict[str, list
         if change.kind == "broker":
             parts = [p for p in t.partitions if p.leader == int(change.name)]
         else:
-            parts = [p for p in t.partitions
-                     if (snapshot.broker_configs.get(p.leader, {}).get(change.key) or ConfigValue(None)).source
-                     != DYNAMIC_BROKER_CONFIG]
+            parts = [
+                p
+                for p in t.partitions
+                if (snapshot.broker_configs.get(p.leader, {}).get(change.key) or ConfigValue(None)).source
+                != DYNAMIC_BROKER_CONFIG
+            ]
         if parts:
             out[name] = parts
     return out
@@ -125,8 +133,10 @@ def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: 
             sizes = sorted({len(p.isr) for p in short})
             isr = f"ISR {sizes[0]}" if len(sizes) == 1 else f"ISR below {new} (as low as {sizes[0]})"
             n = len(short)
-            out.append(f"raising min.insync.replicas to {new} on {topic}: {n} partition{'s' if n != 1 else ''} "
-                       f"{'have' if n != 1 else 'has'} {isr} now, acks=all producers will fail at once")
+            out.append(
+                f"raising min.insync.replicas to {new} on {topic}: {n} partition{'s' if n != 1 else ''} "
+                f"{'have' if n != 1 else 'has'} {isr} now, acks=all producers will fail at once"
+            )
     rfs = [len(p.replicas) for p in parts if p.replicas]
     if rfs:
         rf = min(rfs)
@@ -139,8 +149,10 @@ def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: 
         elif old is not None and 1 < new < old:
             was, now = min(rf, old) - 1, min(rf, new) - 1
             if now < was:
-                out.append(f"lowering min.insync.replicas from {old} to {new} on {topic}: acknowledged acks=all "
-                           f"writes then survive {_failures(now)} instead of {was} (less durable, more available)")
+                out.append(
+                    f"lowering min.insync.replicas from {old} to {new} on {topic}: acknowledged acks=all "
+                    f"writes then survive {_failures(now)} instead of {was} (less durable, more available)"
+                )
     elif new == 1 and old is not None and old > 1:
         out.append("lowering min.insync.replicas to 1: acks=all acknowledged by the leader alone")
     return out
@@ -169,15 +181,18 @@ def change_risks(snapshot: ClusterSnapshot, change: ConfigChange, strimzi: bool 
             if len(blocks) > MAX_TOPIC_LINES:
                 out.append(f"... and {len(blocks) - MAX_TOPIC_LINES} more topics at risk")
     if change.kind == "topic" and strimzi_managed(change.name, strimzi):
-        out.append("managed by Strimzi: use the YAML export instead (--export strimzi); "
-                   "its topic operator reverts live changes")
+        out.append(
+            "managed by Strimzi: use the YAML export instead (--export strimzi); "
+            "its topic operator reverts live changes"
+        )
     if change.kind == "topic" and change.name not in snapshot.topics and snapshot.topics:
         out.append(f"topic {change.name} does not exist in the snapshot")
     return out
 
 
-def preview(plan: ChangePlan, snapshot: ClusterSnapshot, report: HealthReport | None = None,
-            strimzi: bool = False) -> list[ChangePreview]:
+def preview(
+    plan: ChangePlan, snapshot: ClusterSnapshot, report: HealthReport | None = None, strimzi: bool = False
+) -> list[ChangePreview]:
     """Per change: current value and source, and the risks the snapshot shows.
 
     `report` is accepted for callers that have one; the analysis reads the snapshot it came from.
@@ -239,13 +254,17 @@ def recommend(goal_loss_failures: int | None, goal_write_failures: int | None, c
         "producers must use acks=all (with enable.idempotence=true) for these guarantees",
     ]
     if loss + 1 < min_isr or writes < 1:
-        notes.append("never less than RF 3 / min.insync.replicas 2: minISR 1 lets the leader alone acknowledge "
-                     "writes, and minISR equal to RF stops writes at any broker loss (both flagged by the audit)")
+        notes.append(
+            "never less than RF 3 / min.insync.replicas 2: minISR 1 lets the leader alone acknowledge "
+            "writes, and minISR equal to RF stops writes at any broker loss (both flagged by the audit)"
+        )
     if current_rf >= rf:
         notes.append(f"current RF {current_rf} is enough: change min.insync.replicas only")
         if current_rf > rf:
-            notes.append(f"with RF {current_rf} and min.insync.replicas {min_isr}, writes continue through "
-                         f"{_failures(kept - min_isr)}")
+            notes.append(
+                f"with RF {current_rf} and min.insync.replicas {min_isr}, writes continue through "
+                f"{_failures(kept - min_isr)}"
+            )
     else:
         if current_rf < min_isr:
             now = "every acks=all write would fail"
@@ -253,9 +272,11 @@ def recommend(goal_loss_failures: int | None, goal_write_failures: int | None, c
             now = "any broker loss would stop acks=all writes"
         else:
             now = f"writes would continue through only {_failures(current_rf - min_isr)}"
-        notes.append(f"raise RF from {current_rf} to {rf} first (a reassignment: R on the topic screen, or "
-                     f"kafkatui reassign --replication-factor {rf}), then set min.insync.replicas {min_isr}: "
-                     f"set now on RF {current_rf}, {now}. The plan leaves min.insync.replicas alone until then")
+        notes.append(
+            f"raise RF from {current_rf} to {rf} first (a reassignment: R on the topic screen, or "
+            f"kafkatui reassign --replication-factor {rf}), then set min.insync.replicas {min_isr}: "
+            f"set now on RF {current_rf}, {now}. The plan leaves min.insync.replicas alone until then"
+        )
         if current_rf == 1:
             notes.append("RF 1: no redundancy at all, any broker loss takes partitions offline")
     return Recommendation(rf, min_isr, False, tuple(notes), current_rf)
@@ -267,8 +288,9 @@ def _topic_rf(snapshot: ClusterSnapshot | None, topic: str) -> int | None:
     return min(rfs) if rfs else None
 
 
-def recommendation_changes(rec: Recommendation, topics: Iterable[str],
-                           snapshot: ClusterSnapshot | None = None) -> ChangePlan:
+def recommendation_changes(
+    rec: Recommendation, topics: Iterable[str], snapshot: ClusterSnapshot | None = None
+) -> ChangePlan:
     """The config part of a recommendation as a plan (RF changes need a reassignment).
 
     min.insync.replicas is left out for a topic whose RF is below the recommendation (the RF goes up

@@ -30,8 +30,9 @@ BROKER_KEYS = (LEADER_RATE, FOLLOWER_RATE)
 def throttled(snapshot: ClusterSnapshot, topic: str) -> bool:
     """Whether the topic has a throttled-replica list of its own."""
     info = snapshot.topics.get(topic)
-    return info is not None and any(k in info.configs and info.configs[k].source == DYNAMIC_TOPIC_CONFIG
-                                    for k in TOPIC_KEYS)
+    return info is not None and any(
+        k in info.configs and info.configs[k].source == DYNAMIC_TOPIC_CONFIG for k in TOPIC_KEYS
+    )
 
 
 def parse_rate(text: str) -> int:
@@ -65,13 +66,23 @@ def clear_plan(topics: Iterable[str], brokers: Iterable[int]) -> ChangePlan:
     return ChangePlan(tuple(changes))
 
 
-def audit_records(action: str, results: Sequence[ResourceResult], cluster_id: str | None,
-                  command_id: str) -> list[dict[str, Any]]:
+def audit_records(
+    action: str, results: Sequence[ResourceResult], cluster_id: str | None, command_id: str
+) -> list[dict[str, Any]]:
     """One audit record per config set or removed (action ``throttle`` / ``throttle-clear``)."""
     from kafkatui.alter import audit
 
     return [
-        audit.action_record(action, cluster_id, command_id, {"kind": r.kind, "name": r.name}, {},
-                            {"value": c.value}, r.error, extra={"key": c.key})
-        for r in results for c in r.changes
+        audit.action_record(
+            action,
+            cluster_id,
+            command_id,
+            {"kind": r.kind, "name": r.name},
+            {},
+            {"value": c.value},
+            r.error,
+            extra={"key": c.key},
+        )
+        for r in results
+        for c in r.changes
     ]

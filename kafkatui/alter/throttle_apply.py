@@ -16,8 +16,15 @@ from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
 
 
-def send(settings: ConnectionSettings, plan: ChangePlan, validate_only: bool, action: str = "",
-         cluster_id: str | None = None, command_id: str = "", snapshot: ClusterSnapshot | None = None) -> list[str]:
+def send(
+    settings: ConnectionSettings,
+    plan: ChangePlan,
+    validate_only: bool,
+    action: str = "",
+    cluster_id: str | None = None,
+    command_id: str = "",
+    snapshot: ClusterSnapshot | None = None,
+) -> list[str]:
     """Send throttle config changes; returns the errors, one per resource.
 
     Unless validating, the write-ahead way: an intent (before: as `snapshot` shows it) is in the audit log
@@ -26,8 +33,12 @@ def send(settings: ConnectionSettings, plan: ChangePlan, validate_only: bool, ac
     """
     if validate_only:
         return _problems(_send(settings, plan, True))
-    intent = journal.begin(action, cluster_id, [_change(c, snapshot) for c in plan.changes],
-                           command_id=f"{command_id or uuid.uuid4()}/{action}")
+    intent = journal.begin(
+        action,
+        cluster_id,
+        [_change(c, snapshot) for c in plan.changes],
+        command_id=f"{command_id or uuid.uuid4()}/{action}",
+    )
     with journal.running(intent):
         journal.die_at("throttle-before-send")
         results = _send(settings, plan, False)
@@ -52,18 +63,30 @@ def _change(change: ConfigChange, snapshot: ClusterSnapshot | None) -> dict[str,
     """The intent's entry for one change; without a snapshot the value before is not known."""
     if snapshot is not None:
         return journal.config_change(change, snapshot)
-    after: dict[str, Any] = ({"delete": True} if change.delete
-                             else {"value": change.value, "source": OVERRIDE_SOURCE[change.kind]})
-    return {"resource": {"kind": change.kind, "name": change.name}, "key": change.key,
-            "before": {"value": None, "source": "UNKNOWN"}, "after": after}
+    after: dict[str, Any] = (
+        {"delete": True} if change.delete else {"value": change.value, "source": OVERRIDE_SOURCE[change.kind]}
+    )
+    return {
+        "resource": {"kind": change.kind, "name": change.name},
+        "key": change.key,
+        "before": {"value": None, "source": "UNKNOWN"},
+        "after": after,
+    }
 
 
-def remove(settings: ConnectionSettings, topics: Sequence[str], brokers: Iterable[int], cluster_id: str | None,
-           command_id: str, snapshot: ClusterSnapshot | None = None) -> str:
+def remove(
+    settings: ConnectionSettings,
+    topics: Sequence[str],
+    brokers: Iterable[int],
+    cluster_id: str | None,
+    command_id: str,
+    snapshot: ClusterSnapshot | None = None,
+) -> str:
     """Remove every throttle from `topics` and `brokers`; the line to show, or PartialFailureError."""
     named = sorted(set(brokers))
     problems = send(settings, clear_plan(topics, named), False, "throttle-clear", cluster_id, command_id, snapshot)
     if problems:
-        raise PartialFailureError("removing the throttle failed (remove it with --clear-throttle): "
-                                  + "; ".join(problems))
+        raise PartialFailureError(
+            "removing the throttle failed (remove it with --clear-throttle): " + "; ".join(problems)
+        )
     return f"throttle removed from {', '.join(topics)} and brokers {ids_text(named)}"

@@ -92,30 +92,40 @@ _BROKER = re.compile(r"\[Broker id=(\d+)\] (.*) \(state\.change\.logger\)\s*$")
 _IDS = r"((?:\d+(?:,\d+)*)?)"
 _SHRINK = re.compile(
     rf"Shrinking ISR from {_IDS} to {_IDS}\. Leader: \(highWatermark: (-?\d+), endOffset: (-?\d+)\)\. "
-    r"Out of sync replicas: (.*)\.$")
+    r"Out of sync replicas: (.*)\.$"
+)
 _OOS = re.compile(r"\(brokerId: (\d+), endOffset: (-?\d+|unknown)(?:, lastCaughtUpTimeMs: (-?\d+))?\)")
 _OOS_SEP = re.compile(r"[ ,]*")
 _EXPAND = re.compile(rf"Expanding ISR from {_IDS} to {_IDS}$")
 _UPDATE = re.compile(
     rf"ISR updated to (\[{_IDS}\]|{_IDS})( \(under-min-isr\) |  | )and (?:zkVersion|version) updated to "
-    r"(?:\[(-?\d+)\]|(-?\d+))$")
-_LEADER_OLD = re.compile(r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset (-?\d+)\. "
-                         r"Previous Leader Epoch was: (-?\d+)$")
-_LEADER_NEW = re.compile(r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
-                         rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
-                         )
+    r"(?:\[(-?\d+)\]|(-?\d+))$"
+)
+_LEADER_OLD = re.compile(
+    r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset (-?\d+)\. "
+    r"Previous Leader Epoch was: (-?\d+)$"
+)
+_LEADER_NEW = re.compile(
+    r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
+    rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
+)
 LEADER_UNDER_MIN = re.compile(r"removing replicas \[[\d,]*\] (\(under-min-isr\))?\. Previous leader")
 """The 3.x/4.x leader line's min-ISR marker: ``[] (under-min-isr). Previous`` or ``[] . Previous``."""
-_LEADER_SKIPPED = re.compile(r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
-                             r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
-                             rf"Current high watermark (-?\d+), ISR \[{_IDS}\]")
+_LEADER_SKIPPED = re.compile(
+    r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
+    r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
+    rf"Current high watermark (-?\d+), ISR \[{_IDS}\]"
+)
 _LIST = r"((?:\d+(?:, ?\d+)*)?)"  # [1, 2] in Java's List.toString, [1,2] in Scala's mkString
-FOLLOWER = re.compile(r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with partition epoch "
-                      r"-?\d+ and high watermark (-?\d+)\. Current leader is (-?\d+)\.")
+FOLLOWER = re.compile(
+    r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with partition epoch "
+    r"-?\d+ and high watermark (-?\d+)\. Current leader is (-?\d+)\."
+)
 """state-change.log (3.x/4.x): the logging broker follows `leader` (-1: the partition has none)."""
 FOLLOWER_SKIPPED = re.compile(
     r"Skipped the become-follower state change for (\S+)-(\d+) (?:with topic id \S+ )?and partition state "
-    rf"\w+\(.*?\bleader=(-?\d+), leaderEpoch=(-?\d+), isr=\[{_LIST}\].* since it is already a follower")
+    rf"\w+\(.*?\bleader=(-?\d+), leaderEpoch=(-?\d+), isr=\[{_LIST}\].* since it is already a follower"
+)
 """state-change.log (3.x/4.x): a follower told of a new partition state (leader, ISR) of the same epoch."""
 CONTROLLER = re.compile(r"(?:\[QuorumController id=(\d+)\] )?(.*) \((org\.apache\.kafka\.controller\.\w+)\)\s*$")
 """controller.log: the prefix (absent for PartitionChangeBuilder), the message, the logger."""
@@ -125,20 +135,27 @@ DIFF_ISR = re.compile(rf"(?:^|, )isr: \[{_LIST}\] -> \[{_LIST}\]")
 DIFF_LEADER = re.compile(r"(?:^|, )leader: (-?\d+) -> (-?\d+)")
 PARTITION_CREATED = re.compile(
     r"Replayed PartitionRecord for new partition (\S+)-(\d+) with topic ID \S+ and PartitionRegistration\("
-    rf"replicas=\[{_LIST}\], .*?\bisr=\[{_LIST}\], .*?\bleader=(-?\d+), .*?\bleaderEpoch=(-?\d+)")
+    rf"replicas=\[{_LIST}\], .*?\bisr=\[{_LIST}\], .*?\bleader=(-?\d+), .*?\bleaderEpoch=(-?\d+)"
+)
 """controller.log (3.9/4.x): a new partition's replicas, ISR and leader."""
 REGISTRATION = re.compile(
     r"Replayed BrokerRegistrationChangeRecord modifying the registration for broker (\d+): "
-    r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)")
+    r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)"
+)
 """controller.log (3.9/4.x): fenced=1 fenced, -1 unfenced, 0 unchanged."""
 KNOWN_NO_EVENT = re.compile(
     r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using an unclean election"
-    r"|Fencing broker \d+ (?:at epoch -?\d+ )?because its session has timed out\.$")
+    r"|Fencing broker \d+ (?:at epoch -?\d+ )?because its session has timed out\.$"
+)
 """controller.log lines understood but carrying no event (the UNCLEAN change / registration line follows).
 A registration change with ``fenced=0`` (entering controlled shutdown) carries none either."""
-_LOOKS = re.compile(r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
-                    r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|Fencing broker"
-                    r"|Replayed BrokerRegistrationChangeRecord", re.IGNORECASE)
+_LOOKS = re.compile(
+    r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
+    r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|"
+    r"Fencing broker"
+    r"|Replayed BrokerRegistrationChangeRecord",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,9 +212,11 @@ class ParseReport:
 
     def summary(self) -> str:
         """One line for a progress bar or a log."""
-        return (f"{self.files} files, {self.lines} lines, {self.events} ISR events "
-                f"({self.derived} derived from {self.broker_events} fence/unfence lines, {self.stale} stale dropped), "
-                f"{self.unparsed} unparsed, {self.skipped} skipped, {len(self.problems)} problems")
+        return (
+            f"{self.files} files, {self.lines} lines, {self.events} ISR events "
+            f"({self.derived} derived from {self.broker_events} fence/unfence lines, {self.stale} stale dropped), "
+            f"{self.unparsed} unparsed, {self.skipped} skipped, {len(self.problems)} problems"
+        )
 
 
 def _ids(text: str) -> tuple[int, ...]:
@@ -221,12 +240,14 @@ def is_known_line(line: str) -> bool:
     head = _HEAD.match(line)
     if head is None:
         return False
-    rest = line[head.end():]
+    rest = line[head.end() :]
     b = _BROKER.match(rest)
     if b is not None:
         return FOLLOWER.match(b.group(2)) is not None or FOLLOWER_SKIPPED.match(b.group(2)) is not None
     c = CONTROLLER.match(rest)
-    return c is not None and (KNOWN_NO_EVENT.match(c.group(2)) is not None or REGISTRATION.match(c.group(2)) is not None)
+    return c is not None and (
+        KNOWN_NO_EVENT.match(c.group(2)) is not None or REGISTRATION.match(c.group(2)) is not None
+    )
 
 
 def parse_broker_line(line: str, source: str = "", tz: tzinfo = UTC) -> BrokerLogEvent | None:
@@ -248,7 +269,7 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
     head = _HEAD.match(line)
     if head is None:
         return None
-    rest = line[head.end():]
+    rest = line[head.end() :]
     m = _PARTITION.match(rest)
     if m is not None:
         return _partition_event(_ts_ms(head, tz), m, source)
@@ -259,39 +280,97 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
             if (f := FOLLOWER.match(b.group(2))) is not None:
                 if int(f.group(6)) >= 0:
                     return None  # the live leader logs the change itself
-                return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), f.group(1), int(f.group(2)), "offline", None,
-                                   (), high_watermark=int(f.group(5)), end_offset=int(f.group(4)),
-                                   leader_epoch=int(f.group(3)), source=source, leader=-1)
+                return IsrLogEvent(
+                    _ts_ms(head, tz),
+                    int(b.group(1)),
+                    f.group(1),
+                    int(f.group(2)),
+                    "offline",
+                    None,
+                    (),
+                    high_watermark=int(f.group(5)),
+                    end_offset=int(f.group(4)),
+                    leader_epoch=int(f.group(3)),
+                    source=source,
+                    leader=-1,
+                )
             if (fs := FOLLOWER_SKIPPED.match(b.group(2))) is not None:
                 if int(fs.group(3)) >= 0:
                     return None
-                return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), fs.group(1), int(fs.group(2)), "offline", None,
-                                   _list(fs.group(5)), leader_epoch=int(fs.group(4)), source=source, leader=-1)
+                return IsrLogEvent(
+                    _ts_ms(head, tz),
+                    int(b.group(1)),
+                    fs.group(1),
+                    int(fs.group(2)),
+                    "offline",
+                    None,
+                    _list(fs.group(5)),
+                    leader_epoch=int(fs.group(4)),
+                    source=source,
+                    leader=-1,
+                )
             sk = _LEADER_SKIPPED.match(b.group(2))
             if sk is None:
                 return None
-            return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), sk.group(1), int(sk.group(2)), "update", None,
-                               _ids(sk.group(5)), high_watermark=int(sk.group(4)), leader_epoch=int(sk.group(3)),
-                               source=source)
+            return IsrLogEvent(
+                _ts_ms(head, tz),
+                int(b.group(1)),
+                sk.group(1),
+                int(sk.group(2)),
+                "update",
+                None,
+                _ids(sk.group(5)),
+                high_watermark=int(sk.group(4)),
+                leader_epoch=int(sk.group(3)),
+                source=source,
+            )
         mark = LEADER_UNDER_MIN.search(b.group(2), lm.end())
-        return IsrLogEvent(_ts_ms(head, tz), int(b.group(1)), lm.group(1), int(lm.group(2)), "leader", None,
-                           _ids(lm.group(6)), under_min_isr=None if mark is None else mark.group(1) is not None,
-                           high_watermark=int(lm.group(5)), end_offset=int(lm.group(4)),
-                           leader_epoch=int(lm.group(3)), source=source)
+        return IsrLogEvent(
+            _ts_ms(head, tz),
+            int(b.group(1)),
+            lm.group(1),
+            int(lm.group(2)),
+            "leader",
+            None,
+            _ids(lm.group(6)),
+            under_min_isr=None if mark is None else mark.group(1) is not None,
+            high_watermark=int(lm.group(5)),
+            end_offset=int(lm.group(4)),
+            leader_epoch=int(lm.group(3)),
+            source=source,
+        )
     c = CONTROLLER.match(rest)
     if c is not None and (pc := PARTITION_CREATED.match(c.group(2))) is not None:
         lead = int(pc.group(5))
-        return IsrLogEvent(_ts_ms(head, tz), lead if lead >= 0 else -1, pc.group(1), int(pc.group(2)), "leader",
-                           None, _list(pc.group(4)), leader_epoch=int(pc.group(6)), source=source, leader=lead)
+        return IsrLogEvent(
+            _ts_ms(head, tz),
+            lead if lead >= 0 else -1,
+            pc.group(1),
+            int(pc.group(2)),
+            "leader",
+            None,
+            _list(pc.group(4)),
+            leader_epoch=int(pc.group(6)),
+            source=source,
+            leader=lead,
+        )
     if c is not None and (u := UNCLEAN_CHANGE.match(c.group(2))) is not None:
         diff = u.group(3)
         ld, isr = DIFF_LEADER.search(diff), DIFF_ISR.search(diff)
         if ld is None or int(ld.group(2)) < 0:
             return None
         new_leader = int(ld.group(2))
-        return IsrLogEvent(_ts_ms(head, tz), new_leader, u.group(1), int(u.group(2)), "unclean",
-                           _list(isr.group(1)) if isr else None, _list(isr.group(2)) if isr else (new_leader,),
-                           source=source, leader=new_leader)
+        return IsrLogEvent(
+            _ts_ms(head, tz),
+            new_leader,
+            u.group(1),
+            int(u.group(2)),
+            "unclean",
+            _list(isr.group(1)) if isr else None,
+            _list(isr.group(2)) if isr else (new_leader,),
+            source=source,
+            leader=new_leader,
+        )
     return None
 
 
@@ -310,13 +389,34 @@ def _partition_event(ts: int, m: re.Match[str], source: str) -> IsrLogEvent | No
         oos = _out_of_sync(s.group(5))
         if oos is None:
             return None
-        return IsrLogEvent(ts, broker, topic, part, "shrink", _ids(s.group(1)), _ids(s.group(2)), out_of_sync=oos,
-                           high_watermark=int(s.group(3)), end_offset=int(s.group(4)), source=source)
+        return IsrLogEvent(
+            ts,
+            broker,
+            topic,
+            part,
+            "shrink",
+            _ids(s.group(1)),
+            _ids(s.group(2)),
+            out_of_sync=oos,
+            high_watermark=int(s.group(3)),
+            end_offset=int(s.group(4)),
+            source=source,
+        )
     if (e := _EXPAND.match(msg)) is not None:
         return IsrLogEvent(ts, broker, topic, part, "expand", _ids(e.group(1)), _ids(e.group(2)), source=source)
     if (lo := _LEADER_OLD.match(msg)) is not None and lo.group(1) == topic and int(lo.group(2)) == part:
-        return IsrLogEvent(ts, broker, topic, part, "leader", None, (), end_offset=int(lo.group(4)),
-                           leader_epoch=int(lo.group(3)), source=source)
+        return IsrLogEvent(
+            ts,
+            broker,
+            topic,
+            part,
+            "leader",
+            None,
+            (),
+            end_offset=int(lo.group(4)),
+            leader_epoch=int(lo.group(3)),
+            source=source,
+        )
     return None
 
 
@@ -363,8 +463,9 @@ def _open_lines(path: Path) -> Iterator[str]:
         yield from _lines_of(raw)
 
 
-def _iter_lines(lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo
-                ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+def _iter_lines(
+    lines: Iterator[str], name: str, report: ParseReport, tz: tzinfo
+) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
     """(line number, partition or broker event) of one file's lines, in file order: the one line loop
     every reader shares. Counts go to `report`; damage is a problem, never raised."""
     report.files += 1
@@ -407,8 +508,9 @@ def iter_file_all(path: Path, report: ParseReport, tz: tzinfo = UTC) -> Iterator
         yield ev
 
 
-def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC
-               ) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
+def iter_bytes(
+    data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC
+) -> Iterator[tuple[int, IsrLogEvent | BrokerLogEvent]]:
     """(line number, partition or broker event) of one file's content (plain or gzip), as
     `iter_file_all` reads a file.
 
@@ -418,8 +520,9 @@ def iter_bytes(data: bytes, name: str, report: ParseReport, tz: tzinfo = UTC
     yield from _iter_lines(_lines_of(io.BytesIO(data)), name, report, tz)
 
 
-def derive_offline(events: list[IsrLogEvent], brokers: list[BrokerLogEvent],
-                   report: ParseReport | None = None) -> list[IsrLogEvent]:
+def derive_offline(
+    events: list[IsrLogEvent], brokers: list[BrokerLogEvent], report: ParseReport | None = None
+) -> list[IsrLogEvent]:
     """The ``offline`` events the fence lines imply, with ISRs filled in, merged into `events`.
 
     Both lists sorted by time. Walks them together keeping each partition's leader and ISR (as the
@@ -449,8 +552,11 @@ def derive_offline(events: list[IsrLogEvent], brokers: list[BrokerLogEvent],
                 members = isr.get(key, ())
                 if lead == be.broker and not [b for b in members if b != lead and b not in fenced]:
                     leader[key] = -1
-                    out.append(IsrLogEvent(be.ts_ms, be.broker, key[0], key[1], "offline", None, members,
-                                           source=be.source, leader=-1))
+                    out.append(
+                        IsrLogEvent(
+                            be.ts_ms, be.broker, key[0], key[1], "offline", None, members, source=be.source, leader=-1
+                        )
+                    )
                     if report is not None:
                         report.derived += 1
                         report.events += 1
@@ -471,8 +577,9 @@ def derive_offline(events: list[IsrLogEvent], brokers: list[BrokerLogEvent],
     return out
 
 
-def parse_logs(patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-               tz: tzinfo = UTC) -> tuple[list[IsrLogEvent], ParseReport]:
+def parse_logs(
+    patterns: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], tz: tzinfo = UTC
+) -> tuple[list[IsrLogEvent], ParseReport]:
     """Every ISR event in the files the glob patterns name, sorted by time (file order among equals),
     with the ``offline`` events fence lines imply (`derive_offline`).
 

@@ -49,10 +49,16 @@ def _directory(text: str) -> Path:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument("--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)")
+    p.add_argument(
+        "--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)"
+    )
     p.add_argument("--interval", type=seconds(86400), default=10.0, help="seconds between snapshots (default 10)")
-    p.add_argument("--retention-days", type=whole(0, 36500), default=7, help="delete days older than this (default 7; 0 keeps all)")
-    p.add_argument("--count", type=whole(0, 10**12), default=0, help="stop after this many snapshots (default: run until stopped)")
+    p.add_argument(
+        "--retention-days", type=whole(0, 36500), default=7, help="delete days older than this (default 7; 0 keeps all)"
+    )
+    p.add_argument(
+        "--count", type=whole(0, 10**12), default=0, help="stop after this many snapshots (default: run until stopped)"
+    )
 
 
 def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
@@ -137,6 +143,8 @@ def run(ns: argparse.Namespace, stop: threading.Event | None = None) -> int:
 
 
 def main_record(argv: list[str]) -> int:
-    p = Parser(prog="kafkatui record", description="Record a cluster's ISR history (JSON Lines, gzip, by day and hour).")
+    p = Parser(
+        prog="kafkatui record", description="Record a cluster's ISR history (JSON Lines, gzip, by day and hour)."
+    )
     add_arguments(p)
     return run(p.parse_args(argv))

@@ -132,8 +132,9 @@ class Recorder:
             reason: str | None = None
             if self._failures:
                 assert self._gap_start is not None
-                records.append(schema.gap_record(ts, snapshot.cluster_id, self._gap_start, self._gap_reason,
-                                                 self._failures))
+                records.append(
+                    schema.gap_record(ts, snapshot.cluster_id, self._gap_start, self._gap_reason, self._failures)
+                )
                 reason = "after-gap"
             min_isr = dict(self._min_isr)
             if self._prev is not None:
@@ -166,8 +167,10 @@ class Recorder:
             assert self._gap_start is not None
             ts = ts if ts is not None else time.time()
             cluster = self._prev.cluster_id if self._prev is not None else None
-            self._append(schema.hour_path(self.directory, ts),
-                         [schema.gap_record(ts, cluster, self._gap_start, self._gap_reason, self._failures)])
+            self._append(
+                schema.hour_path(self.directory, ts),
+                [schema.gap_record(ts, cluster, self._gap_start, self._gap_reason, self._failures)],
+            )
             self.records_written += 1
             self._gap_start = None
             self._failures = 0
@@ -186,8 +189,9 @@ class Recorder:
 
     # -- changes ---------------------------------------------------------------------------------
 
-    def _changes(self, old: ClusterSnapshot, new: ClusterSnapshot, ts: float,
-                 min_isr: dict[str, int]) -> list[dict[str, Any]]:
+    def _changes(
+        self, old: ClusterSnapshot, new: ClusterSnapshot, ts: float, min_isr: dict[str, int]
+    ) -> list[dict[str, Any]]:
         cid = new.cluster_id
         out: list[dict[str, Any]] = []
         old_b = {b.id: b for b in old.brokers}
@@ -203,8 +207,7 @@ class Recorder:
             out.append(schema.topic_record(ts, cid, name, "removed"))
             min_isr.pop(name, None)
         live = new.broker_ids
-        broker_cfg_changed = (old.broker_configs is not new.broker_configs
-                              and old.broker_configs != new.broker_configs)
+        broker_cfg_changed = old.broker_configs is not new.broker_configs and old.broker_configs != new.broker_configs
         # a broker coming or going changes the class of the partitions it leads (OFFLINE or back)
         was_live = old.broker_ids
         for name in sorted(new.topics):
@@ -213,14 +216,14 @@ class Recorder:
             if before is None:
                 out.append(schema.topic_record(ts, cid, name, "added"))
                 m = min_isr[name] = effective_min_isr(new, name)[0]
-                out.extend(schema.partition_record(ts, cid, p, m, classify(p, m, live), ["new"], None)
-                           for p in t.partitions)
+                out.extend(
+                    schema.partition_record(ts, cid, p, m, classify(p, m, live), ["new"], None) for p in t.partitions
+                )
                 continue
             if before is t and not moved and not broker_cfg_changed:
                 continue
             m_old = min_isr.get(name)
-            if m_old is None or broker_cfg_changed or (before.configs is not t.configs
-                                                       and before.configs != t.configs):
+            if m_old is None or broker_cfg_changed or (before.configs is not t.configs and before.configs != t.configs):
                 m = min_isr[name] = _known_min_isr(new, name, m_old)
             else:
                 m = m_old
@@ -239,22 +242,30 @@ class Recorder:
                     out.append(schema.partition_record(ts, cid, p, m, classify(p, m, live), ["new"], None))
                     continue
                 changed = [] if q is p else _what_changed(q, p)
-                if (moved and (p.leader in moved or q.leader in moved)
-                        and classify(q, m, was_live) != classify(p, m, live)):
+                if (
+                    moved
+                    and (p.leader in moved or q.leader in moved)
+                    and classify(q, m, was_live) != classify(p, m, live)
+                ):
                     changed.append("broker")
                 if changed:
                     out.append(schema.partition_record(ts, cid, p, m, classify(p, m, live), changed, q))
         return out
 
-    def _snapshot_record(self, snap: ClusterSnapshot, ts: float, reason: str,
-                         min_isr: dict[str, int]) -> dict[str, Any]:
+    def _snapshot_record(
+        self, snap: ClusterSnapshot, ts: float, reason: str, min_isr: dict[str, int]
+    ) -> dict[str, Any]:
         live = snap.broker_ids
         topics: dict[str, dict[str, Any]] = {}
         for name in sorted(snap.topics):
             m = min_isr[name] = _known_min_isr(snap, name, min_isr.get(name))
-            topics[name] = {"min_isr": m, "partitions": [
-                [p.partition, p.leader, p.leader_epoch, list(p.replicas), list(p.isr), classify(p, m, live).name]
-                for p in snap.topics[name].partitions]}
+            topics[name] = {
+                "min_isr": m,
+                "partitions": [
+                    [p.partition, p.leader, p.leader_epoch, list(p.replicas), list(p.isr), classify(p, m, live).name]
+                    for p in snap.topics[name].partitions
+                ],
+            }
         return schema.snapshot_record(ts, snap.cluster_id, snap.controller_id, snap.brokers, topics, reason)
 
     # -- output ----------------------------------------------------------------------------------
@@ -340,8 +351,9 @@ class ReadStats:
     future_version: int = 0
 
 
-def read_events(directory: str | os.PathLike[str], day: str | date,
-                stats: ReadStats | None = None) -> Iterator[dict[str, Any]]:
+def read_events(
+    directory: str | os.PathLike[str], day: str | date, stats: ReadStats | None = None
+) -> Iterator[dict[str, Any]]:
     """Every record of one UTC day in write order (hour files in order; one hour file in memory at a time).
 
     Damage never raises: a truncated gzip member gives its complete lines and counts one torn
@@ -421,7 +433,7 @@ def _segment(seg: bytes, st: ReadStats) -> Iterator[tuple[bytes, bool]]:
         rest = b""
         for i in range(0, len(seg), _CHUNK):
             try:
-                buf += d.decompress(seg[i:i + _CHUNK])
+                buf += d.decompress(seg[i : i + _CHUNK])
             except zlib.error:
                 break
             *lines, buf = buf.split(b"\n")
@@ -429,7 +441,7 @@ def _segment(seg: bytes, st: ReadStats) -> Iterator[tuple[bytes, bool]]:
                 if line.strip():
                     yield line, True
             if d.eof:
-                rest = d.unused_data + seg[i + _CHUNK:]
+                rest = d.unused_data + seg[i + _CHUNK :]
                 break
         if not d.eof:  # truncated or damaged: the rest of this member is one torn line
             yield buf, False

@@ -22,8 +22,10 @@ from kafkatui.history.replay_job import (
     config_from,
 )
 
-DESCRIPTION = ("Replay a day of ISR history (recordings and/or broker logs) through PySpark: per-minute "
-               "timeline, intervals, incidents, brokers, top partitions, and frames for `kafkatui --replay`.")
+DESCRIPTION = (
+    "Replay a day of ISR history (recordings and/or broker logs) through PySpark: per-minute "
+    "timeline, intervals, incidents, brokers, top partitions, and frames for `kafkatui --replay`."
+)
 
 
 def _err(msg: str) -> None:
@@ -50,10 +52,21 @@ def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -
     table = Table(title=f"incidents on {summary['day']} (UTC)", title_justify="left")
     rows = []
     for inc in summary["incidents"][:limit]:
-        first = "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])[:8]}"
-        rows.append((_hms(inc["start_ms"]), _hms(inc["end_ms"], summary["day_start_ms"]),
-                     f"{inc['duration_s']:.2f}", first, str(inc["partitions"]), str(inc["peak_under_min_isr"]),
-                     str(inc["peak_offline"]), ", ".join(inc["topics"])))
+        first = (
+            "-" if inc["first_broker_out"] is None else f"{inc['first_broker_out']} at {_hms(inc['first_out_ms'])[:8]}"
+        )
+        rows.append(
+            (
+                _hms(inc["start_ms"]),
+                _hms(inc["end_ms"], summary["day_start_ms"]),
+                f"{inc['duration_s']:.2f}",
+                first,
+                str(inc["partitions"]),
+                str(inc["peak_under_min_isr"]),
+                str(inc["peak_offline"]),
+                ", ".join(inc["topics"]),
+            )
+        )
     heads = ("start", "end", "seconds", "first out", "parts", "<min", "offl")
     for i, col in enumerate(heads):
         size = max([len(col)] + [len(r[i]) for r in rows])
@@ -64,9 +77,11 @@ def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -
     for r in rows:
         table.add_row(*(r if room >= 12 else r[:-1]))
     more = len(summary["incidents"]) - limit
-    table.caption = ((f"{more} more in summary.json and incidents/; " if more > 0 else "")
-                     + "first out: the first broker to leave an ISR in the episode that led to it, and when; "
-                       "<min: peak partitions under min ISR; offl: peak offline")
+    table.caption = (
+        (f"{more} more in summary.json and incidents/; " if more > 0 else "")
+        + "first out: the first broker to leave an ISR in the episode that led to it, and when; "
+        "<min: peak partitions under min ISR; offl: peak offline"
+    )
     table.caption_justify = "left"
     return table
 
@@ -75,12 +90,16 @@ def report(console: Console, result: ReplayResult) -> None:
     """Where the outputs went, what was read, and the incidents."""
     s, out = result.summary, result.out
     i = s["inputs"]
-    console.print(f"replayed {s['day']} in {result.seconds:.1f} s: {i['events']:,} events, "
-                  f"{i['torn_lines']} torn lines, {i['unparsed_log_lines']} unparsed log lines, "
-                  f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} recorder gap(s)")
-    console.print(f"outputs in {out}: summary.json, timeline/ intervals/ brokers/ incidents/ top_partitions/ "
-                  f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
-                  f"`kafkatui --replay {out}`")
+    console.print(
+        f"replayed {s['day']} in {result.seconds:.1f} s: {i['events']:,} events, "
+        f"{i['torn_lines']} torn lines, {i['unparsed_log_lines']} unparsed log lines, "
+        f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} recorder gap(s)"
+    )
+    console.print(
+        f"outputs in {out}: summary.json, timeline/ intervals/ brokers/ incidents/ top_partitions/ "
+        f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
+        f"`kafkatui --replay {out}`"
+    )
     if not s["incidents"]:
         console.print("no incident: no partition was under min ISR or offline that day")
         return
@@ -103,8 +122,13 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
     from kafkatui.history.replay_job import spark_error_line, spark_log_path
 
     log = spark_log_path(cfg)
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-               TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    )
     try:
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("starting", total=len(STAGES))

@@ -66,19 +66,33 @@ from kafkatui.model.snapshot import (
     TopicInfo,
 )
 
-__all__ = ["MINUTES", "Change", "FrameStats", "Gap", "Incident", "MinuteCounts", "ReplayData", "ReplayDataError",
-           "Summary", "load"]
+__all__ = [
+    "MINUTES",
+    "Change",
+    "FrameStats",
+    "Gap",
+    "Incident",
+    "MinuteCounts",
+    "ReplayData",
+    "ReplayDataError",
+    "Summary",
+    "load",
+]
 
 CHECKPOINT_MINUTES = 60
 _PROGRESS_MASK = (1 << 18) - 1
 # a partition frame as the replay job writes it (Spark's JSON writer, fixed key order); other lines are decoded
-_FRAME = re.compile(rb'\{"ts_ms":(\d+),"topic":"([^"\\]*)","partition":(\d+),"leader":(-?\d+),"isr":\[([\d,]*)\],'
-                    rb'"replicas":(?:null|\[([\d,]*)\]),"min_isr":(null|\d+),"class":(?:null|"([A-Z_]+)")\}')
+_FRAME = re.compile(
+    rb'\{"ts_ms":(\d+),"topic":"([^"\\]*)","partition":(\d+),"leader":(-?\d+),"isr":\[([\d,]*)\],'
+    rb'"replicas":(?:null|\[([\d,]*)\]),"min_isr":(null|\d+),"class":(?:null|"([A-Z_]+)")\}'
+)
 
 
 def _ids(raw: bytes) -> tuple[int, ...]:
     """Broker ids as the job writes them inside brackets ("1,2,3")."""
     return tuple(map(int, raw.split(b","))) if raw else ()
+
+
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
 _NO_CLASS = 255
@@ -276,8 +290,14 @@ class ReplayData:
         for rec in records(files, self.stats):
             try:
                 rack = rec.get("rack")
-                events.append((as_int(rec["ts_ms"], "ts_ms"), as_int(rec["broker"], "broker"), bool(rec["up"]),
-                               None if rack is None else str(rack)))
+                events.append(
+                    (
+                        as_int(rec["ts_ms"], "ts_ms"),
+                        as_int(rec["broker"], "broker"),
+                        bool(rec["up"]),
+                        None if rack is None else str(rack),
+                    )
+                )
             except (ValueError, TypeError, KeyError, AttributeError):
                 self.stats.garbled += 1
         events.sort(key=lambda e: e[0])
@@ -307,8 +327,9 @@ class ReplayData:
                 members[f.leader[i]] = None
             members.update(dict.fromkeys(tuples[f.isr[i]]))
         self._union = [tuple(seen.get(k, ())) for k in range(n_keys)]
-        self._named = frozenset({b for m in seen.values() for b in m}
-                                | {b for rid in set(f.replicas) if rid >= 0 for b in tuples[rid]})
+        self._named = frozenset(
+            {b for m in seen.values() for b in m} | {b for rid in set(f.replicas) if rid >= 0 for b in tuples[rid]}
+        )
         for kid, (topic, _) in enumerate(self._keys):
             self._topic_keys.setdefault(topic, []).append(kid)
         for kids in self._topic_keys.values():
@@ -413,8 +434,11 @@ class ReplayData:
         up = self.brokers_up(end)
         live = sorted({b for b, u in up.items() if u} | (self._named - up.keys()))
         return ClusterSnapshot(
-            cluster_id=f"replay {self.summary.day}", controller_id=-1,
-            brokers=tuple(BrokerInfo(b, "", 0, self.rack_of(b, end)) for b in live), topics=topics, taken_at=end / 1000,
+            cluster_id=f"replay {self.summary.day}",
+            controller_id=-1,
+            brokers=tuple(BrokerInfo(b, "", 0, self.rack_of(b, end)) for b in live),
+            topics=topics,
+            taken_at=end / 1000,
             bootstrap="",
         )
 
@@ -487,9 +511,15 @@ class ReplayData:
         i = self._last[kid]
         while i >= 0:
             rid = f.replicas[i]
-            out.append(Change(f.ts[i], f.leader[i], self._tuples[f.isr[i]],
-                              self._tuples[rid] if rid >= 0 else self._union[kid],
-                              None if f.cls[i] == _NO_CLASS else Health(f.cls[i])))
+            out.append(
+                Change(
+                    f.ts[i],
+                    f.leader[i],
+                    self._tuples[f.isr[i]],
+                    self._tuples[rid] if rid >= 0 else self._union[kid],
+                    None if f.cls[i] == _NO_CLASS else Health(f.cls[i]),
+                )
+            )
             i = f.prev[i]
         out.reverse()
         return out

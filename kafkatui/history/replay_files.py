@@ -126,7 +126,9 @@ def read_summary(directory: Path) -> Summary:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise fail(directory, "no summary.json: not the output of `kafkatui replay`, or the job did not finish") from None
+        raise fail(
+            directory, "no summary.json: not the output of `kafkatui replay`, or the job did not finish"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(directory, f"cannot read summary.json: {exc}") from None
     except ValueError as exc:
@@ -137,10 +139,12 @@ def read_summary(directory: Path) -> Summary:
     if not isinstance(schema, str) or not schema.startswith(SCHEMA_PREFIX):
         raise fail(directory, f"summary.json has no {SCHEMA!r} schema field (found {schema!r})")
     if schema != SCHEMA:
-        version = schema[len(SCHEMA_PREFIX):]
+        version = schema[len(SCHEMA_PREFIX) :]
         if version.isdigit() and int(version) > 1:
-            raise fail(directory, f"summary.json has schema {schema}, newer than this kafkatui reads ({SCHEMA}): "
-                        "upgrade kafkatui")
+            raise fail(
+                directory,
+                f"summary.json has schema {schema}, newer than this kafkatui reads ({SCHEMA}): upgrade kafkatui",
+            )
         raise fail(directory, f"summary.json has unknown schema {schema!r}")
     try:
         return _summary(raw)
@@ -160,27 +164,48 @@ def _summary(raw: dict[str, Any]) -> Summary:
         if not 0 <= m < MINUTES:
             raise ValueError(f"timeline minute {m} is outside 0..1439")
         minutes[m] = MinuteCounts(
-            m, as_int(e.get("offline", 0), "offline"), as_int(e.get("under_min_isr", 0), "under_min_isr"),
-            as_int(e.get("at_min_isr", 0), "at_min_isr"), as_int(e.get("under_replicated", 0), "under_replicated"),
-            _health(e.get("worst", "HEALTHY")), bool(e.get("gap", False)))
+            m,
+            as_int(e.get("offline", 0), "offline"),
+            as_int(e.get("under_min_isr", 0), "under_min_isr"),
+            as_int(e.get("at_min_isr", 0), "at_min_isr"),
+            as_int(e.get("under_replicated", 0), "under_replicated"),
+            _health(e.get("worst", "HEALTHY")),
+            bool(e.get("gap", False)),
+        )
     # a minute the job did not write is unknown, like a recorder gap
     timeline = tuple(minutes.get(m) or MinuteCounts(m, gap=True) for m in range(MINUTES))
     incidents = tuple(
-        Incident(as_int(i["id"], "incident id"), as_int(i["start_ms"], "start_ms"), as_int(i["end_ms"], "end_ms"),
-                 float(i.get("duration_s", (i["end_ms"] - i["start_ms"]) / 1000)),
-                 _opt_int(i.get("first_broker_out"), "first_broker_out"),
-                 _opt_int(i.get("first_out_ms"), "first_out_ms"),
-                 tuple(str(t) for t in i.get("topics") or ()), as_int(i.get("partitions", 0), "partitions"),
-                 as_int(i.get("peak_under_min_isr", 0), "peak_under_min_isr"),
-                 as_int(i.get("peak_offline", 0), "peak_offline"))
-        for i in raw.get("incidents") or ())
-    gaps = tuple(Gap(as_int(g["start_ms"], "gap start_ms"), as_int(g["end_ms"], "gap end_ms"), str(g.get("reason", "")))
-                 for g in raw.get("gaps") or ())
+        Incident(
+            as_int(i["id"], "incident id"),
+            as_int(i["start_ms"], "start_ms"),
+            as_int(i["end_ms"], "end_ms"),
+            float(i.get("duration_s", (i["end_ms"] - i["start_ms"]) / 1000)),
+            _opt_int(i.get("first_broker_out"), "first_broker_out"),
+            _opt_int(i.get("first_out_ms"), "first_out_ms"),
+            tuple(str(t) for t in i.get("topics") or ()),
+            as_int(i.get("partitions", 0), "partitions"),
+            as_int(i.get("peak_under_min_isr", 0), "peak_under_min_isr"),
+            as_int(i.get("peak_offline", 0), "peak_offline"),
+        )
+        for i in raw.get("incidents") or ()
+    )
+    gaps = tuple(
+        Gap(as_int(g["start_ms"], "gap start_ms"), as_int(g["end_ms"], "gap end_ms"), str(g.get("reason", "")))
+        for g in raw.get("gaps") or ()
+    )
     inputs = raw.get("inputs") or {}
     if not isinstance(inputs, dict):
         raise ValueError("inputs is not an object")
-    return Summary(day, day_start, inputs, gaps, timeline, tuple(sorted(incidents, key=lambda i: i.start_ms)),
-                   tuple(raw.get("brokers") or ()), tuple(raw.get("top_partitions") or ()))
+    return Summary(
+        day,
+        day_start,
+        inputs,
+        gaps,
+        timeline,
+        tuple(sorted(incidents, key=lambda i: i.start_ms)),
+        tuple(raw.get("brokers") or ()),
+        tuple(raw.get("top_partitions") or ()),
+    )
 
 
 def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
@@ -197,7 +222,7 @@ def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
         pos = 0
         try:
             while not d.eof and pos < len(data):
-                chunk = data[pos:pos + _CHUNK]
+                chunk = data[pos : pos + _CHUNK]
                 pos += len(chunk)
                 buf += d.decompress(chunk)
                 *lines, buf = buf.split(b"\n")
@@ -261,11 +286,24 @@ def frame_files(directory: Path, kind: str, hour: int | None = None) -> list[Pat
     folder = directory / "frames" / kind
     if not folder.is_dir():
         return []
-    dirs = [folder / f"hour={hour}"] if hour is not None else [folder, *sorted(
-        (p for p in folder.iterdir() if p.name.startswith("hour=") and p.is_dir()),
-        key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 99)]
-    return [p for d in dirs if d.is_dir()
-            for p in sorted(d.iterdir()) if p.name.startswith("part-") and p.name.endswith(".json.gz")]
+    dirs = (
+        [folder / f"hour={hour}"]
+        if hour is not None
+        else [
+            folder,
+            *sorted(
+                (p for p in folder.iterdir() if p.name.startswith("hour=") and p.is_dir()),
+                key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 99,
+            ),
+        ]
+    )
+    return [
+        p
+        for d in dirs
+        if d.is_dir()
+        for p in sorted(d.iterdir())
+        if p.name.startswith("part-") and p.name.endswith(".json.gz")
+    ]
 
 
 def has_hours(directory: Path) -> bool:

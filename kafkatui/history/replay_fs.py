@@ -25,7 +25,7 @@ MARKER = "_KAFKATUI_REPLAY"  # written first into an output directory the job ow
 def is_uri(text: str) -> bool:
     """True for ``scheme:/...`` (two letters or more: not a drive letter)."""
     m = _SCHEME.match(text)
-    return m is not None and len(m.group(1)) > 1 and text[m.end():].startswith("/")
+    return m is not None and len(m.group(1)) > 1 and text[m.end() :].startswith("/")
 
 
 def to_uri(path: str | os.PathLike[str]) -> str:
@@ -109,8 +109,11 @@ class HadoopFs:
         found = fs.globStatus(p)
         if found is None:
             return []
-        out = [FileInfo(str(s.getPath().toString()), str(s.getPath().getName()), int(s.getLen()))
-               for s in found if not s.isDirectory()]
+        out = [
+            FileInfo(str(s.getPath().toString()), str(s.getPath().getName()), int(s.getLen()))
+            for s in found
+            if not s.isDirectory()
+        ]
         return sorted(out, key=lambda f: f.uri)
 
     def mkdirs(self, uri: str) -> None:

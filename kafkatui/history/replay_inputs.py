@@ -172,7 +172,7 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
         pos = data.find(needle)
         while pos >= 0:
             end = data.find(b"\n", pos)
-            if pos == 0 or data[pos - 1:pos] == b"\n":
+            if pos == 0 or data[pos - 1 : pos] == b"\n":
                 line = data[pos:end]
                 rec = _snapshot_head(line) if kind == b"snapshot" else decode_line(line)
                 m = _meta(rec) if rec is not None else None

@@ -78,8 +78,17 @@ from kafkatui.history.replay_read import (
     read_inputs,
 )
 
-__all__ = ["EXIT_FAILED", "EXIT_NO_INPUT", "EXIT_NO_JAVA", "EXIT_UNWRITABLE", "ReplayConfig", "ReplayError",
-           "ReplayResult", "replay", "run_job"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_NO_INPUT",
+    "EXIT_NO_JAVA",
+    "EXIT_UNWRITABLE",
+    "ReplayConfig",
+    "ReplayError",
+    "ReplayResult",
+    "replay",
+    "run_job",
+]
 
 SUMMARY_SCHEMA = "kafkatui.replay/1"
 CLASSES = ["OFFLINE", "UNDER_MIN_ISR", "AT_MIN_ISR", "UNDER_REPLICATED", "NON_PREFERRED_LEADER", "HEALTHY"]
@@ -127,14 +136,18 @@ def _class_of() -> Column:
     isr_n = F.size("isr")
     members = F.coalesce(F.col("replicas"), F.col("rset"))
     known_min = F.col("min_isr").isNotNull()
-    return (F.when(F.col("unknown"), F.lit(UNKNOWN))
-            .when((F.col("leader") < 0) | F.col("offline"), F.lit("OFFLINE"))
-            .when(known_min & (isr_n < F.col("min_isr")), F.lit("UNDER_MIN_ISR"))
-            .when(known_min & (isr_n == F.col("min_isr")), F.lit("AT_MIN_ISR"))
-            .when(members.isNotNull() & (isr_n < F.size(members)), F.lit("UNDER_REPLICATED"))
-            .when(F.col("replicas").isNotNull() & (F.size("replicas") > 0)
-                  & (F.col("leader") != F.col("replicas")[0]), F.lit("NON_PREFERRED_LEADER"))
-            .otherwise(F.lit("HEALTHY")))
+    return (
+        F.when(F.col("unknown"), F.lit(UNKNOWN))
+        .when((F.col("leader") < 0) | F.col("offline"), F.lit("OFFLINE"))
+        .when(known_min & (isr_n < F.col("min_isr")), F.lit("UNDER_MIN_ISR"))
+        .when(known_min & (isr_n == F.col("min_isr")), F.lit("AT_MIN_ISR"))
+        .when(members.isNotNull() & (isr_n < F.size(members)), F.lit("UNDER_REPLICATED"))
+        .when(
+            F.col("replicas").isNotNull() & (F.size("replicas") > 0) & (F.col("leader") != F.col("replicas")[0]),
+            F.lit("NON_PREFERRED_LEADER"),
+        )
+        .otherwise(F.lit("HEALTHY"))
+    )
 
 
 def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
@@ -149,47 +162,73 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     if inputs.gaps:
         spark = ev.sparkSession
         gaps = spark.createDataFrame([(g["start_ms"],) for g in inputs.gaps], "ts long")
-        unknown = (ev.select(*key).distinct().crossJoin(F.broadcast(gaps))
-                   .select("ts", *key, F.lit(-1).alias("leader"), F.lit(None).cast(_IDS).alias("isr"),
-                           F.lit(None).cast(_IDS).alias("replicas"), F.lit(None).cast(_IDS).alias("rset"),
-                           F.lit(None).cast("int").alias("min_isr"), F.lit(False).alias("offline"),
-                           F.lit(True).alias("unknown"), F.lit(LAST_SEQ).alias("seq"), F.lit(False).alias("weak")))
+        unknown = (
+            ev.select(*key)
+            .distinct()
+            .crossJoin(F.broadcast(gaps))
+            .select(
+                "ts",
+                *key,
+                F.lit(-1).alias("leader"),
+                F.lit(None).cast(_IDS).alias("isr"),
+                F.lit(None).cast(_IDS).alias("replicas"),
+                F.lit(None).cast(_IDS).alias("rset"),
+                F.lit(None).cast("int").alias("min_isr"),
+                F.lit(False).alias("offline"),
+                F.lit(True).alias("unknown"),
+                F.lit(LAST_SEQ).alias("seq"),
+                F.lit(False).alias("weak"),
+            )
+        )
         ev = ev.unionByName(unknown)
     # events before midnight move to 00:00 and sort before the day's own 00:00 events, strong
     # (recorded, logged) ones after weak (inferred) ones, so "the last event of equal timestamps
     # wins" leaves the state carried from the previous day, or the day's own first state
-    day = (ev.withColumn("_orig", F.col("ts"))
-           .withColumn("_day", (F.col("ts") >= cfg.day_start).cast("int"))
-           .withColumn("_strong", (~F.col("weak")).cast("int"))
-           .withColumn("ts", F.greatest(F.col("ts"), F.lit(cfg.day_start).cast("long"))))
+    day = (
+        ev.withColumn("_orig", F.col("ts"))
+        .withColumn("_day", (F.col("ts") >= cfg.day_start).cast("int"))
+        .withColumn("_strong", (~F.col("weak")).cast("int"))
+        .withColumn("ts", F.greatest(F.col("ts"), F.lit(cfg.day_start).cast("long")))
+    )
     w = Window.partitionBy(*KEY).orderBy("ts", "_day", "_strong", "_orig", "seq")
     upto = w.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     filled = day
     if inputs.mixed:  # log rows take replicas and min ISR from the latest recorded state
-        filled = (day.withColumn("min_isr", F.coalesce("min_isr", F.last("min_isr", True).over(upto)))
-                  .withColumn("replicas", F.coalesce("replicas", F.last("replicas", True).over(upto)))
-                  .withColumn("rset", F.coalesce("rset", F.last("rset", True).over(upto))))
-    last_of_ts = (filled.withColumn("_next", F.lead("ts").over(w))
-                  .filter(F.col("_next").isNull() | (F.col("_next") != F.col("ts"))).drop("_next"))
+        filled = (
+            day.withColumn("min_isr", F.coalesce("min_isr", F.last("min_isr", True).over(upto)))
+            .withColumn("replicas", F.coalesce("replicas", F.last("replicas", True).over(upto)))
+            .withColumn("rset", F.coalesce("rset", F.last("rset", True).over(upto)))
+        )
+    last_of_ts = (
+        filled.withColumn("_next", F.lead("ts").over(w))
+        .filter(F.col("_next").isNull() | (F.col("_next") != F.col("ts")))
+        .drop("_next")
+    )
     # one more window: a state equal to the one before is dropped; ISR removals and additions are
     # taken against the row before, which has the ISR of the last kept state either way
     state = F.struct("leader", "isr", "replicas", "min_isr", "class")
     prev_isr, prev_unknown = F.lag("isr").over(w), F.lag("unknown").over(w)
     comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(prev_unknown, F.lit(True))
     members = F.coalesce(F.col("replicas"), F.col("rset"))
-    short = (F.when(F.col("unknown"), F.lit(False))
-             .when(members.isNull(), F.col("class").isin("OFFLINE", "UNDER_MIN_ISR", "UNDER_REPLICATED"))
-             .otherwise((F.col("leader") < 0) | (F.size("isr") < F.size(members))))
-    return (last_of_ts.withColumn("class", _class_of())
-            .withColumn("_prev", F.lag(state).over(w))
-            .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
-            .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
-            .withColumn("lost", F.when(comparable & (F.col("leader") < 0) & (F.col("_prev.leader") >= 0),
-                                       F.col("_prev.leader")))
-            .withColumn("short", short)
-            .filter(~F.col("_prev").eqNullSafe(state))
-            .select(*KEY, "ts", "leader", "isr", "replicas", "min_isr", "class", "unknown", "removed", "added",
-                    "lost", "short"))
+    short = (
+        F.when(F.col("unknown"), F.lit(False))
+        .when(members.isNull(), F.col("class").isin("OFFLINE", "UNDER_MIN_ISR", "UNDER_REPLICATED"))
+        .otherwise((F.col("leader") < 0) | (F.size("isr") < F.size(members)))
+    )
+    return (
+        last_of_ts.withColumn("class", _class_of())
+        .withColumn("_prev", F.lag(state).over(w))
+        .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
+        .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
+        .withColumn(
+            "lost", F.when(comparable & (F.col("leader") < 0) & (F.col("_prev.leader") >= 0), F.col("_prev.leader"))
+        )
+        .withColumn("short", short)
+        .filter(~F.col("_prev").eqNullSafe(state))
+        .select(
+            *KEY, "ts", "leader", "isr", "replicas", "min_isr", "class", "unknown", "removed", "added", "lost", "short"
+        )
+    )
 
 
 def class_intervals(st: DataFrame, cfg: ReplayConfig) -> DataFrame:
@@ -199,12 +238,15 @@ def class_intervals(st: DataFrame, cfg: ReplayConfig) -> DataFrame:
     before, each lasting until the next such row; UNKNOWN (gap) stretches are dropped.
     """
     w = Window.partitionBy(*KEY).orderBy("ts")
-    return (st.withColumn("_prev", F.lag("class").over(w)).filter(~F.col("_prev").eqNullSafe(F.col("class")))
-            .withColumn("end_ms", F.coalesce(F.lead("ts").over(w), F.lit(cfg.day_end).cast("long")))
-            .filter(F.col("class") != UNKNOWN)
-            .select(*KEY, "class", F.col("ts").alias("start_ms"), "end_ms")
-            .withColumn("duration_ms", F.col("end_ms") - F.col("start_ms"))
-            .withColumn("duration_s", F.col("duration_ms") / F.lit(1000.0)))
+    return (
+        st.withColumn("_prev", F.lag("class").over(w))
+        .filter(~F.col("_prev").eqNullSafe(F.col("class")))
+        .withColumn("end_ms", F.coalesce(F.lead("ts").over(w), F.lit(cfg.day_end).cast("long")))
+        .filter(F.col("class") != UNKNOWN)
+        .select(*KEY, "class", F.col("ts").alias("start_ms"), "end_ms")
+        .withColumn("duration_ms", F.col("end_ms") - F.col("start_ms"))
+        .withColumn("duration_s", F.col("duration_ms") / F.lit(1000.0))
+    )
 
 
 # -- aggregations -----------------------------------------------------------------------------------
@@ -219,15 +261,23 @@ def timeline(intervals: DataFrame, cfg: ReplayConfig, gaps: list[dict[str, Any]]
     w = Window.partitionBy(*KEY, "class").orderBy("start_ms")
     ms = F.floor((F.col("start_ms") - d0) / MINUTE_MS).cast("int")
     me = F.floor((F.col("end_ms") - 1 - d0) / MINUTE_MS).cast("int")
-    ranges = (intervals.filter(F.col("class").isin(*COUNTED))
-              .select(*KEY, "class", "start_ms", ms.alias("ms"), me.alias("me"))
-              .withColumn("_prev", F.lag("me").over(w)))
+    ranges = (
+        intervals.filter(F.col("class").isin(*COUNTED))
+        .select(*KEY, "class", "start_ms", ms.alias("ms"), me.alias("me"))
+        .withColumn("_prev", F.lag("me").over(w))
+    )
     first = F.when(F.col("_prev") == F.col("ms"), F.col("ms") + 1).otherwise(F.col("ms"))
-    ends = F.array(F.struct(first.alias("minute"), F.lit(1).alias("d")),
-                   F.struct((F.col("me") + 1).alias("minute"), F.lit(-1).alias("d")))
-    bounds = (ranges.filter(first <= F.col("me"))
-              .select("class", F.explode(ends).alias("e"))
-              .groupBy("class", "e.minute").agg(F.sum("e.d").alias("d")).collect())
+    ends = F.array(
+        F.struct(first.alias("minute"), F.lit(1).alias("d")),
+        F.struct((F.col("me") + 1).alias("minute"), F.lit(-1).alias("d")),
+    )
+    bounds = (
+        ranges.filter(first <= F.col("me"))
+        .select("class", F.explode(ends).alias("e"))
+        .groupBy("class", "e.minute")
+        .agg(F.sum("e.d").alias("d"))
+        .collect()
+    )
     delta = {c: [0] * 1442 for c in COUNTED}
     for r in bounds:
         delta[r["class"]][r["minute"]] += r["d"]
@@ -238,9 +288,17 @@ def timeline(intervals: DataFrame, cfg: ReplayConfig, gaps: list[dict[str, Any]]
             running[c] += delta[c][m]
         lo, hi = d0 + m * MINUTE_MS, d0 + (m + 1) * MINUTE_MS
         worst = next((c for c in COUNTED if running[c] > 0), "HEALTHY")
-        out.append({"minute": m, "offline": running["OFFLINE"], "under_min_isr": running["UNDER_MIN_ISR"],
-                    "at_min_isr": running["AT_MIN_ISR"], "under_replicated": running["UNDER_REPLICATED"],
-                    "worst": worst, "gap": any(g["start_ms"] < hi and g["end_ms"] > lo for g in gaps)})
+        out.append(
+            {
+                "minute": m,
+                "offline": running["OFFLINE"],
+                "under_min_isr": running["UNDER_MIN_ISR"],
+                "at_min_isr": running["AT_MIN_ISR"],
+                "under_replicated": running["UNDER_REPLICATED"],
+                "worst": worst,
+                "gap": any(g["start_ms"] < hi and g["end_ms"] > lo for g in gaps),
+            }
+        )
     return out
 
 
@@ -262,39 +320,64 @@ def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
     a window partitioned by the hour), merged across hours on the driver (a few per incident), then
     every bad interval tagged with its incident (the number of incident starts at or before its own).
     """
-    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE")) \
-        .withColumn("_h", F.floor(F.col("start_ms") / HOUR_MS))
+    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE")).withColumn(
+        "_h", F.floor(F.col("start_ms") / HOUR_MS)
+    )
     w = Window.partitionBy("_h").orderBy("start_ms", "end_ms")
     prev_end = F.max("end_ms").over(w.rowsBetween(Window.unboundedPreceding, -1))
-    pieces = (bad.withColumn("_new", F.coalesce((F.col("start_ms") > prev_end).cast("int"), F.lit(1)))
-              .withColumn("_i", F.sum("_new").over(w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
-              .groupBy("_h", "_i").agg(F.min("start_ms").alias("s"), F.max("end_ms").alias("e")).collect())
+    pieces = (
+        bad.withColumn("_new", F.coalesce((F.col("start_ms") > prev_end).cast("int"), F.lit(1)))
+        .withColumn("_i", F.sum("_new").over(w.rowsBetween(Window.unboundedPreceding, Window.currentRow)))
+        .groupBy("_h", "_i")
+        .agg(F.min("start_ms").alias("s"), F.max("end_ms").alias("e"))
+        .collect()
+    )
     merged = _merge_islands([(r["s"], r["e"]) for r in pieces])
     if not merged:
         return []
     starts = F.array(*[F.lit(a).cast("long") for a, _ in merged])
     tagged = bad.withColumn("id", F.size(F.filter(starts, lambda x: x <= F.col("start_ms"))).cast("long")).persist()
-    heads = (tagged.groupBy("id").agg(
-        F.min("start_ms").alias("start_ms"), F.max("end_ms").alias("end_ms"),
-        F.countDistinct("topic", "partition").alias("partitions"),
-        F.array_sort(F.collect_set("topic")).alias("topics")).orderBy("id").collect())
-    sweep = (tagged.select("id", "class", F.col("start_ms").alias("t"), F.lit(1).alias("d"))
-             .unionByName(tagged.select("id", "class", F.col("end_ms").alias("t"), F.lit(-1).alias("d"))))
+    heads = (
+        tagged.groupBy("id")
+        .agg(
+            F.min("start_ms").alias("start_ms"),
+            F.max("end_ms").alias("end_ms"),
+            F.countDistinct("topic", "partition").alias("partitions"),
+            F.array_sort(F.collect_set("topic")).alias("topics"),
+        )
+        .orderBy("id")
+        .collect()
+    )
+    sweep = tagged.select("id", "class", F.col("start_ms").alias("t"), F.lit(1).alias("d")).unionByName(
+        tagged.select("id", "class", F.col("end_ms").alias("t"), F.lit(-1).alias("d"))
+    )
     ws = Window.partitionBy("id", "class").orderBy("t", "d").rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    peaks = {(r["id"], r["class"]): r["peak"] for r in sweep.withColumn("n", F.sum("d").over(ws))
-             .groupBy("id", "class").agg(F.max("n").alias("peak")).collect()}
+    peaks = {
+        (r["id"], r["class"]): r["peak"]
+        for r in sweep.withColumn("n", F.sum("d").over(ws))
+        .groupBy("id", "class")
+        .agg(F.max("n").alias("peak"))
+        .collect()
+    }
     firsts = _first_out(tagged, st, heads)
     tagged.unpersist()
     out = []
     for n, h in enumerate(heads, 1):
         first = firsts.get(h["id"])
-        out.append({"id": n, "start_ms": h["start_ms"], "end_ms": h["end_ms"],
-                    "duration_s": (h["end_ms"] - h["start_ms"]) / 1000,
-                    "first_broker_out": first["broker"] if first else None,
-                    "first_out_ms": first["ts"] if first else None,
-                    "topics": list(h["topics"]), "partitions": h["partitions"],
-                    "peak_under_min_isr": peaks.get((h["id"], "UNDER_MIN_ISR"), 0),
-                    "peak_offline": peaks.get((h["id"], "OFFLINE"), 0)})
+        out.append(
+            {
+                "id": n,
+                "start_ms": h["start_ms"],
+                "end_ms": h["end_ms"],
+                "duration_s": (h["end_ms"] - h["start_ms"]) / 1000,
+                "first_broker_out": first["broker"] if first else None,
+                "first_out_ms": first["ts"] if first else None,
+                "topics": list(h["topics"]),
+                "partitions": h["partitions"],
+                "peak_under_min_isr": peaks.get((h["id"], "UNDER_MIN_ISR"), 0),
+                "peak_offline": peaks.get((h["id"], "OFFLINE"), 0),
+            }
+        )
     return out
 
 
@@ -306,63 +389,108 @@ def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, 
     that was never short (min ISR above its replication factor)."""
     w = Window.partitionBy(*KEY).orderBy("ts")
     begins = F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))
-    runs = (st.select(*KEY, "ts", "short", begins.alias("_b")).filter(F.col("_b"))
-            .select(*KEY, F.col("ts").alias("ep_start")))
+    runs = (
+        st.select(*KEY, "ts", "short", begins.alias("_b"))
+        .filter(F.col("_b"))
+        .select(*KEY, F.col("ts").alias("ep_start"))
+    )
     spark = st.sparkSession
     starts = spark.createDataFrame([(h["id"], h["start_ms"]) for h in heads], "id long, inc_start long")
-    bad = (tagged.groupBy("id", *KEY).agg(F.min("start_ms").alias("bad_start"))
-           .join(F.broadcast(starts), "id"))
-    lo = (bad.join(runs, list(KEY), "left")
-          .filter(F.col("ep_start").isNull() | (F.col("ep_start") <= F.col("bad_start")))
-          .groupBy("id", *KEY, "inc_start").agg(F.max("ep_start").alias("ep_start"))
-          .select("id", *KEY, "inc_start",
-                  F.coalesce("ep_start", F.col("inc_start") - F.lit(LOOKBACK_MS)).alias("lo")))
+    bad = tagged.groupBy("id", *KEY).agg(F.min("start_ms").alias("bad_start")).join(F.broadcast(starts), "id")
+    lo = (
+        bad.join(runs, list(KEY), "left")
+        .filter(F.col("ep_start").isNull() | (F.col("ep_start") <= F.col("bad_start")))
+        .groupBy("id", *KEY, "inc_start")
+        .agg(F.max("ep_start").alias("ep_start"))
+        .select("id", *KEY, "inc_start", F.coalesce("ep_start", F.col("inc_start") - F.lit(LOOKBACK_MS)).alias("lo"))
+    )
     empty = F.array().cast(_IDS)
-    outs = (st.select(*KEY, "ts", F.array_union(F.coalesce("removed", empty),
-                                                F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty))
-                      .alias("out"))
-            .filter(F.size("out") > 0))
-    return {r["id"]: r["first"] for r in outs.join(lo, list(KEY))
-            .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
-            .select("id", "ts", F.explode("out").alias("broker"))
-            .groupBy("id").agg(F.min(F.struct("ts", "broker")).alias("first")).collect()}
+    outs = st.select(
+        *KEY,
+        "ts",
+        F.array_union(
+            F.coalesce("removed", empty), F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty)
+        ).alias("out"),
+    ).filter(F.size("out") > 0)
+    return {
+        r["id"]: r["first"]
+        for r in outs.join(lo, list(KEY))
+        .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
+        .select("id", "ts", F.explode("out").alias("broker"))
+        .groupBy("id")
+        .agg(F.min(F.struct("ts", "broker")).alias("first"))
+        .collect()
+    }
 
 
 def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
     """Per broker: ISR shrinks, expands and the flapping score (see the module docstring)."""
-    moves = st.select(*KEY, "ts", F.explode(F.concat(
-        F.transform(F.coalesce("removed", F.array().cast(_IDS)), lambda b: F.struct(b.alias("broker"), F.lit(-1).alias("d"))),
-        F.transform(F.coalesce("added", F.array().cast(_IDS)), lambda b: F.struct(b.alias("broker"), F.lit(1).alias("d")))))
-        .alias("m")).select(*KEY, "ts", "m.broker", "m.d")
+    moves = st.select(
+        *KEY,
+        "ts",
+        F.explode(
+            F.concat(
+                F.transform(
+                    F.coalesce("removed", F.array().cast(_IDS)),
+                    lambda b: F.struct(b.alias("broker"), F.lit(-1).alias("d")),
+                ),
+                F.transform(
+                    F.coalesce("added", F.array().cast(_IDS)),
+                    lambda b: F.struct(b.alias("broker"), F.lit(1).alias("d")),
+                ),
+            )
+        ).alias("m"),
+    ).select(*KEY, "ts", "m.broker", "m.d")
     # per (partition, broker) first (no shuffle: st is partitioned by topic and partition), then per broker
     w = Window.partitionBy(*KEY, "broker").orderBy("ts", "d")
-    quick = ((F.col("d") == -1) & (F.lead("d").over(w) == 1) & (F.lead("ts").over(w) - F.col("ts") <= FLAP_MS))
-    rows = (moves.withColumn("_quick", F.coalesce(quick.cast("int"), F.lit(0)))
-            .groupBy(*KEY, "broker").agg(
-                F.sum((F.col("d") == -1).cast("int")).alias("shrinks"),
-                F.sum((F.col("d") == 1).cast("int")).alias("expands"),
-                F.sum("_quick").alias("quick"))
-            .groupBy("broker").agg(
-                F.sum("shrinks").alias("shrinks"), F.sum("expands").alias("expands"), F.sum("quick").alias("quick"),
-                F.sum((F.col("shrinks") > 0).cast("int")).alias("hit"))
-            .collect())
+    quick = (F.col("d") == -1) & (F.lead("d").over(w) == 1) & (F.lead("ts").over(w) - F.col("ts") <= FLAP_MS)
+    rows = (
+        moves.withColumn("_quick", F.coalesce(quick.cast("int"), F.lit(0)))
+        .groupBy(*KEY, "broker")
+        .agg(
+            F.sum((F.col("d") == -1).cast("int")).alias("shrinks"),
+            F.sum((F.col("d") == 1).cast("int")).alias("expands"),
+            F.sum("_quick").alias("quick"),
+        )
+        .groupBy("broker")
+        .agg(
+            F.sum("shrinks").alias("shrinks"),
+            F.sum("expands").alias("expands"),
+            F.sum("quick").alias("quick"),
+            F.sum((F.col("shrinks") > 0).cast("int")).alias("hit"),
+        )
+        .collect()
+    )
     by_id = {r["broker"]: r for r in rows}
     out = []
     for b in sorted(set(by_id) | set(known)):
         r = by_id.get(b)
         hit = r["hit"] if r else 0
-        out.append({"broker": b, "shrinks": r["shrinks"] if r else 0, "expands": r["expands"] if r else 0,
-                    "flapping_score": round(r["quick"] / hit, 2) if r and hit else 0.0})
+        out.append(
+            {
+                "broker": b,
+                "shrinks": r["shrinks"] if r else 0,
+                "expands": r["expands"] if r else 0,
+                "flapping_score": round(r["quick"] / hit, 2) if r and hit else 0.0,
+            }
+        )
     return out
 
 
 def top_partitions(intervals: DataFrame) -> list[dict[str, Any]]:
     """The 20 partitions longest under min ISR (ties: topic, partition)."""
-    rows = (intervals.filter(F.col("class") == "UNDER_MIN_ISR").groupBy("topic", "partition")
-            .agg(F.sum("duration_ms").alias("ms"), F.count("*").alias("n"))
-            .orderBy(F.col("ms").desc(), "topic", "partition").limit(TOP_N).collect())
-    return [{"topic": r["topic"], "partition": r["partition"], "under_min_isr_s": r["ms"] / 1000,
-             "intervals": r["n"]} for r in rows]
+    rows = (
+        intervals.filter(F.col("class") == "UNDER_MIN_ISR")
+        .groupBy("topic", "partition")
+        .agg(F.sum("duration_ms").alias("ms"), F.count("*").alias("n"))
+        .orderBy(F.col("ms").desc(), "topic", "partition")
+        .limit(TOP_N)
+        .collect()
+    )
+    return [
+        {"topic": r["topic"], "partition": r["partition"], "under_min_isr_s": r["ms"] / 1000, "intervals": r["n"]}
+        for r in rows
+    ]
 
 
 # -- the job ----------------------------------------------------------------------------------------
@@ -395,8 +523,11 @@ def claim_local_output(out: Path) -> None:
 def _check_owned(shown: str, names: list[str]) -> None:
     if names and MARKER not in names and "summary.json" not in names:
         listed = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-        raise ReplayError(f"--out {shown}: not empty and not a replay directory ({listed}); give a new or "
-                          f"empty directory (nothing in it was changed)", EXIT_UNWRITABLE)
+        raise ReplayError(
+            f"--out {shown}: not empty and not a replay directory ({listed}); give a new or "
+            f"empty directory (nothing in it was changed)",
+            EXIT_UNWRITABLE,
+        )
 
 
 def claim_output(fs: HadoopFs, cfg: ReplayConfig) -> None:
@@ -458,9 +589,17 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
             top = top_partitions(iv)
             progress(3, "writing intervals and frames")
             tables.result()
-        summary = {"schema": SUMMARY_SCHEMA, "day": cfg.day.isoformat(), "day_start_ms": cfg.day_start,
-                   "inputs": meta, "gaps": inputs.gaps, "timeline": tl, "incidents": inc, "brokers": br,
-                   "top_partitions": top}
+        summary = {
+            "schema": SUMMARY_SCHEMA,
+            "day": cfg.day.isoformat(),
+            "day_start_ms": cfg.day_start,
+            "inputs": meta,
+            "gaps": inputs.gaps,
+            "timeline": tl,
+            "incidents": inc,
+            "brokers": br,
+            "top_partitions": top,
+        }
         _write_summary(spark, fs, cfg, inputs, summary)
     finally:
         for df in persisted:
@@ -477,49 +616,69 @@ def _write_tables(cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
     out = cfg.out_uri
     iv.write.mode("overwrite").parquet(join(out, "intervals"))
     d0 = cfg.day_start
-    frames = (st.filter(~F.col("unknown"))
-              .select(F.col("ts").alias("ts_ms"), "topic", "partition", "leader", "isr", "replicas", "min_isr",
-                      "class"))
+    frames = st.filter(~F.col("unknown")).select(
+        F.col("ts").alias("ts_ms"), "topic", "partition", "leader", "isr", "replicas", "min_isr", "class"
+    )
     hour = F.floor((F.col("ts_ms") - d0) / HOUR_MS).cast("int")
     w = Window.partitionBy(*KEY).orderBy("ts_ms")  # st's own partitioning: no new shuffle
     # the hours H (1..23) whose start the frame is in force at: ts < H:00 <= the next frame's ts
     nxt = F.coalesce(F.lead("ts_ms").over(w), F.lit(cfg.day_end).cast("long"))
-    spans = (frames.withColumn("_h1", hour + 1)
-             .withColumn("_h2", F.least(F.floor((nxt - d0) / HOUR_MS).cast("int"), F.lit(23)))
-             .filter(F.col("_h1") <= F.col("_h2")))
+    spans = (
+        frames.withColumn("_h1", hour + 1)
+        .withColumn("_h2", F.least(F.floor((nxt - d0) / HOUR_MS).cast("int"), F.lit(23)))
+        .filter(F.col("_h1") <= F.col("_h2"))
+    )
     at_hour = spans.select("*", F.explode(F.sequence("_h1", "_h2")).alias("hour")).drop("_h1", "_h2")
 
     def write(df: DataFrame, name: str) -> None:
-        (df.write.mode("overwrite").partitionBy("hour").option("compression", "gzip")
-         .option("zlib.compress.level", "BEST_SPEED").option("ignoreNullFields", "false")
-         .json(join(out, "frames", name)))
+        (
+            df.write.mode("overwrite")
+            .partitionBy("hour")
+            .option("compression", "gzip")
+            .option("zlib.compress.level", "BEST_SPEED")
+            .option("ignoreNullFields", "false")
+            .json(join(out, "frames", name))
+        )
 
     write(frames.withColumn("hour", hour), "partitions")
     write(at_hour, "at_hour")
 
 
-def _write_summary(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig, inputs: Inputs,
-                   summary: dict[str, Any]) -> None:
+def _write_summary(
+    spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig, inputs: Inputs, summary: dict[str, Any]
+) -> None:
     """The small tables and broker frames (side by side), then summary.json (last: its presence means
     the replay is whole), written through Hadoop's FileSystem."""
     out = cfg.out_uri
     small = [
-        (summary["timeline"], "minute int, offline int, under_min_isr int, at_min_isr int, "
-                              "under_replicated int, worst string, gap boolean", "timeline"),
+        (
+            summary["timeline"],
+            "minute int, offline int, under_min_isr int, at_min_isr int, "
+            "under_replicated int, worst string, gap boolean",
+            "timeline",
+        ),
         (summary["brokers"], "broker int, shrinks long, expands long, flapping_score double", "brokers"),
-        (summary["incidents"], "id int, start_ms long, end_ms long, duration_s double, first_broker_out int, "
-                               "first_out_ms long, topics array<string>, partitions long, "
-                               "peak_under_min_isr long, peak_offline long", "incidents"),
-        (summary["top_partitions"], "topic string, partition int, under_min_isr_s double, intervals long",
-         "top_partitions"),
+        (
+            summary["incidents"],
+            "id int, start_ms long, end_ms long, duration_s double, first_broker_out int, "
+            "first_out_ms long, topics array<string>, partitions long, "
+            "peak_under_min_isr long, peak_offline long",
+            "incidents",
+        ),
+        (
+            summary["top_partitions"],
+            "topic string, partition int, under_min_isr_s double, intervals long",
+            "top_partitions",
+        ),
     ]
 
     def parquet(rows: list[Any], ddl: str, name: str) -> None:
         spark.createDataFrame(rows, ddl).coalesce(1).write.mode("overwrite").parquet(join(out, name))
 
     def broker_frames() -> None:
-        spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(1) \
-            .write.mode("overwrite").option("compression", "gzip").json(join(out, "frames", "brokers"))
+        spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(
+            1
+        ).write.mode("overwrite").option("compression", "gzip").json(join(out, "frames", "brokers"))
 
     with ThreadPoolExecutor(max_workers=5, thread_name_prefix="replay-write") as pool:
         done = [pool.submit(parquet, *t) for t in small] + [pool.submit(broker_frames)]
@@ -568,8 +727,12 @@ def spark_log_path(cfg: ReplayConfig) -> Path:
     return Path(tempfile.gettempdir()) / f"kafkatui-replay-{cfg.day.isoformat()}-{os.getpid()}-spark.log"
 
 
-def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _noop,
-           on_session: Callable[[SparkSession], None] | None = None) -> ReplayResult:
+def replay(
+    cfg: ReplayConfig,
+    master: str | None = None,
+    progress: Progress = _noop,
+    on_session: Callable[[SparkSession], None] | None = None,
+) -> ReplayResult:
     """Start Spark (in a thread) while the driver checks what it can without it, then run the job.
 
     Raises ReplayError, NoJavaError (before anything starts) and whatever Spark raises; the
@@ -578,12 +741,17 @@ def replay(cfg: ReplayConfig, master: str | None = None, progress: Progress = _n
     from kafkatui.history.spark_session import NoJavaError, find_java, spark_session, under_spark_submit
 
     if find_java() is None and not under_spark_submit() and SparkSession.getActiveSession() is None:
-        raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
-                          "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
+        raise NoJavaError(
+            "Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
+            "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME"
+        )
     hist = local_path(cfg.history) if cfg.history is not None else None
     if not cfg.broker_logs and hist is not None and not inp.hour_files(hist, cfg.day):
-        raise ReplayError(f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
-                          f"{describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
+        raise ReplayError(
+            f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
+            f"{describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}",
+            EXIT_NO_INPUT,
+        )
     out = local_path(cfg.out)
     if out is not None:
         claim_local_output(out)
@@ -626,15 +794,32 @@ def parse_tz(name: str) -> tzinfo:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The job's arguments (shared by `kafkatui replay` and spark-submit)."""
     p.add_argument("--day", required=True, help="the UTC day to replay, YYYY-MM-DD")
-    p.add_argument("--history", default=None, help="recordings directory (kafkatui record --dir): a path or a "
-                   "Hadoop URI (file://, hdfs://, s3a://)")
-    p.add_argument("--broker-logs", action="append", default=[], metavar="GLOB",
-                   help="broker server.log / state-change.log and KRaft controller.log files (glob; rotated and .gz "
-                        "too); repeatable")
+    p.add_argument(
+        "--history",
+        default=None,
+        help="recordings directory (kafkatui record --dir): a path or a Hadoop URI (file://, hdfs://, s3a://)",
+    )
+    p.add_argument(
+        "--broker-logs",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="broker server.log / state-change.log and KRaft controller.log files (glob; rotated and .gz "
+        "too); repeatable",
+    )
     p.add_argument("--master", default=None, help="Spark master (default local[2]; ignored under spark-submit)")
-    p.add_argument("--out", default=None, help="output directory, a path or a Hadoop URI (default ./replay-DAY); "
-                   "must be new, empty or an earlier replay's")
-    p.add_argument("--min-isr", type=int, default=None, help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="output directory, a path or a Hadoop URI (default ./replay-DAY); "
+        "must be new, empty or an earlier replay's",
+    )
+    p.add_argument(
+        "--min-isr",
+        type=int,
+        default=None,
+        help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR",
+    )
     p.add_argument("--tz", default="UTC", help="time zone of the broker log timestamps (default UTC)")
 
 
@@ -657,8 +842,7 @@ def config_from(ns: argparse.Namespace) -> ReplayConfig:
     out: Path | str = ns.out or f"replay-{day.isoformat()}"
     if not is_uri(str(out)):
         out = Path(out)
-    return ReplayConfig(day=day, out=out, history=history, broker_logs=list(ns.broker_logs),
-                        min_isr=ns.min_isr, tz=tz)
+    return ReplayConfig(day=day, out=out, history=history, broker_logs=list(ns.broker_logs), min_isr=ns.min_isr, tz=tz)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -671,8 +855,13 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     try:
         cfg = config_from(ns)
-        result = replay(cfg, ns.master, lambda i, d: print(
-            f"{time.perf_counter() - t0:7.1f}s [{i}/4] {STAGES[i] if i < 4 else 'done'}: {d}", flush=True))
+        result = replay(
+            cfg,
+            ns.master,
+            lambda i, d: print(
+                f"{time.perf_counter() - t0:7.1f}s [{i}/4] {STAGES[i] if i < 4 else 'done'}: {d}", flush=True
+            ),
+        )
     except ReplayError as exc:
         print(f"replay: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -685,8 +874,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # Spark / Java failures (py4j): one line naming the cause
         print(f"replay: error: the replay job failed: {spark_error_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"replay of {cfg.day.isoformat()} written to {result.out} in {time.perf_counter() - t0:.1f} s "
-          f"(job {result.seconds:.1f} s)")
+    print(
+        f"replay of {cfg.day.isoformat()} written to {result.out} in {time.perf_counter() - t0:.1f} s "
+        f"(job {result.seconds:.1f} s)"
+    )
     return 0
 
 

@@ -64,19 +64,57 @@ def _fields(*pairs: tuple[str, T.DataType]) -> T.StructType:
 
 
 # partition records only: the JSON reader converts just these fields and skips the rest of a line
-_PART_FIELDS = (("v", T.LongType()), ("type", T.StringType()), ("ts", T.DoubleType()),
-                ("topic", T.StringType()), ("partition", T.IntegerType()), ("leader", T.IntegerType()),
-                ("replicas", _IDS), ("isr", _IDS), ("min_isr", T.IntegerType()), ("class", T.StringType()))
+_PART_FIELDS = (
+    ("v", T.LongType()),
+    ("type", T.StringType()),
+    ("ts", T.DoubleType()),
+    ("topic", T.StringType()),
+    ("partition", T.IntegerType()),
+    ("leader", T.IntegerType()),
+    ("replicas", _IDS),
+    ("isr", _IDS),
+    ("min_isr", T.IntegerType()),
+    ("class", T.StringType()),
+)
 PART_SCHEMA = _fields(*_PART_FIELDS, ("_corrupt_record", T.StringType()))
 LINE_SCHEMA = _fields(*_PART_FIELDS)
-SNAP_SCHEMA = _fields(("ts", T.DoubleType()), ("topics", T.MapType(T.StringType(), _fields(
-    ("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))))))
-LOG_EVENT_SCHEMA = _fields(("ts", T.LongType()), ("broker", T.IntegerType()), ("topic", T.StringType()),
-                           ("partition", T.IntegerType()), ("kind", T.StringType()), ("old_isr", _IDS),
-                           ("new_isr", _IDS), ("under", T.BooleanType()), ("oos", _IDS), ("seq", T.LongType()),
-                           ("leader", T.IntegerType()))
-EVENT_COLS = ["ts", "topic", "partition", "leader", "isr", "replicas", "rset", "min_isr", "offline", "unknown",
-              "seq", "weak"]
+SNAP_SCHEMA = _fields(
+    ("ts", T.DoubleType()),
+    (
+        "topics",
+        T.MapType(
+            T.StringType(),
+            _fields(("min_isr", T.IntegerType()), ("partitions", T.ArrayType(T.ArrayType(T.StringType())))),
+        ),
+    ),
+)
+LOG_EVENT_SCHEMA = _fields(
+    ("ts", T.LongType()),
+    ("broker", T.IntegerType()),
+    ("topic", T.StringType()),
+    ("partition", T.IntegerType()),
+    ("kind", T.StringType()),
+    ("old_isr", _IDS),
+    ("new_isr", _IDS),
+    ("under", T.BooleanType()),
+    ("oos", _IDS),
+    ("seq", T.LongType()),
+    ("leader", T.IntegerType()),
+)
+EVENT_COLS = [
+    "ts",
+    "topic",
+    "partition",
+    "leader",
+    "isr",
+    "replicas",
+    "rset",
+    "min_isr",
+    "offline",
+    "unknown",
+    "seq",
+    "weak",
+]
 
 
 class ReplayError(Exception):
@@ -190,43 +228,82 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
         m["seq"] = seq
     damaged = {h.rank for h in heads if h.damaged}
     intact = [f.uri for rank, f in enumerate(files) if rank not in damaged]
-    valid = (F.col("v").isNotNull() & (F.col("v") <= 1) & (F.col("type") == "partition")
-             & F.col("ts").isNotNull() & ~F.isnan("ts") & (F.abs("ts") < 1e13))
+    valid = (
+        F.col("v").isNotNull()
+        & (F.col("v") <= 1)
+        & (F.col("type") == "partition")
+        & F.col("ts").isNotNull()
+        & ~F.isnan("ts")
+        & (F.abs("ts") < 1e13)
+    )
     parts: list[DataFrame] = []
     if intact:
-        read = (spark.read.schema(PART_SCHEMA).option("mode", "PERMISSIVE")
-                .option("columnNameOfCorruptRecord", "_corrupt_record").json(intact))
-        parts.append(read.filter(valid & F.col("_corrupt_record").isNull()).drop("_corrupt_record")
-                     .withColumn("seq", F.monotonically_increasing_id()))
+        read = (
+            spark.read.schema(PART_SCHEMA)
+            .option("mode", "PERMISSIVE")
+            .option("columnNameOfCorruptRecord", "_corrupt_record")
+            .json(intact)
+        )
+        parts.append(
+            read.filter(valid & F.col("_corrupt_record").isNull())
+            .drop("_corrupt_record")
+            .withColumn("seq", F.monotonically_increasing_id())
+        )
     if damaged:
         lines = scans.flatMap(lambda h: [((h.rank << 32) | i, b.decode()) for i, b in enumerate(h.lines)])
         ldf = spark.createDataFrame(lines, "n long, line string")
-        parts.append(ldf.select((F.lit(REPAIRED_SEQ) + F.col("n")).alias("seq"),
-                                F.from_json("line", LINE_SCHEMA).alias("r")).select("r.*", "seq").filter(valid))
+        parts.append(
+            ldf.select((F.lit(REPAIRED_SEQ) + F.col("n")).alias("seq"), F.from_json("line", LINE_SCHEMA).alias("r"))
+            .select("r.*", "seq")
+            .filter(valid)
+        )
     events = parts[0]
     for more in parts[1:]:
         events = events.unionByName(more)
     leader = F.col("leader")
     events = events.select(
-        F.round(F.col("ts") * 1000).cast("long").alias("ts"), "topic", "partition", "leader", "isr", "replicas",
-        "min_isr", ((F.col("class") == "OFFLINE") & (leader >= 0)).alias("offline"), "seq")
+        F.round(F.col("ts") * 1000).cast("long").alias("ts"),
+        "topic",
+        "partition",
+        "leader",
+        "isr",
+        "replicas",
+        "min_isr",
+        ((F.col("class") == "OFFLINE") & (leader >= 0)).alias("offline"),
+        "seq",
+    )
     if any(_has_snapshots(h) for h in heads):
         snap_lines = scans.flatMap(lambda h: [((h.rank << 24) | i, b.decode()) for i, b in enumerate(h.snapshots)])
-        snaps = (spark.createDataFrame(snap_lines, "n long, line string")
-                 .select((F.lit(SNAP_SEQ) + F.col("n")).alias("seq"), F.from_json("line", SNAP_SCHEMA).alias("s"))
-                 .filter(F.col("s.ts").isNotNull())
-                 .select(F.round(F.col("s.ts") * 1000).cast("long").alias("ts"), "seq",
-                         F.explode("s.topics").alias("topic", "t"))
-                 .select("ts", "seq", "topic", F.col("t.min_isr").alias("min_isr"),
-                         F.explode("t.partitions").alias("p")))
+        snaps = (
+            spark.createDataFrame(snap_lines, "n long, line string")
+            .select((F.lit(SNAP_SEQ) + F.col("n")).alias("seq"), F.from_json("line", SNAP_SCHEMA).alias("s"))
+            .filter(F.col("s.ts").isNotNull())
+            .select(
+                F.round(F.col("s.ts") * 1000).cast("long").alias("ts"), "seq", F.explode("s.topics").alias("topic", "t")
+            )
+            .select("ts", "seq", "topic", F.col("t.min_isr").alias("min_isr"), F.explode("t.partitions").alias("p"))
+        )
         p = F.col("p")
         snap_leader = p[1].cast("int")
-        events = events.unionByName(snaps.select(
-            "ts", "topic", p[0].cast("int").alias("partition"), snap_leader.alias("leader"),
-            F.from_json(p[4], _IDS).alias("isr"), F.from_json(p[3], _IDS).alias("replicas"), "min_isr",
-            ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"), "seq"))
-    out.events = (events.withColumn("rset", F.lit(None).cast(_IDS)).withColumn("unknown", F.lit(False))
-                  .withColumn("weak", F.lit(False)).select(*EVENT_COLS))
+        events = events.unionByName(
+            snaps.select(
+                "ts",
+                "topic",
+                p[0].cast("int").alias("partition"),
+                snap_leader.alias("leader"),
+                F.from_json(p[4], _IDS).alias("isr"),
+                F.from_json(p[3], _IDS).alias("replicas"),
+                "min_isr",
+                ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"),
+                "seq",
+            )
+        )
+    out.events = (
+        events.withColumn("rset", F.lit(None).cast(_IDS))
+        .withColumn("unknown", F.lit(False))
+        .withColumn("weak", F.lit(False))
+        .select(*EVENT_COLS)
+    )
     return out
 
 
@@ -259,9 +336,19 @@ def _parse_task(rank: int, name: str, data: bytes, tz: tzinfo) -> Iterator[tuple
 
 
 def _log_tuple(ev: IsrLogEvent, seq: int) -> LogTuple:
-    return (ev.ts_ms, ev.broker, ev.topic, ev.partition, ev.kind,
-            list(ev.old_isr) if ev.old_isr is not None else None, list(ev.new_isr), ev.under_min_isr,
-            [b for b, _, _ in ev.out_of_sync], seq, ev.leader)
+    return (
+        ev.ts_ms,
+        ev.broker,
+        ev.topic,
+        ev.partition,
+        ev.kind,
+        list(ev.old_isr) if ev.old_isr is not None else None,
+        list(ev.new_isr),
+        ev.under_min_isr,
+        [b for b, _, _ in ev.out_of_sync],
+        seq,
+        ev.leader,
+    )
 
 
 def derive_partition(rows: Iterable[LogTuple], fences: list[BrokerLogEvent]) -> list[LogTuple]:
@@ -270,12 +357,28 @@ def derive_partition(rows: Iterable[LogTuple], fences: list[BrokerLogEvent]) -> 
     added, parsed ``offline`` events given the ISR known then, stale shrinks / expands dropped. A
     partition's outcome depends only on its own events and the fences, so this equals deriving over
     all partitions at once, as `logparse.parse_logs` does."""
-    events = sorted((IsrLogEvent(t[0], t[1], t[2], t[3], t[4], None if t[5] is None else tuple(t[5]), tuple(t[6]),
-                                 under_min_isr=t[7], out_of_sync=tuple((b, None, None) for b in t[8]),
-                                 source=str(t[9]), leader=t[10]) for t in rows),
-                    key=lambda e: (e.ts_ms, int(e.source)))
-    return [_log_tuple(ev, int(ev.source) if ev.source.isdigit() else DERIVED_SEQ)
-            for ev in derive_offline(events, fences)]
+    events = sorted(
+        (
+            IsrLogEvent(
+                t[0],
+                t[1],
+                t[2],
+                t[3],
+                t[4],
+                None if t[5] is None else tuple(t[5]),
+                tuple(t[6]),
+                under_min_isr=t[7],
+                out_of_sync=tuple((b, None, None) for b in t[8]),
+                source=str(t[9]),
+                leader=t[10],
+            )
+            for t in rows
+        ),
+        key=lambda e: (e.ts_ms, int(e.source)),
+    )
+    return [
+        _log_tuple(ev, int(ev.source) if ev.source.isdigit() else DERIVED_SEQ) for ev in derive_offline(events, fences)
+    ]
 
 
 def _merge(reports: list[dict[str, Any]]) -> ParseReport:
@@ -284,7 +387,7 @@ def _merge(reports: list[dict[str, Any]]) -> ParseReport:
         for k in ("files", "lines", "events", "unparsed", "skipped", "broker_events"):
             setattr(out, k, getattr(out, k) + r[k])
         out.problems.extend(r["problems"])
-        out.unparsed_examples.extend(r["unparsed_examples"][:max(0, 5 - len(out.unparsed_examples))])
+        out.unparsed_examples.extend(r["unparsed_examples"][: max(0, 5 - len(out.unparsed_examples))])
     return out
 
 
@@ -328,48 +431,87 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
     tz = cfg.tz
     sc = spark.sparkContext
     raw: RDD[tuple[str, bytes]] = sc.binaryFiles(",".join(f.uri for f in files), minPartitions=len(files))
-    parsed = raw.flatMap(lambda kv: _parse_task(qualified[_norm(kv[0])], _display(kv[0]), kv[1], tz)) \
-        .persist(StorageLevel.MEMORY_AND_DISK)
+    parsed = raw.flatMap(lambda kv: _parse_task(qualified[_norm(kv[0])], _display(kv[0]), kv[1], tz)).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     out.cached.append(parsed)
     out.report = _merge(parsed.filter(lambda x: x[0] == "r").map(lambda x: x[1]).collect())
     out.report.problems[:0] = problems
-    fences = sc.broadcast([BrokerLogEvent(ts, broker, kind) for ts, broker, kind, _ in sorted(
-        parsed.filter(lambda x: x[0] == "b").map(lambda x: x[1]).collect(), key=lambda b: (b[0], b[3]))])
+    fences = sc.broadcast(
+        [
+            BrokerLogEvent(ts, broker, kind)
+            for ts, broker, kind, _ in sorted(
+                parsed.filter(lambda x: x[0] == "b").map(lambda x: x[1]).collect(), key=lambda b: (b[0], b[3])
+            )
+        ]
+    )
     out.cached.append(fences)
-    derived = (parsed.filter(lambda x: x[0] == "e").map(lambda x: ((x[1][2], x[1][3]), x[1])).groupByKey()
-               .flatMap(lambda kv: derive_partition(kv[1], fences.value)))
+    derived = (
+        parsed.filter(lambda x: x[0] == "e")
+        .map(lambda x: ((x[1][2], x[1][3]), x[1]))
+        .groupByKey()
+        .flatMap(lambda kv: derive_partition(kv[1], fences.value))
+    )
     ev = spark.createDataFrame(derived, LOG_EVENT_SCHEMA)
     key = ["topic", "partition"]
-    everyone = F.concat(F.array("broker"), "new_isr", F.coalesce("old_isr", F.array().cast(_IDS)),
-                        F.coalesce("oos", F.array().cast(_IDS)))
+    everyone = F.concat(
+        F.array("broker"),
+        "new_isr",
+        F.coalesce("old_isr", F.array().cast(_IDS)),
+        F.coalesce("oos", F.array().cast(_IDS)),
+    )
     rsets = ev.groupBy(*key).agg(F.array_sort(F.array_distinct(F.flatten(F.collect_list(everyone)))).alias("rset"))
     marked = ev.groupBy("topic").agg(
         F.max(F.when(F.col("under"), F.size("new_isr") + 1)).alias("low"),
-        F.min(F.when(~F.col("under"), F.greatest(F.lit(1), F.size("new_isr")))).alias("high"))
+        F.min(F.when(~F.col("under"), F.greatest(F.lit(1), F.size("new_isr")))).alias("high"),
+    )
     default = F.lit(cfg.min_isr).cast("int")
-    topic_min = marked.select("topic", F.coalesce("low", F.least(default, F.coalesce("high", default)))
-                              .alias("min_isr"))
+    topic_min = marked.select(
+        "topic", F.coalesce("low", F.least(default, F.coalesce("high", default))).alias("min_isr")
+    )
     w = Window.partitionBy(*key).orderBy("ts", "seq")
     own = F.when((F.col("kind") != "leader") | (F.size("new_isr") > 0), F.col("new_isr"))
-    rows = (ev.withColumn("isr", F.last(own, True).over(w.rowsBetween(Window.unboundedPreceding, 0)))
-            .filter(F.col("isr").isNotNull())
-            .withColumn("_n", F.row_number().over(w))
-            .join(F.broadcast(topic_min), "topic").join(rsets, key))
-    weak = (rows.filter((F.col("_n") == 1) & F.col("old_isr").isNotNull())
-            .select((F.least("ts", F.lit(cfg.day_start)) - 1).alias("ts"), *key, F.col("broker").alias("leader"),
-                    F.col("old_isr").alias("isr"), "rset", "min_isr", F.lit(-1).cast("long").alias("seq"),
-                    F.lit(True).alias("weak")))
-    strong = (rows.filter(F.col("ts") < cfg.day_end)  # leader -1: offline; an unclean line names the new one
-              .select("ts", *key, F.coalesce("leader", "broker").alias("leader"), "isr", "rset", "min_isr", "seq",
-                      F.lit(False).alias("weak")))
+    rows = (
+        ev.withColumn("isr", F.last(own, True).over(w.rowsBetween(Window.unboundedPreceding, 0)))
+        .filter(F.col("isr").isNotNull())
+        .withColumn("_n", F.row_number().over(w))
+        .join(F.broadcast(topic_min), "topic")
+        .join(rsets, key)
+    )
+    weak = rows.filter((F.col("_n") == 1) & F.col("old_isr").isNotNull()).select(
+        (F.least("ts", F.lit(cfg.day_start)) - 1).alias("ts"),
+        *key,
+        F.col("broker").alias("leader"),
+        F.col("old_isr").alias("isr"),
+        "rset",
+        "min_isr",
+        F.lit(-1).cast("long").alias("seq"),
+        F.lit(True).alias("weak"),
+    )
+    strong = rows.filter(F.col("ts") < cfg.day_end).select(  # leader -1: offline; an unclean line names the new one
+        "ts",
+        *key,
+        F.coalesce("leader", "broker").alias("leader"),
+        "isr",
+        "rset",
+        "min_isr",
+        "seq",
+        F.lit(False).alias("weak"),
+    )
     logged = weak.unionByName(strong).persist(StorageLevel.MEMORY_AND_DISK)
     out.cached.append(logged)
-    stats = logged.agg(F.sum(((F.col("ts") >= cfg.day_start) & ~F.col("weak")).cast("int")).alias("n"),
-                       F.array_distinct(F.flatten(F.collect_set("rset"))).alias("b")).first()
+    stats = logged.agg(
+        F.sum(((F.col("ts") >= cfg.day_start) & ~F.col("weak")).cast("int")).alias("n"),
+        F.array_distinct(F.flatten(F.collect_set("rset"))).alias("b"),
+    ).first()
     out.events_in_day = int(stats["n"] or 0) if stats else 0
     out.brokers = set(stats["b"] or []) if stats else set()
-    out.events = (logged.withColumn("replicas", F.lit(None).cast(_IDS)).withColumn("offline", F.lit(False))
-                  .withColumn("unknown", F.lit(False)).select(*EVENT_COLS))
+    out.events = (
+        logged.withColumn("replicas", F.lit(None).cast(_IDS))
+        .withColumn("offline", F.lit(False))
+        .withColumn("unknown", F.lit(False))
+        .select(*EVENT_COLS)
+    )
     return out
 
 
@@ -447,8 +589,11 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
     if rec.day_files == 0 and logs.events_in_day == 0:
         for c in cached:
             c.unpersist()
-        raise ReplayError(f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
-                          f"{describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}", EXIT_NO_INPUT)
+        raise ReplayError(
+            f"no ISR history for {cfg.day.isoformat()} (UTC): looked for "
+            f"{describe_inputs(cfg.history, cfg.day, cfg.broker_logs)}",
+            EXIT_NO_INPUT,
+        )
     counts = dict(rec.counts)
     counts["events"] += logs.events_in_day
     report = logs.report
@@ -461,8 +606,9 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
     for g in (m for m in rec.meta if m["type"] == "gap"):
         start, end = round(g["from"] * 1000), round(g["to"] * 1000)
         if start < cfg.day_end and end > cfg.day_start:
-            gaps.append({"start_ms": max(start, cfg.day_start), "end_ms": min(end, cfg.day_end),
-                         "reason": g["reason"] or ""})
+            gaps.append(
+                {"start_ms": max(start, cfg.day_start), "end_ms": min(end, cfg.day_end), "reason": g["reason"] or ""}
+            )
     gaps.sort(key=lambda g: (g["start_ms"], g["end_ms"]))
     meta: dict[str, Any] = {
         "history": os.fspath(cfg.history) if cfg.history is not None else None,

@@ -73,20 +73,41 @@ def _head(kind: str, ts: float, cluster: str | None) -> dict[str, Any]:
     return {"v": SCHEMA_VERSION, "type": kind, "ts": round(ts, 3), "cluster": cluster}
 
 
-def partition_record(ts: float, cluster: str | None, p: PartitionInfo, min_isr: int, health: Health,
-                     changed: list[str], prev: PartitionInfo | None) -> dict[str, Any]:
+def partition_record(
+    ts: float,
+    cluster: str | None,
+    p: PartitionInfo,
+    min_isr: int,
+    health: Health,
+    changed: list[str],
+    prev: PartitionInfo | None,
+) -> dict[str, Any]:
     rec = _head("partition", ts, cluster)
-    rec.update(topic=p.topic, partition=p.partition, leader=p.leader, leader_epoch=p.leader_epoch,
-               replicas=list(p.replicas), isr=list(p.isr), min_isr=min_isr, **{"class": health.name},
-               changed=changed, prev_leader=prev.leader if prev else None,
-               prev_isr=list(prev.isr) if prev else None)
+    rec.update(
+        topic=p.topic,
+        partition=p.partition,
+        leader=p.leader,
+        leader_epoch=p.leader_epoch,
+        replicas=list(p.replicas),
+        isr=list(p.isr),
+        min_isr=min_isr,
+        **{"class": health.name},
+        changed=changed,
+        prev_leader=prev.leader if prev else None,
+        prev_isr=list(prev.isr) if prev else None,
+    )
     return rec
 
 
 def broker_record(ts: float, cluster: str | None, broker_id: int, info: BrokerInfo | None) -> dict[str, Any]:
     rec = _head("broker", ts, cluster)
-    rec.update(broker=broker_id, op="up" if info else "down", host=info.host if info else None,
-               port=info.port if info else None, rack=info.rack if info else None)
+    rec.update(
+        broker=broker_id,
+        op="up" if info else "down",
+        host=info.host if info else None,
+        port=info.port if info else None,
+        rack=info.rack if info else None,
+    )
     return rec
 
 
@@ -108,9 +129,16 @@ def gap_record(ts: float, cluster: str | None, start: float, reason: str, failur
     return rec
 
 
-def snapshot_record(ts: float, cluster: str | None, controller: int, brokers: tuple[BrokerInfo, ...],
-                    topics: dict[str, dict[str, Any]], reason: str) -> dict[str, Any]:
+def snapshot_record(
+    ts: float,
+    cluster: str | None,
+    controller: int,
+    brokers: tuple[BrokerInfo, ...],
+    topics: dict[str, dict[str, Any]],
+    reason: str,
+) -> dict[str, Any]:
     rec = _head("snapshot", ts, cluster)
-    rec.update(controller=controller, brokers=[[b.id, b.host, b.port, b.rack] for b in brokers],
-               topics=topics, reason=reason)
+    rec.update(
+        controller=controller, brokers=[[b.id, b.host, b.port, b.rack] for b in brokers], topics=topics, reason=reason
+    )
     return rec

@@ -17,8 +17,9 @@ from kafkatui.history.recorder import read_events
 WINDOW_S = 3600.0  # the dashboard's window (kafkatui.tui.feed.SHRINK_WINDOW_S)
 
 
-def shrink_counts(directory: str | os.PathLike[str], cluster_id: str | None, now: float,
-                  window_s: float = WINDOW_S) -> dict[int, int] | None:
+def shrink_counts(
+    directory: str | os.PathLike[str], cluster_id: str | None, now: float, window_s: float = WINDOW_S
+) -> dict[int, int] | None:
     """Shrink episodes per broker in the `window_s` before `now`, from the history in `directory`,
     for `cluster_id` (records of other clusters are ignored). None when nothing was recorded for the
     cluster in that window (not the same as "no shrinks": the caller says history is missing)."""

@@ -68,8 +68,7 @@ def _stderr_to(path: Path) -> Iterator[None]:
         os.close(saved)
 
 
-def spark_session(master: str | None = None, log_path: Path | None = None,
-                  driver_memory: str = "3g") -> SparkSession:
+def spark_session(master: str | None = None, log_path: Path | None = None, driver_memory: str = "3g") -> SparkSession:
     """The active session, or a new quiet local one (raises NoJavaError without Java)."""
     active = SparkSession.getActiveSession()
     if active is not None or under_spark_submit():
@@ -77,8 +76,10 @@ def spark_session(master: str | None = None, log_path: Path | None = None,
         spark.sparkContext.setLogLevel("ERROR")
         return spark
     if find_java() is None:
-        raise NoJavaError("Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
-                          "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME")
+        raise NoJavaError(
+            "Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
+            "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME"
+        )
     conf_dir = Path(tempfile.mkdtemp(prefix="kafkatui-spark-"))
     # registered before the session exists, so it runs after PySpark's own exit hook has stopped it
     atexit.register(shutil.rmtree, conf_dir, True)
@@ -91,14 +92,17 @@ def spark_session(master: str | None = None, log_path: Path | None = None,
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # the throughput collector: G1's barriers cost the replay job about 8% (one local JVM, measured)
     java_opts = f"-Dlog4j2.configurationFile=file:{conf_dir / 'log4j2.properties'} -XX:+UseParallelGC"
-    builder = (SparkSession.builder.master(master).appName("kafkatui-replay")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.adaptive.enabled", "true")
-               .config("spark.driver.memory", driver_memory)
-               .config("spark.driver.extraJavaOptions", java_opts)
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.local.dir", str(conf_dir)))
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("kafkatui-replay")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.driver.memory", driver_memory)
+        .config("spark.driver.extraJavaOptions", java_opts)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.local.dir", str(conf_dir))
+    )
     with _stderr_to(log):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -90,7 +90,9 @@ class _Details:
     problems: list[str]
 
 
-def _describe_topic_partitions(kadmin: Any, topics: list[str], deadline: float) -> dict[tuple[str, int], dict[str, Any]]:
+def _describe_topic_partitions(
+    kadmin: Any, topics: list[str], deadline: float
+) -> dict[tuple[str, int], dict[str, Any]]:
     """Every partition of `topics` from DescribeTopicPartitions, following the cursor."""
     out: dict[tuple[str, int], dict[str, Any]] = {}
     cursor = None

@@ -33,8 +33,12 @@ from kafkatui.kafka.errors import (
 )
 from kafkatui.kafka.settings import parse_host_port
 
-_AUTHZ_CODES = {29: "TOPIC_AUTHORIZATION_FAILED", 30: "GROUP_AUTHORIZATION_FAILED",
-                31: "CLUSTER_AUTHORIZATION_FAILED", 53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"}
+_AUTHZ_CODES = {
+    29: "TOPIC_AUTHORIZATION_FAILED",
+    30: "GROUP_AUTHORIZATION_FAILED",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    53: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
+}
 _AUTHZ_HINTS = {29: "DESCRIBE_CONFIGS on the topics", 31: "DESCRIBE on the CLUSTER resource"}
 
 
@@ -124,7 +128,9 @@ class _Forward(logging.Handler):
             self._target.handle(clean)
 
 
-_EVENT_HEAD = re.compile(r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$")
+_EVENT_HEAD = re.compile(
+    r"^(?:(?P<proto>[a-z_]+)://)?(?P<addr>\[[^\]]+\]:\d+|[^\s/\[\]]+:\d+)/(?P<node>[^:\s]+):\s*(?P<rest>.*)$"
+)
 _EVENT_TAIL = re.compile(r"\s*\(after \d+ms in state (?P<state>[A-Z_]+)(?:,[^)]*)?\)\s*$")
 _RESPONSE_SIZE = re.compile(r"Invalid response size (\d+)")
 _UNVERIFIED = re.compile(r"^TLS handshake with (?P<addr>\S+) failed: .*certificate verify failed", re.IGNORECASE)
@@ -182,11 +188,18 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
         )
     if "alert bad certificate" in low or "alert unknown ca" in low or re.search(r"ssl alert number (42|48)\b", low):
         return AuthenticationError(f"TLS handshake with {addr} failed: the broker rejected the client certificate")
-    if event.name == "_SSL" or p.state == "SSL_HANDSHAKE" or "ssl handshake failed" in low or "certificate verify failed" in low:
+    if (
+        event.name == "_SSL"
+        or p.state == "SSL_HANDSHAKE"
+        or "ssl handshake failed" in low
+        or "certificate verify failed" in low
+    ):
         reason = re.sub(r"^SSL handshake failed:\s*", "", detail)
         return AuthenticationError(f"TLS handshake with {addr} failed: {reason}")
     if p.state == "CONNECT" and "timed out" in low:
-        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
+        return CannotConnectError(
+            f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)"
+        )
     if "timed out" in low:
         return None  # a request went unanswered: a hung or slow server, not a refusal
     if event.name == "_RESOLVE" or "failed to resolve" in low:
@@ -202,7 +215,9 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
             f"expects TLS or SASL (security protocol here: {security_protocol})"
         )
     if "connection refused" in low:
-        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
+        return CannotConnectError(
+            f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)"
+        )
     for reason in ("No route to host", "Network is unreachable", "Host is unreachable", "Address not available"):
         if reason.lower() in low:
             return CannotConnectError(f"cannot connect to {addr}: {reason.lower()}")
@@ -240,7 +255,9 @@ def classify_kafka_error(err: KafkaError, what: str, timeout: float | None = Non
     code = err.code()
     if code in _AUTHZ_CODES:
         hint = _AUTHZ_HINTS.get(code)
-        return AuthorizationDeniedError(f"{what}: not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})")
+        return AuthorizationDeniedError(
+            f"{what}: not authorized ({_AUTHZ_CODES[code]}{'; needs ' + hint if hint else ''})"
+        )
     if code in (KafkaError._AUTHENTICATION, KafkaError._SSL, 58):  # 58 SASL_AUTHENTICATION_FAILED
         return AuthenticationError(f"{what}: {err.str()}")
     if code in (KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT):
@@ -267,9 +284,13 @@ def _probe(addr: str, timeout: float) -> KafkaTuiError | None:
     except socket.gaierror as exc:
         return CannotConnectError(f"cannot resolve host name {host} ({addr}): {exc.strerror or exc}")
     except ConnectionRefusedError:
-        return CannotConnectError(f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)")
+        return CannotConnectError(
+            f"cannot connect to {addr}: connection refused (nothing listens there: down, or wrong port?)"
+        )
     except TimeoutError:
-        return CannotConnectError(f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)")
+        return CannotConnectError(
+            f"cannot connect to {addr}: connection timed out (host down, or the port is filtered)"
+        )
     except OSError as exc:
         return CannotConnectError(f"cannot connect to {addr}: {(exc.strerror or str(exc)).lower()}")
 

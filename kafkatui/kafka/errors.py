@@ -130,9 +130,18 @@ EXIT_CODES: dict[int, str] = {
     EXIT_HEALTHY: "healthy / success",
     EXIT_WARNINGS: "check: warnings",
     EXIT_CRITICAL: "check: critical",
-    **{cls.exit_code: cls.kind for cls in (
-        UsageError, ProfileError, CannotConnectError, NotKafkaError, AuthenticationError,
-        MetadataTimeoutError, AuthorizationDeniedError, KafkaTuiError,
-    )},
+    **{
+        cls.exit_code: cls.kind
+        for cls in (
+            UsageError,
+            ProfileError,
+            CannotConnectError,
+            NotKafkaError,
+            AuthenticationError,
+            MetadataTimeoutError,
+            AuthorizationDeniedError,
+            KafkaTuiError,
+        )
+    },
 }
 """Every exit code and what it means (for --help texts and the README)."""

@@ -64,8 +64,17 @@ MAX_PROFILES_BYTES = 1024 * 1024
 MAX_SECRET_BYTES = 64 * 1024
 
 _STR_KEYS = (
-    "security_protocol", "sasl_mechanism", "sasl_username", "password_env", "password_file",
-    "ssl_ca", "ssl_cert", "ssl_key", "ssl_key_password_env", "ssl_key_password_file", "client_id",
+    "security_protocol",
+    "sasl_mechanism",
+    "sasl_username",
+    "password_env",
+    "password_file",
+    "ssl_ca",
+    "ssl_cert",
+    "ssl_key",
+    "ssl_key_password_env",
+    "ssl_key_password_file",
+    "client_id",
 )
 _PATH_KEYS = ("password_file", "ssl_ca", "ssl_cert", "ssl_key", "ssl_key_password_file")
 KNOWN_KEYS = ("bootstrap", *_STR_KEYS, "writes", "timeout", "config")
@@ -105,7 +114,9 @@ def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
     if explicit:
         return Path(explicit).expanduser()
     xdg = env.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path(env.get("HOME") or Path.home()) / ".config"
+    base = (
+        Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path(env.get("HOME") or Path.home()) / ".config"
+    )
     return base / "kafkatui" / "clusters.yaml"
 
 
@@ -120,7 +131,9 @@ class _File:
         try:
             text = read_text_bounded(path, MAX_PROFILES_BYTES)
         except FileNotFoundError:
-            raise ProfileError(f"profiles file {path} does not exist (create it, or point {PROFILES_ENV} at one)") from None
+            raise ProfileError(
+                f"profiles file {path} does not exist (create it, or point {PROFILES_ENV} at one)"
+            ) from None
         except InputError as exc:
             raise ProfileError(f"profiles file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
@@ -273,8 +286,13 @@ class _File:
         return value
 
     def _secret(
-        self, values: Mapping[str, Any], nodes: Mapping[str, yaml.Node], env_key: str, file_key: str,
-        name: str, environ: Mapping[str, str],
+        self,
+        values: Mapping[str, Any],
+        nodes: Mapping[str, yaml.Node],
+        env_key: str,
+        file_key: str,
+        name: str,
+        environ: Mapping[str, str],
     ) -> Secret | None:
         where = f"profile {name!r}"
         if env_key in values:
@@ -308,8 +326,11 @@ def _warn_if_readable(path: Path, what: str, warnings: list[str], group: bool) -
         return
     mask = stat.S_IROTH | (stat.S_IRGRP if group else 0)
     if mode & mask:
-        who = "group and other users" if group and mode & stat.S_IRGRP and mode & stat.S_IROTH else (
-            "other users" if mode & stat.S_IROTH else "its group")
+        who = (
+            "group and other users"
+            if group and mode & stat.S_IRGRP and mode & stat.S_IROTH
+            else ("other users" if mode & stat.S_IROTH else "its group")
+        )
         warnings.append(f"warning: {what} {path} is readable by {who} (chmod 600 {path})")
 
 
@@ -330,9 +351,14 @@ def _node_type(node: yaml.Node | None) -> str:
 def _type(value: Any) -> str:
     if value is None:
         return "empty"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "a mapping"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+    }.get(type(value), type(value).__name__)
 
 
 def _reason(exc: BaseException) -> str:

@@ -159,8 +159,10 @@ def check_extra(extra: Mapping[str, Any], origin: str = "-X") -> dict[str, str |
         if not isinstance(key, str) or not key or any(c.isspace() for c in key):
             raise UsageError(f"{origin}: bad librdkafka setting name {_shown(key)}")
         if _text_problem(key) or not key.isascii():
-            raise UsageError(f"{origin}: bad librdkafka setting name {_shown(key)}: setting names are plain "
-                             "ASCII (e.g. socket.timeout.ms)")
+            raise UsageError(
+                f"{origin}: bad librdkafka setting name {_shown(key)}: setting names are plain "
+                "ASCII (e.g. socket.timeout.ms)"
+            )
         if key in _PYTHON_ONLY_KEYS:
             raise UsageError(f"{origin}: {key} cannot be set here (it is a Python callback, not a librdkafka setting)")
         if key in _RESERVED_KEYS:
@@ -177,8 +179,9 @@ def check_extra(extra: Mapping[str, Any], origin: str = "-X") -> dict[str, str |
         problem = _text_problem(text)
         if problem:
             shown = "the value" if is_sensitive_key(key) else f"the value {_shown(text)}"
-            raise UsageError(f"{origin}: {key}: {shown} {problem} (librdkafka takes UTF-8 text without "
-                             "control characters)")
+            raise UsageError(
+                f"{origin}: {key}: {shown} {problem} (librdkafka takes UTF-8 text without control characters)"
+            )
         out[key] = Secret(text) if is_sensitive_key(key) else text
     return out
 
@@ -272,14 +275,18 @@ class ConnectionSettings:
         setter(self, "bootstrap", parse_bootstrap(bootstrap))
         protocol = (security_protocol or "PLAINTEXT").strip().upper()
         if protocol not in SECURITY_PROTOCOLS:
-            raise UsageError(f"unknown security protocol {security_protocol!r} (use one of {', '.join(SECURITY_PROTOCOLS)})")
+            raise UsageError(
+                f"unknown security protocol {security_protocol!r} (use one of {', '.join(SECURITY_PROTOCOLS)})"
+            )
         setter(self, "security_protocol", protocol)
         if sasl_mechanism is not None:
             mechanism = sasl_mechanism.strip().upper()
             if mechanism not in SASL_MECHANISMS:
                 raise UsageError(f"unknown SASL mechanism {sasl_mechanism!r} (use one of {', '.join(SASL_MECHANISMS)})")
             if not protocol.startswith("SASL_"):
-                raise UsageError(f"a SASL mechanism is set but the security protocol is {protocol}: use SASL_SSL or SASL_PLAINTEXT")
+                raise UsageError(
+                    f"a SASL mechanism is set but the security protocol is {protocol}: use SASL_SSL or SASL_PLAINTEXT"
+                )
             sasl_mechanism = mechanism
         setter(self, "sasl_mechanism", sasl_mechanism)
         setter(self, "sasl_username", sasl_username)
@@ -287,7 +294,11 @@ class ConnectionSettings:
         setter(self, "ssl_ca", ssl_ca)
         setter(self, "ssl_cert", ssl_cert)
         setter(self, "ssl_key", ssl_key)
-        setter(self, "ssl_key_password", Secret(ssl_key_password) if isinstance(ssl_key_password, str) else ssl_key_password)
+        setter(
+            self,
+            "ssl_key_password",
+            Secret(ssl_key_password) if isinstance(ssl_key_password, str) else ssl_key_password,
+        )
         setter(self, "extra", check_extra(extra or {}))
         try:
             seconds = float(timeout)

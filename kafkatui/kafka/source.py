@@ -93,31 +93,35 @@ from kafkatui.model.snapshot import (
 
 log = logging.getLogger(__name__)
 
-TOPIC_CONFIG_KEYS = frozenset({
-    "min.insync.replicas",
-    "unclean.leader.election.enable",
-    "leader.replication.throttled.replicas",
-    "follower.replication.throttled.replicas",
-    "cleanup.policy",
-    "retention.ms",
-    "retention.bytes",
-})
+TOPIC_CONFIG_KEYS = frozenset(
+    {
+        "min.insync.replicas",
+        "unclean.leader.election.enable",
+        "leader.replication.throttled.replicas",
+        "follower.replication.throttled.replicas",
+        "cleanup.policy",
+        "retention.ms",
+        "retention.bytes",
+    }
+)
 """Topic configs kept in a snapshot (DescribeConfigs answers with all; the rest is dropped)."""
 
-BROKER_CONFIG_KEYS = frozenset({
-    "min.insync.replicas",
-    "unclean.leader.election.enable",
-    "replica.lag.time.max.ms",
-    "leader.replication.throttled.rate",
-    "follower.replication.throttled.rate",
-    "default.replication.factor",
-    "offsets.topic.replication.factor",
-    "transaction.state.log.replication.factor",
-    "transaction.state.log.min.isr",
-    "broker.rack",
-    "process.roles",
-    "controller.quorum.voters",
-})
+BROKER_CONFIG_KEYS = frozenset(
+    {
+        "min.insync.replicas",
+        "unclean.leader.election.enable",
+        "replica.lag.time.max.ms",
+        "leader.replication.throttled.rate",
+        "follower.replication.throttled.rate",
+        "default.replication.factor",
+        "offsets.topic.replication.factor",
+        "transaction.state.log.replication.factor",
+        "transaction.state.log.min.isr",
+        "broker.rack",
+        "process.roles",
+        "controller.quorum.voters",
+    }
+)
 """Broker configs kept in a snapshot (the last two tell a KRaft cluster's controller: `controller_of`)."""
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
@@ -497,7 +501,9 @@ class KafkaClusterSource:
             host, port = parse_host_port(addr)
         except UsageError:
             return err
-        reason = verify_failure_reason(host, port, self.settings.to_confluent(), min(PROBE_TIMEOUT, self.settings.timeout))
+        reason = verify_failure_reason(
+            host, port, self.settings.to_confluent(), min(PROBE_TIMEOUT, self.settings.timeout)
+        )
         if reason is None:
             return err
         return AuthenticationError(f"TLS handshake with {addr} failed: certificate verify failed: {explain(reason)}")
@@ -510,8 +516,9 @@ class KafkaClusterSource:
         if err is not None and err.code() in _RETRIABLE:
             return self._timeout_failure(start, protocol)
         if err is not None:
-            return classify_kafka_error(err, f"reading the metadata from {self.settings.bootstrap_servers}",
-                                        self.settings.timeout)
+            return classify_kafka_error(
+                err, f"reading the metadata from {self.settings.bootstrap_servers}", self.settings.timeout
+            )
         return KafkaTuiError(self._scrub(f"reading the metadata from {self.settings.bootstrap_servers}: {exc}"))
 
     def _timeout_failure(self, start: float, protocol: str, all_down: bool = False) -> KafkaTuiError:
@@ -544,8 +551,9 @@ class KafkaClusterSource:
         return MetadataTimeoutError(f"no cluster metadata within {self.settings.timeout:g}s")
 
     # phase 3: configs, log dirs, ELR ---------------------------------------------------
-    def _details(self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float,
-                 early: Mapping[int, cf.Future[Any]]) -> _Details:
+    def _details(
+        self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float, early: Mapping[int, cf.Future[Any]]
+    ) -> _Details:
         phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
         budget = phase_deadline - time.monotonic()
         problems: list[str] = []
@@ -577,8 +585,7 @@ class KafkaClusterSource:
         live = frozenset(broker_ids)
         parts, any_out_of_sync = _read_partitions(md, topic_names, live, self._state_table(md))
         want_kp = bool(broker_ids) and (
-            self.log_dirs_mode == "all"
-            or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
+            self.log_dirs_mode == "all" or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
         )
         if want_kp:
             try:
@@ -586,7 +593,10 @@ class KafkaClusterSource:
             except KafkaTuiError:
                 raise  # the source was closed meanwhile
             except Exception as exc:
-                problems.append(f"log dirs and ELR unavailable: the kafka-python client could not connect: {_kp_reason(exc, budget)}")
+                problems.append(
+                    "log dirs and ELR unavailable: the kafka-python client could not connect: "
+                    f"{_kp_reason(exc, budget)}"
+                )
         if kadmin is not None and self.log_dirs_mode != "none":
             only_out_of_sync = self.log_dirs_mode == "out-of-sync"
             for name in topic_names:
@@ -612,7 +622,9 @@ class KafkaClusterSource:
                 logdir_futures[bid] = fut
 
         # wait for the configs (ELR needs the topics' min ISR)
-        cf.wait([*topic_futures.values(), *broker_futures.values()], timeout=max(0.0, phase_deadline - time.monotonic()))
+        cf.wait(
+            [*topic_futures.values(), *broker_futures.values()], timeout=max(0.0, phase_deadline - time.monotonic())
+        )
         topic_configs = self._topic_configs(topic_futures, budget, problems)
         broker_configs = self._broker_configs(broker_futures, budget, problems)
         described = cluster.result() if cluster.done() and cluster.exception() is None else None
@@ -644,7 +656,9 @@ class KafkaClusterSource:
         return _Details(brokers, topics, broker_configs, log_dirs, problems)
 
     @staticmethod
-    def _brokers(md: Any, cluster: Any, broker_configs: Mapping[int, Mapping[str, ConfigValue]]) -> tuple[BrokerInfo, ...]:
+    def _brokers(
+        md: Any, cluster: Any, broker_configs: Mapping[int, Mapping[str, ConfigValue]]
+    ) -> tuple[BrokerInfo, ...]:
         racks: dict[int, str | None] = {}
         for node in getattr(cluster, "nodes", None) or ():
             racks[node.id] = node.rack or None
@@ -730,7 +744,9 @@ class KafkaClusterSource:
                         if p.get("is_future_key"):
                             continue  # a replica being moved between log dirs: the current one counts
                         out[(t["name"], int(p["partition_index"]), bid)] = ReplicaLog(
-                            size=int(p.get("partition_size") or 0), offset_lag=int(p.get("offset_lag") or 0), log_dir=path
+                            size=int(p.get("partition_size") or 0),
+                            offset_lag=int(p.get("offset_lag") or 0),
+                            log_dir=path,
                         )
         return out if answered else None
 
@@ -755,8 +771,17 @@ class KafkaClusterSource:
             supported = False
         if not supported:
             return None
-        default_min_isr = _int(next((c["min.insync.replicas"].value for _, c in sorted(broker_configs.items())
-                                     if "min.insync.replicas" in c), None), 1)
+        default_min_isr = _int(
+            next(
+                (
+                    c["min.insync.replicas"].value
+                    for _, c in sorted(broker_configs.items())
+                    if "min.insync.replicas" in c
+                ),
+                None,
+            ),
+            1,
+        )
         wanted: list[str] = []
         for name, t in md.topics.items():
             cv = topic_configs.get(name, {}).get("min.insync.replicas")

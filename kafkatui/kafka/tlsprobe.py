@@ -29,7 +29,8 @@ _HINTS = {
     "certificate is not yet valid": "check this machine's clock",
     "unable to get local issuer certificate": "set ssl.ca.location to the CA that signed the broker's certificate",
     "self-signed certificate": "set ssl.ca.location to the broker's (self-signed) certificate or its CA",
-    "self-signed certificate in certificate chain": "set ssl.ca.location to the CA that signed the broker's certificate",
+    "self-signed certificate in certificate chain": "set ssl.ca.location to the CA that signed the broker's "
+    "certificate",
     "mismatch": "connect with a name the certificate lists, or set ssl.endpoint.identification.algorithm=none",
 }
 

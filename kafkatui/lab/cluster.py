@@ -152,8 +152,12 @@ class LabCluster:
         self._refuse_running()
         ports = free_ports(2 * self.brokers + 1)
         specs = [config.NodeSpec(config.CONTROLLER_ID, ports[0])] + [
-            config.NodeSpec(i, ports[i], self.racks[(i - 1) % len(self.racks)] if self.racks else None,
-                            ports[self.brokers + i] if self.sasl else None)
+            config.NodeSpec(
+                i,
+                ports[i],
+                self.racks[(i - 1) % len(self.racks)] if self.racks else None,
+                ports[self.brokers + i] if self.sasl else None,
+            )
             for i in range(1, self.brokers + 1)
         ]
         self.cluster_id = new_cluster_id()
@@ -181,11 +185,15 @@ class LabCluster:
             saved = json.loads(state.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return
-        alive = [f"{n['name']} (pid {n['pid']})" for n in saved.get("nodes", [])
-                 if n.get("pid") and pid_alive(int(n["pid"])) and _is_lab_jvm(int(n["pid"]), self.root)]
+        alive = [
+            f"{n['name']} (pid {n['pid']})"
+            for n in saved.get("nodes", [])
+            if n.get("pid") and pid_alive(int(n["pid"])) and _is_lab_jvm(int(n["pid"]), self.root)
+        ]
         if alive:
-            raise StartFailed(f"a lab is already running in {self.root}: {', '.join(alive)}; "
-                              "stop it first (Ctrl-C in its terminal)")
+            raise StartFailed(
+                f"a lab is already running in {self.root}: {', '.join(alive)}; stop it first (Ctrl-C in its terminal)"
+            )
 
     def _java_base(self, heap: str) -> list[str]:
         assert self.libs is not None
@@ -193,18 +201,46 @@ class LabCluster:
             log = f"-Dlog4j2.configurationFile={self.root / 'log4j2.yaml'}"
         else:
             log = f"-Dlog4j.configuration=file:{self.root / 'log4j.properties'}"
-        return [self.java, f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-XX:-UsePerfData", "-Djava.awt.headless=true", log, "-cp", f"{self.libs}/*"]
+        return [
+            self.java,
+            f"-Xms{heap}",
+            f"-Xmx{heap}",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:-UsePerfData",
+            "-Djava.awt.headless=true",
+            log,
+            "-cp",
+            f"{self.libs}/*",
+        ]
 
     def _format(self) -> None:
         """Format every node's storage with one cluster id, in parallel."""
         procs = []
         for node in self.nodes.values():
-            cmd = [*self._java_base("128m"), f"-Dkafka.logs.dir={node.logs}", "kafka.tools.StorageTool", "format",
-                   f"--cluster-id={self.cluster_id}", "--config", str(node.home / "server.properties")]
+            cmd = [
+                *self._java_base("128m"),
+                f"-Dkafka.logs.dir={node.logs}",
+                "kafka.tools.StorageTool",
+                "format",
+                f"--cluster-id={self.cluster_id}",
+                "--config",
+                str(node.home / "server.properties"),
+            ]
             with open(node.logs / "format.out", "wb") as out:  # its log files go to the node's logs, not the cwd
-                procs.append((node, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=node.home,
-                                                     stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)))
+                procs.append(
+                    (
+                        node,
+                        subprocess.Popen(
+                            cmd,
+                            stdout=out,
+                            stderr=subprocess.STDOUT,
+                            cwd=node.home,
+                            stdin=subprocess.DEVNULL,
+                            preexec_fn=_die_with_parent,
+                        ),
+                    )
+                )
         failed = []
         for node, proc in procs:
             code = proc.wait()
@@ -224,13 +260,18 @@ class LabCluster:
     def _spawn(self, node: Node) -> None:
         heap = self.controller_heap if node.spec.is_controller else self.broker_heap
         logs = node.logs
-        cmd = [*self._java_base(heap), f"-Dkafka.logs.dir={logs}", "kafka.Kafka",
-               str(node.home / "server.properties")]
+        cmd = [*self._java_base(heap), f"-Dkafka.logs.dir={logs}", "kafka.Kafka", str(node.home / "server.properties")]
         node.ready_mark = _count(logs / "server.log", STARTED)
         node.reported = False
         with open(logs / "kafkaServer.out", "ab") as out:
-            node.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
+            node.proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
         node.hung = False
         (node.home / "pid").write_text(f"{node.proc.pid}\n", encoding="utf-8")
 
@@ -243,15 +284,19 @@ class LabCluster:
             for n, node in list(pending.items()):
                 if node.proc is None or node.proc.poll() is not None:
                     code = None if node.proc is None else node.proc.returncode
-                    raise StartFailed(f"Kafka node {n} exited (code {code}) while starting: "
-                                      f"{_last_error(node.logs / 'server.log', node.logs / 'kafkaServer.out')}"
-                                      f" (see {node.logs / 'server.log'})")
+                    raise StartFailed(
+                        f"Kafka node {n} exited (code {code}) while starting: "
+                        f"{_last_error(node.logs / 'server.log', node.logs / 'kafkaServer.out')}"
+                        f" (see {node.logs / 'server.log'})"
+                    )
                 if _count(node.logs / "server.log", STARTED) > node.ready_mark:
                     del pending[n]
             if pending and time.monotonic() > deadline:
                 names_left = ", ".join(sorted(pending))
-                raise StartFailed(f"Kafka node(s) {names_left} not ready after {timeout:.0f} s "
-                                  f"(see {self.root}/<node>/logs/server.log)")
+                raise StartFailed(
+                    f"Kafka node(s) {names_left} not ready after {timeout:.0f} s "
+                    f"(see {self.root}/<node>/logs/server.log)"
+                )
             if pending:
                 time.sleep(0.25)
         self._wait_registered(deadline)
@@ -260,8 +305,9 @@ class LabCluster:
         """Wait until the live brokers are all in the metadata a client sees."""
         from confluent_kafka.admin import AdminClient
 
-        want = {n.spec.node_id for n in self.nodes.values()
-                if not n.spec.is_controller and n.pid is not None and not n.hung}
+        want = {
+            n.spec.node_id for n in self.nodes.values() if not n.spec.is_controller and n.pid is not None and not n.hung
+        }
         if not want:
             return
         admin = AdminClient({"bootstrap.servers": self.bootstrap_for(want), "socket.timeout.ms": 3000})
@@ -273,8 +319,10 @@ class LabCluster:
             except Exception:  # noqa: BLE001 - retried until the deadline
                 pass
             if time.monotonic() > deadline:
-                raise StartFailed("the lab's brokers did not all register with the controller in time "
-                                  f"(see {self.root}/controller/logs/controller.log)")
+                raise StartFailed(
+                    "the lab's brokers did not all register with the controller in time "
+                    f"(see {self.root}/controller/logs/controller.log)"
+                )
             time.sleep(0.25)
 
     @property
@@ -377,10 +425,18 @@ class LabCluster:
 
     def status(self) -> list[dict[str, object]]:
         """One row per node: name, id, role, port, rack, pid, state."""
-        return [{"name": n.spec.name, "id": n.spec.node_id,
-                 "role": "controller" if n.spec.is_controller else "broker",
-                 "port": n.spec.port, "rack": n.spec.rack, "pid": n.pid, "state": n.state()}
-                for n in self.nodes.values()]
+        return [
+            {
+                "name": n.spec.name,
+                "id": n.spec.node_id,
+                "role": "controller" if n.spec.is_controller else "broker",
+                "port": n.spec.port,
+                "rack": n.spec.rack,
+                "pid": n.pid,
+                "state": n.state(),
+            }
+            for n in self.nodes.values()
+        ]
 
     def exited_unexpectedly(self) -> list[Node]:
         """Nodes whose JVM ended although nobody stopped it (polled by `kafkatui lab`)."""
@@ -423,11 +479,16 @@ class LabCluster:
 
     def _save(self) -> None:
         state = {
-            "version": self.rel.version, "cluster_id": self.cluster_id, "bootstrap": self.bootstrap,
+            "version": self.rel.version,
+            "cluster_id": self.cluster_id,
+            "bootstrap": self.bootstrap,
             "sasl_bootstrap": self.sasl_bootstrap or None,
-            "lab_pid": os.getpid(), "control_port": self.control_port,
-            "nodes": [{"name": n.spec.name, "id": n.spec.node_id, "port": n.spec.port, "rack": n.spec.rack,
-                       "pid": n.pid} for n in self.nodes.values()],
+            "lab_pid": os.getpid(),
+            "control_port": self.control_port,
+            "nodes": [
+                {"name": n.spec.name, "id": n.spec.node_id, "port": n.spec.port, "rack": n.spec.rack, "pid": n.pid}
+                for n in self.nodes.values()
+            ],
         }
         tmp = self.root / (STATE_FILE + ".tmp")
         tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")

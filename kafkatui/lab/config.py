@@ -91,13 +91,15 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
         common["super.users"] = "User:ANONYMOUS;User:admin"
         common["allow.everyone.if.no.acl.found"] = "false"
     if node.is_controller:
-        return "# kafkatui lab: the KRaft controller\n" + _props({
-            "process.roles": "controller",
-            **common,
-            "listeners": f"CONTROLLER://127.0.0.1:{node.port}",
-            "advertised.listeners": f"CONTROLLER://127.0.0.1:{node.port}",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
-        })
+        return "# kafkatui lab: the KRaft controller\n" + _props(
+            {
+                "process.roles": "controller",
+                **common,
+                "listeners": f"CONTROLLER://127.0.0.1:{node.port}",
+                "advertised.listeners": f"CONTROLLER://127.0.0.1:{node.port}",
+                "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
+            }
+        )
     rf = str(min(3, brokers))
     broker = {
         "process.roles": "broker",
@@ -127,14 +129,16 @@ def server_properties(node: NodeSpec, controller_port: int, brokers: int, data_d
         broker["listener.security.protocol.map"] += ",SASL_PLAINTEXT:SASL_PLAINTEXT"
         broker["sasl.enabled.mechanisms"] = "PLAIN"
         broker["listener.name.sasl_plaintext.plain.sasl.jaas.config"] = (
-            'org.apache.kafka.common.security.plain.PlainLoginModule required '
-            f'username="admin" password="{SASL_USERS["admin"]}" {users};')
+            "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            f'username="admin" password="{SASL_USERS["admin"]}" {users};'
+        )
     return f"# kafkatui lab: broker {node.node_id}\n" + _props(broker)
 
 
 _LOG4J2_APPENDERS = ("server", "state-change", "controller", "kafka-request", "log-cleaner", "kafka-authorizer")
 
-LOG4J2_YAML = """# kafkatui lab: the logging of Kafka 4.x's tarball (config/log4j2.yaml), files only (no stdout).
+LOG4J2_YAML = (
+    """# kafkatui lab: the logging of Kafka 4.x's tarball (config/log4j2.yaml), files only (no stdout).
 Configuration:
   Properties:
     Property:
@@ -144,7 +148,9 @@ Configuration:
         value: "[%d] %p %m (%c)%n"
   Appenders:
     RollingFile:
-""" + "".join(f"""      - name: {name}
+"""
+    + "".join(
+        f"""      - name: {name}
         fileName: "${{sys:kafka.logs.dir}}/{name}.log"
         filePattern: "${{sys:kafka.logs.dir}}/{name}.log.%d{{yyyy-MM-dd-HH}}"
         PatternLayout:
@@ -152,7 +158,10 @@ Configuration:
         TimeBasedTriggeringPolicy:
           modulate: true
           interval: 1
-""" for name in _LOG4J2_APPENDERS) + """  Loggers:
+"""
+        for name in _LOG4J2_APPENDERS
+    )
+    + """  Loggers:
     Root:
       level: INFO
       AppenderRef:
@@ -198,20 +207,29 @@ Configuration:
         AppenderRef:
           ref: kafka-authorizer
 """
+)
 
 _LOG4J1_APPENDERS = {
-    "kafkaAppender": "server", "stateChangeAppender": "state-change", "requestAppender": "kafka-request",
-    "cleanerAppender": "log-cleaner", "controllerAppender": "controller", "authorizerAppender": "kafka-authorizer",
+    "kafkaAppender": "server",
+    "stateChangeAppender": "state-change",
+    "requestAppender": "kafka-request",
+    "cleanerAppender": "log-cleaner",
+    "controllerAppender": "controller",
+    "authorizerAppender": "kafka-authorizer",
 }
 
-LOG4J_PROPERTIES = "# kafkatui lab: the logging of Kafka 3.9's tarball (config/log4j.properties), files only.\n" + \
-    "log4j.rootLogger=INFO, kafkaAppender\n" + "".join(
+LOG4J_PROPERTIES = (
+    "# kafkatui lab: the logging of Kafka 3.9's tarball (config/log4j.properties), files only.\n"
+    + "log4j.rootLogger=INFO, kafkaAppender\n"
+    + "".join(
         f"log4j.appender.{a}=org.apache.log4j.DailyRollingFileAppender\n"
         f"log4j.appender.{a}.DatePattern='.'yyyy-MM-dd-HH\n"
         f"log4j.appender.{a}.File=${{kafka.logs.dir}}/{f}.log\n"
         f"log4j.appender.{a}.layout=org.apache.log4j.PatternLayout\n"
         f"log4j.appender.{a}.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
-        for a, f in _LOG4J1_APPENDERS.items()) + """log4j.logger.kafka=INFO
+        for a, f in _LOG4J1_APPENDERS.items()
+    )
+    + """log4j.logger.kafka=INFO
 log4j.logger.org.apache.kafka=INFO
 log4j.logger.kafka.request.logger=WARN, requestAppender
 log4j.additivity.kafka.request.logger=false
@@ -228,6 +246,7 @@ log4j.additivity.state.change.logger=false
 log4j.logger.kafka.authorizer.logger=INFO, authorizerAppender
 log4j.additivity.kafka.authorizer.logger=false
 """
+)
 
 TOOLS_LOG4J2_YAML = """Configuration:
   Appenders:

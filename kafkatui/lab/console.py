@@ -34,28 +34,39 @@ def default_dir() -> Path:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = Parser(prog="kafkatui lab", description=(
-        "Start a real Apache Kafka cluster (KRaft: one controller and N brokers, each its own JVM) on "
-        "127.0.0.1 from Maven Central jars, fetched once into ~/.cache/kafkatui/kafka. Stays in the "
-        "foreground; Ctrl-C stops every JVM. Break it with `kafkatui lab ctl` from another terminal."),
+    p = Parser(
+        prog="kafkatui lab",
+        description=(
+            "Start a real Apache Kafka cluster (KRaft: one controller and N brokers, each its own JVM) on "
+            "127.0.0.1 from Maven Central jars, fetched once into ~/.cache/kafkatui/kafka. Stays in the "
+            "foreground; Ctrl-C stops every JVM. Break it with `kafkatui lab ctl` from another terminal."
+        ),
         epilog="lab ctl: kafkatui lab ctl [--dir DIR] {crash,shutdown,hang,restore,restart} NODE | status | "
-               "load TOPIC [--rate N] [--seconds S]   (NODE: a broker id, b2, or controller)")
-    p.add_argument("--version", dest="kafka_version", default=DEFAULT,
-                   help=f"Kafka line or exact version: {', '.join(RELEASES)} (default {DEFAULT}: "
-                        f"{RELEASES[DEFAULT].version})")
+        "load TOPIC [--rate N] [--seconds S]   (NODE: a broker id, b2, or controller)",
+    )
+    p.add_argument(
+        "--version",
+        dest="kafka_version",
+        default=DEFAULT,
+        help=f"Kafka line or exact version: {', '.join(RELEASES)} (default {DEFAULT}: {RELEASES[DEFAULT].version})",
+    )
     p.add_argument("--brokers", type=int, default=3, help="number of brokers, 1-9 (default 3)")
     p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
-    p.add_argument("--dir", type=Path, default=None,
-                   help=f"where each node's data, pid file and logs go (default {default_dir()})")
+    p.add_argument(
+        "--dir", type=Path, default=None, help=f"where each node's data, pid file and logs go (default {default_dir()})"
+    )
     p.add_argument("--no-topics", action="store_true", help="do not create the demo topics")
     p.add_argument("--fetch-only", action="store_true", help="fetch the jars into the cache and exit")
     return p
 
 
 def _ctl_parser() -> argparse.ArgumentParser:
-    p = Parser(prog="kafkatui lab ctl", description="Break or inspect the lab running in --dir: crash "
-               "(SIGKILL), shutdown (SIGTERM, controlled), hang (SIGSTOP), restore (SIGCONT or start again), "
-               "restart, status; load keeps producing to a topic so that a hung follower leaves the ISR.")
+    p = Parser(
+        prog="kafkatui lab ctl",
+        description="Break or inspect the lab running in --dir: crash "
+        "(SIGKILL), shutdown (SIGTERM, controlled), hang (SIGSTOP), restore (SIGCONT or start again), "
+        "restart, status; load keeps producing to a topic so that a hung follower leaves the ISR.",
+    )
     p.add_argument("--dir", type=Path, default=None, help=f"the lab's directory (default {default_dir()})")
     p.add_argument("verb", choices=(*control.VERBS, "load"))
     p.add_argument("target", nargs="?", default="", help="NODE (broker id, bN or controller); TOPIC for load")
@@ -133,14 +144,20 @@ def _run(lab: Any, create_topics: bool) -> int:
         server = control.ControlServer(lambda verb, node: _handle(lab, verb, node))
         lab.control_port = server.port
         lab.save()
-        print(f"ready in {time.monotonic() - started:.1f} s; logs in {lab.root}/<node>/logs; "
-              f"break it with `kafkatui lab ctl --dir {lab.root} crash 2`", flush=True)
+        print(
+            f"ready in {time.monotonic() - started:.1f} s; logs in {lab.root}/<node>/logs; "
+            f"break it with `kafkatui lab ctl --dir {lab.root} crash 2`",
+            flush=True,
+        )
         print(f"bootstrap: {lab.bootstrap}", flush=True)
         while not _stop_signal:
             server.poll(0.5)
             for node in lab.exited_unexpectedly():
-                print(f"{time.strftime('%H:%M:%S')} {node.spec.name} exited by itself "
-                      f"(code {node.proc.returncode}); see {node.logs / 'server.log'}", flush=True)
+                print(
+                    f"{time.strftime('%H:%M:%S')} {node.spec.name} exited by itself "
+                    f"(code {node.proc.returncode}); see {node.logs / 'server.log'}",
+                    flush=True,
+                )
         print("stopping every Kafka node...", flush=True)
         return 0
     finally:
@@ -168,9 +185,12 @@ def _create_demo_topics(bootstrap: str, brokers: int) -> str:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    topics = [NewTopic(name, parts, replication_factor=min(rf, brokers),
-                       config={"min.insync.replicas": str(min(isr, brokers))})
-              for name, parts, rf, isr in DEMO_TOPICS]
+    topics = [
+        NewTopic(
+            name, parts, replication_factor=min(rf, brokers), config={"min.insync.replicas": str(min(isr, brokers))}
+        )
+        for name, parts, rf, isr in DEMO_TOPICS
+    ]
     made = []
     for name, fut in admin.create_topics(topics, operation_timeout=30).items():
         try:
@@ -202,7 +222,9 @@ def main_ctl(argv: list[str]) -> int:
         print(f"bootstrap: {reply.get('bootstrap')}")
         for row in reply.get("status", []):
             rack = f" rack {row['rack']}" if row.get("rack") else ""
-            print(f"{row['name']:<10} id {row['id']}  port {row['port']}{rack}  pid {row['pid'] or '-'}  {row['state']}")
+            print(
+                f"{row['name']:<10} id {row['id']}  port {row['port']}{rack}  pid {row['pid'] or '-'}  {row['state']}"
+            )
     else:
         print(reply.get("message"))
     return 0

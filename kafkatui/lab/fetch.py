@@ -60,11 +60,15 @@ def require_java(rel: KafkaRelease) -> str:
     """Path of a Java able to run `rel`, or MissingTool saying what to install."""
     major = java_major()
     if major is None:
-        raise MissingTool(f"kafkatui lab needs Java {rel.java}+ to run Kafka {rel.version}: "
-                          "install a JDK (Debian: apt-get install openjdk-17-jre-headless; `make tools` does)")
+        raise MissingTool(
+            f"kafkatui lab needs Java {rel.java}+ to run Kafka {rel.version}: "
+            "install a JDK (Debian: apt-get install openjdk-17-jre-headless; `make tools` does)"
+        )
     if major < rel.java:
-        raise MissingTool(f"Kafka {rel.version} needs Java {rel.java}+, `java` here is {major}: "
-                          "install openjdk-17-jre-headless and put it first on PATH")
+        raise MissingTool(
+            f"Kafka {rel.version} needs Java {rel.java}+, `java` here is {major}: "
+            "install openjdk-17-jre-headless and put it first on PATH"
+        )
     return shutil.which("java") or "java"
 
 
@@ -89,8 +93,10 @@ def ensure_jars(rel: KafkaRelease, quiet: bool = True) -> Path:
         return target
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise MissingTool("kafkatui lab fetches Kafka's jars with Maven once: install it "
-                          "(Debian: apt-get install maven; `make tools` does)")
+        raise MissingTool(
+            "kafkatui lab fetches Kafka's jars with Maven once: install it "
+            "(Debian: apt-get install maven; `make tools` does)"
+        )
     root = target.parent
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".lock", "w") as lock:
@@ -100,8 +106,15 @@ def ensure_jars(rel: KafkaRelease, quiet: bool = True) -> Path:
         work = Path(tempfile.mkdtemp(prefix="fetch-", dir=root))
         try:
             (work / "pom.xml").write_text(pom_text(rel), encoding="utf-8")
-            cmd = [mvn, "-B", "-f", str(work / "pom.xml"), "dependency:copy-dependencies",
-                   f"-DoutputDirectory={work / 'libs'}", "-DincludeScope=runtime"]
+            cmd = [
+                mvn,
+                "-B",
+                "-f",
+                str(work / "pom.xml"),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={work / 'libs'}",
+                "-DincludeScope=runtime",
+            ]
             if quiet:
                 cmd.insert(2, "-q")
             proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -18,8 +18,15 @@ class LoadReport:
     last_error: str = ""
 
 
-def produce(bootstrap: str, topic: str, rate: float, seconds: float | None, acks: str = "1",
-            tick: Callable[[LoadReport], None] | None = None, stop: Callable[[], bool] = lambda: False) -> LoadReport:
+def produce(
+    bootstrap: str,
+    topic: str,
+    rate: float,
+    seconds: float | None,
+    acks: str = "1",
+    tick: Callable[[LoadReport], None] | None = None,
+    stop: Callable[[], bool] = lambda: False,
+) -> LoadReport:
     """Produce ~`rate` small records per second to every partition of `topic` (round robin) until
     `seconds` have passed (None: until `stop()` or Ctrl-C); `tick` is called about once a second."""
     from confluent_kafka import KafkaError, Producer
@@ -33,8 +40,15 @@ def produce(bootstrap: str, topic: str, rate: float, seconds: float | None, acks
             report.failed += 1
             report.last_error = err.name()
 
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": 5,
-                         "message.timeout.ms": 10000, "enable.idempotence": False})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": acks,
+            "linger.ms": 5,
+            "message.timeout.ms": 10000,
+            "enable.idempotence": False,
+        }
+    )
     start = time.monotonic()
     next_tick = start + 1.0
     interval = 1.0 / rate if rate > 0 else 0.0

@@ -53,11 +53,23 @@ def tool_command(rel: KafkaRelease, script: str, args: list[str]) -> list[str]:
     """The java command line that runs `script` (e.g. "kafka-topics.sh") with `args`."""
     libs: Path = ensure_jars(rel)
     main = (MAIN_CLASSES_3.get(script) if rel.line.startswith("3.") else None) or MAIN_CLASSES.get(script, script)
-    return [require_java(rel), "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-            *tools_log_config(rel), "-cp", f"{libs}/*", main, *args]
+    return [
+        require_java(rel),
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:-UsePerfData",
+        *tools_log_config(rel),
+        "-cp",
+        f"{libs}/*",
+        main,
+        *args,
+    ]
 
 
-def run_printed_command(rel: KafkaRelease, command: str, cwd: Path, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
+def run_printed_command(
+    rel: KafkaRelease, command: str, cwd: Path, timeout: float = 180.0
+) -> subprocess.CompletedProcess[str]:
     """Run one command line as kafkatui prints it, the way a user pasting it would, with Kafka's tools
     from the lab's jars: `printf '%s\\n' 'TEXT' > FILE` writes FILE; `kafka-X.sh ARGS [| filter]` runs the
     tool (the filter after a pipe is not run: the tool's own exit code and output are what is judged)."""
@@ -69,5 +81,6 @@ def run_printed_command(rel: KafkaRelease, command: str, cwd: Path, timeout: flo
         return subprocess.CompletedProcess(words, 0, "", "")
     if not words or words[0] not in MAIN_CLASSES:
         raise ValueError(f"not a Kafka tool command: {command[:120]}")
-    return subprocess.run(tool_command(rel, words[0], words[1:]), capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd)
+    return subprocess.run(
+        tool_command(rel, words[0], words[1:]), capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )

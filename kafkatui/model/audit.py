@@ -54,14 +54,49 @@ INTERNAL_UNAVAILABLE = "internal-unavailable"
 INTERNAL_UNDER_REPLICATED = "internal-under-replicated"
 DEV_ON_PROD = "dev-settings-on-prod"
 
-RULES = (MIN_ISR_ABOVE_RF, INTERNAL_UNAVAILABLE, MIN_ISR_EQUALS_RF, RF_ONE, MIN_ISR_ONE, UNCLEAN_ENABLED,
-         DEV_ON_PROD, SINGLE_RACK, RACK_CONCENTRATED, INTERNAL_WEAK, INTERNAL_UNDER_REPLICATED)
+RULES = (
+    MIN_ISR_ABOVE_RF,
+    INTERNAL_UNAVAILABLE,
+    MIN_ISR_EQUALS_RF,
+    RF_ONE,
+    MIN_ISR_ONE,
+    UNCLEAN_ENABLED,
+    DEV_ON_PROD,
+    SINGLE_RACK,
+    RACK_CONCENTRATED,
+    INTERNAL_WEAK,
+    INTERNAL_UNDER_REPLICATED,
+)
 
-DEV_MARKERS = frozenset({
-    "dev", "devel", "develop", "development", "test", "tests", "testing", "tmp", "temp", "sandbox",
-    "scratch", "demo", "staging", "stg", "qa", "uat", "local", "playground", "poc", "sample",
-    "example", "experiment", "experimental", "junk", "trial",
-})
+DEV_MARKERS = frozenset(
+    {
+        "dev",
+        "devel",
+        "develop",
+        "development",
+        "test",
+        "tests",
+        "testing",
+        "tmp",
+        "temp",
+        "sandbox",
+        "scratch",
+        "demo",
+        "staging",
+        "stg",
+        "qa",
+        "uat",
+        "local",
+        "playground",
+        "poc",
+        "sample",
+        "example",
+        "experiment",
+        "experimental",
+        "junk",
+        "trial",
+    }
+)
 _SPLIT = re.compile(r"[._\-]+")
 
 
@@ -114,22 +149,29 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
         src = th.min_isr_source
         if mi > rf:
             found[MIN_ISR_ABOVE_RF] = AuditIssue(
-                MIN_ISR_ABOVE_RF, name, f"minISR {mi} ({src}) > RF {rf}: every acks=all write fails")
+                MIN_ISR_ABOVE_RF, name, f"minISR {mi} ({src}) > RF {rf}: every acks=all write fails"
+            )
         if th.internal:
             _internal(report, th, found)
         else:
             if mi == rf and rf >= 2:
                 found[MIN_ISR_EQUALS_RF] = AuditIssue(
-                    MIN_ISR_EQUALS_RF, name, f"minISR {mi} ({src}) == RF {rf}: one broker loss stops acks=all writes")
+                    MIN_ISR_EQUALS_RF, name, f"minISR {mi} ({src}) == RF {rf}: one broker loss stops acks=all writes"
+                )
             if rf == 1 and mi <= 1:
-                found[RF_ONE] = AuditIssue(RF_ONE, name, "RF 1: no redundancy, one broker loss takes partitions offline")
+                found[RF_ONE] = AuditIssue(
+                    RF_ONE, name, "RF 1: no redundancy, one broker loss takes partitions offline"
+                )
             if mi == 1 and rf >= 2:
                 found[MIN_ISR_ONE] = AuditIssue(
-                    MIN_ISR_ONE, name, f"minISR 1 ({src}) with RF {rf}: acks=all is acknowledged by the leader alone")
+                    MIN_ISR_ONE, name, f"minISR 1 ({src}) with RF {rf}: acks=all is acknowledged by the leader alone"
+                )
         if th.unclean:
             found[UNCLEAN_ENABLED] = AuditIssue(
-                UNCLEAN_ENABLED, name,
-                f"unclean.leader.election.enable=true ({th.unclean_source}): acknowledged writes can be lost")
+                UNCLEAN_ENABLED,
+                name,
+                f"unclean.leader.election.enable=true ({th.unclean_source}): acknowledged writes can be lost",
+            )
         if not th.internal and (rf == 1 or th.unclean) and not looks_like_dev(name):
             others = [n for n in prod_topics if n != name]
             if others:
@@ -137,23 +179,31 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
                 found.pop(RF_ONE, None)
                 found.pop(UNCLEAN_ENABLED, None)
                 found[DEV_ON_PROD] = AuditIssue(
-                    DEV_ON_PROD, name,
+                    DEV_ON_PROD,
+                    name,
                     f"{' and '.join(reasons)} on a production-looking topic next to {len(others)} topic(s) "
-                    f"with RF >= 3, minISR >= 2 (e.g. {others[0]})", reasons=reasons)
+                    f"with RF >= 3, minISR >= 2 (e.g. {others[0]})",
+                    reasons=reasons,
+                )
         if rack_aware:
             same = _single_rack(report, name, one_rack)
             if same:
                 rack_names = sorted(set(same.values()))
                 found[SINGLE_RACK] = AuditIssue(
-                    SINGLE_RACK, name,
+                    SINGLE_RACK,
+                    name,
                     f"{len(same)} partition(s) with every replica on one rack ({', '.join(rack_names)})",
-                    partitions=tuple(sorted(same)))
+                    partitions=tuple(sorted(same)),
+                )
             crowded = [partition for partition, _ in report.replica_lists_where(name, crowded_test(mi))]
             if crowded:
                 found[RACK_CONCENTRATED] = AuditIssue(
-                    RACK_CONCENTRATED, name,
+                    RACK_CONCENTRATED,
+                    name,
                     f"{len(crowded)} partition(s) with more than RF - minISR replicas on one rack: losing that "
-                    "rack stops acks=all writes", partitions=tuple(sorted(crowded)))
+                    "rack stops acks=all writes",
+                    partitions=tuple(sorted(crowded)),
+                )
         issues.extend(found[r] for r in RULES if r in found)
     return issues
 
@@ -167,24 +217,40 @@ def _internal(report: HealthReport, th: TopicHealth, found: dict[str, AuditIssue
         reasons.append(f"minISR {th.min_isr} ({th.min_isr_source}) < 2")
     if reasons:
         found[INTERNAL_WEAK] = AuditIssue(INTERNAL_WEAK, name, "; ".join(reasons), reasons=tuple(reasons))
-    down = [p.partition for h in (Health.OFFLINE, Health.UNDER_MIN_ISR)
-            for p in report.partition_infos(name, h) if h == Health.OFFLINE or len(p.isr) < len(p.replicas)]
+    down = [
+        p.partition
+        for h in (Health.OFFLINE, Health.UNDER_MIN_ISR)
+        for p in report.partition_infos(name, h)
+        if h == Health.OFFLINE or len(p.isr) < len(p.replicas)
+    ]
     if down:
         found[INTERNAL_UNAVAILABLE] = AuditIssue(
-            INTERNAL_UNAVAILABLE, name, f"{len(down)} partition(s) offline or under minISR",
-            partitions=tuple(sorted(down)))
-    lagging = [p.partition for h in (Health.AT_MIN_ISR, Health.UNDER_REPLICATED)
-               for p in report.partition_infos(name, h) if len(p.isr) < len(p.replicas)]
+            INTERNAL_UNAVAILABLE,
+            name,
+            f"{len(down)} partition(s) offline or under minISR",
+            partitions=tuple(sorted(down)),
+        )
+    lagging = [
+        p.partition
+        for h in (Health.AT_MIN_ISR, Health.UNDER_REPLICATED)
+        for p in report.partition_infos(name, h)
+        if len(p.isr) < len(p.replicas)
+    ]
     if lagging:
         found[INTERNAL_UNDER_REPLICATED] = AuditIssue(
-            INTERNAL_UNDER_REPLICATED, name, f"{len(lagging)} partition(s) with out-of-sync replicas",
-            partitions=tuple(sorted(lagging)))
+            INTERNAL_UNDER_REPLICATED,
+            name,
+            f"{len(lagging)} partition(s) with out-of-sync replicas",
+            partitions=tuple(sorted(lagging)),
+        )
 
 
 def _single_rack(report: HealthReport, topic: str, one_rack: Callable[[tuple[int, ...]], str | None]) -> dict[int, str]:
     """Partitions (with >= 2 distinct replicas, all racks known) whose replicas share one rack."""
-    return {partition: rack for partition, key in report.replica_lists_where(topic, one_rack)
-            if (rack := one_rack(key))}
+    return {
+        partition: rack for partition, key in report.replica_lists_where(topic, one_rack) if (rack := one_rack(key))
+    }
+
 
 def rack_cap(rf: int, min_isr: int, n_racks: int) -> int | None:
     """Most replicas of one partition a rack should hold so that losing the rack keeps acks=all writes
@@ -195,8 +261,13 @@ def rack_cap(rf: int, min_isr: int, n_racks: int) -> int | None:
     return cap
 
 
-def _crowded(racks: dict[int, str | None], n_racks: int, min_isr: int,
-             one_rack: Callable[[tuple[int, ...]], str | None], reps: tuple[int, ...]) -> bool:
+def _crowded(
+    racks: dict[int, str | None],
+    n_racks: int,
+    min_isr: int,
+    one_rack: Callable[[tuple[int, ...]], str | None],
+    reps: tuple[int, ...],
+) -> bool:
     """More than `rack_cap` of the replicas `reps` on one rack (>= 2 distinct replicas, racks all known,
     not all on one rack: that is `single-rack`)."""
     if len(set(reps)) < 2 or one_rack(reps):
@@ -210,8 +281,9 @@ def _crowded(racks: dict[int, str | None], n_racks: int, min_isr: int,
     return max(Counter(rs).values()) > cap
 
 
-def _shared_rack(racks: dict[int, str | None], seen: dict[tuple[int, ...], str | None],
-                 key: tuple[int, ...]) -> str | None:
+def _shared_rack(
+    racks: dict[int, str | None], seen: dict[tuple[int, ...], str | None], key: tuple[int, ...]
+) -> str | None:
     """The one rack of every replica in `key` (>= 2 distinct replicas, all racks known), else None;
     memoised per replica tuple in `seen`."""
     if key in seen:

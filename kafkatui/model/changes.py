@@ -56,15 +56,24 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
     for b in sorted(new_b - old_b):
         out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} joined the cluster metadata", broker=b))
     if old.controller_id != new.controller_id:
-        out.append(Change(at, ChangeKind.CONTROLLER, f"controller {old.controller_id} -> {new.controller_id}",
-                          broker=new.controller_id))
+        out.append(
+            Change(
+                at,
+                ChangeKind.CONTROLLER,
+                f"controller {old.controller_id} -> {new.controller_id}",
+                broker=new.controller_id,
+            )
+        )
     for name in sorted(set(old.topics) - set(new.topics)):
         out.append(Change(at, ChangeKind.TOPIC_REMOVED, f"topic {name} deleted", topic=name))
     for name, topic in new.topics.items():
         before = old.topics.get(name)
         if before is None:
-            out.append(Change(at, ChangeKind.TOPIC_ADDED, f"topic {name} created ({len(topic.partitions)} partitions)",
-                              topic=name))
+            out.append(
+                Change(
+                    at, ChangeKind.TOPIC_ADDED, f"topic {name} created ({len(topic.partitions)} partitions)", topic=name
+                )
+            )
             continue
         if before.partitions is topic.partitions:
             continue
@@ -92,20 +101,48 @@ def _partition_changes(at: float, q: PartitionInfo, p: PartitionInfo) -> list[Ch
     out: list[Change] = []
     if q.leader != p.leader:
         if p.leader == -1:
-            out.append(Change(at, ChangeKind.OFFLINE, f"{name} OFFLINE (leader {q.leader} lost, ISR {_ids(p.isr)})",
-                              p.topic, p.partition, q.leader))
+            out.append(
+                Change(
+                    at,
+                    ChangeKind.OFFLINE,
+                    f"{name} OFFLINE (leader {q.leader} lost, ISR {_ids(p.isr)})",
+                    p.topic,
+                    p.partition,
+                    q.leader,
+                )
+            )
         elif q.leader == -1:
-            out.append(Change(at, ChangeKind.ONLINE, f"{name} back online, leader {p.leader}", p.topic, p.partition, p.leader))
+            out.append(
+                Change(at, ChangeKind.ONLINE, f"{name} back online, leader {p.leader}", p.topic, p.partition, p.leader)
+            )
         else:
-            out.append(Change(at, ChangeKind.LEADER, f"{name} leader {q.leader} -> {p.leader}", p.topic, p.partition, p.leader))
+            out.append(
+                Change(at, ChangeKind.LEADER, f"{name} leader {q.leader} -> {p.leader}", p.topic, p.partition, p.leader)
+            )
     gone = [r for r in q.isr if r not in p.isr]
     came = [r for r in p.isr if r not in q.isr]
     if gone:
-        out.append(Change(at, ChangeKind.ISR_SHRINK, f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (out: {_ids(tuple(gone))})",
-                          p.topic, p.partition, gone[0]))
+        out.append(
+            Change(
+                at,
+                ChangeKind.ISR_SHRINK,
+                f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (out: {_ids(tuple(gone))})",
+                p.topic,
+                p.partition,
+                gone[0],
+            )
+        )
     if came:
-        out.append(Change(at, ChangeKind.ISR_EXPAND, f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (in: {_ids(tuple(came))})",
-                          p.topic, p.partition, came[0]))
+        out.append(
+            Change(
+                at,
+                ChangeKind.ISR_EXPAND,
+                f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (in: {_ids(tuple(came))})",
+                p.topic,
+                p.partition,
+                came[0],
+            )
+        )
     return out
 
 

@@ -32,10 +32,17 @@ from kafkatui.model.snapshot import (
     TopicInfo,
 )
 
-KAFKA_TOOLS = ("kafka-configs.sh", "kafka-reassign-partitions.sh", "kafka-leader-election.sh", "kafka-topics.sh",
-               "kafka-log-dirs.sh", "kafka-broker-api-versions.sh", "kafka-consumer-groups.sh")
+KAFKA_TOOLS = (
+    "kafka-configs.sh",
+    "kafka-reassign-partitions.sh",
+    "kafka-leader-election.sh",
+    "kafka-topics.sh",
+    "kafka-log-dirs.sh",
+    "kafka-broker-api-versions.sh",
+    "kafka-consumer-groups.sh",
+)
 _FILE = re.compile(r"^printf '%s\\n' '(?P<json>.*)' > (?P<path>\S+)$")
-_LOOP = re.compile(r'^for t in (?P<names>.+?); do (?P<body>.+); done$')
+_LOOP = re.compile(r"^for t in (?P<names>.+?); do (?P<body>.+); done$")
 
 
 def is_kafka_command(cmd: str) -> bool:
@@ -53,8 +60,13 @@ def commands_of(found: Iterable[Finding], *, kafka_only: bool = True) -> list[st
     return list(seen)
 
 
-def printed_commands(snapshot: ClusterSnapshot, bootstrap: str = "localhost:9092", *,
-                     shrink_counts: dict[int, int] | None = None, kafka_only: bool = True) -> list[str]:
+def printed_commands(
+    snapshot: ClusterSnapshot,
+    bootstrap: str = "localhost:9092",
+    *,
+    shrink_counts: dict[int, int] | None = None,
+    kafka_only: bool = True,
+) -> list[str]:
     """Every shell command kafkatui prints for `snapshot` (kafka-configs, the reassignment and election
     JSON files and their kafka-reassign-partitions / kafka-leader-election lines, kafka-topics ...),
     with `bootstrap` filled in, in the order the findings print them, each once."""
@@ -62,6 +74,7 @@ def printed_commands(snapshot: ClusterSnapshot, bootstrap: str = "localhost:9092
 
 
 # ------------------------------------------------------------------------------------------ parsing
+
 
 @dataclass(frozen=True, slots=True)
 class ConfigCommand:
@@ -124,12 +137,16 @@ def executed_reassignments(commands: Iterable[str]) -> dict[str, list[tuple[str,
     out: dict[str, list[tuple[str, int, list[int]]]] = {}
     for path in run:
         parts = (files.get(path) or {}).get("partitions", [])
-        out[path] = [(str(p["topic"]), int(p["partition"]), [int(r) for r in p["replicas"]])
-                     for p in parts if isinstance(p, dict)]
+        out[path] = [
+            (str(p["topic"]), int(p["partition"]), [int(r) for r in p["replicas"]])
+            for p in parts
+            if isinstance(p, dict)
+        ]
     return out
 
 
 # ------------------------------------------------------------------------------------------ applying
+
 
 def apply_commands(snapshot: ClusterSnapshot, commands: Iterable[str]) -> ClusterSnapshot:
     """The snapshot as the commands would leave it: config overrides set or deleted (topic, per-broker
@@ -158,14 +175,19 @@ def apply_commands(snapshot: ClusterSnapshot, commands: Iterable[str]) -> Cluste
             parts = list(info.partitions)
             p = parts[partition]
             leader = p.leader if p.leader in replicas else replicas[0]
-            parts[partition] = PartitionInfo(p.topic, p.partition, leader, tuple(replicas), tuple(replicas),
-                                             leader_epoch=p.leader_epoch)
+            parts[partition] = PartitionInfo(
+                p.topic, p.partition, leader, tuple(replicas), tuple(replicas), leader_epoch=p.leader_epoch
+            )
             topics[topic] = TopicInfo(info.name, tuple(parts), info.internal, info.configs, info.error_code)
     return dataclasses.replace(snapshot, topics=topics, broker_configs=brokers)
 
 
-def _apply_broker(topics: dict[str, TopicInfo], brokers: dict[int, dict[str, ConfigValue]],
-                  snapshot: ClusterSnapshot, ch: ConfigCommand) -> None:
+def _apply_broker(
+    topics: dict[str, TopicInfo],
+    brokers: dict[int, dict[str, ConfigValue]],
+    snapshot: ClusterSnapshot,
+    ch: ConfigCommand,
+) -> None:
     source = DYNAMIC_DEFAULT_BROKER_CONFIG if ch.name is None else DYNAMIC_BROKER_CONFIG
     targets = sorted(brokers or {b.id: {} for b in snapshot.brokers}) if ch.name is None else [int(ch.name)]
     for b in targets:

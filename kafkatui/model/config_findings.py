@@ -43,8 +43,11 @@ class ConfigFindings(Context):
         """A finding per issue; those `group_inherited` will fold into a cluster-wide finding are stand-ins
         (id and topic, what the grouping reads), not built: 2,000 topics on Kafka's default minISR made
         2,000 findings (and their plans) only to drop them. `built` builds any stand-in left over."""
-        stand_ins = {(i.rule, i.topic): Finding(i.rule, "info", "", topics=(i.topic,))
-                     for i in issues if i.rule in self._FOLDED_RULES}
+        stand_ins = {
+            (i.rule, i.topic): Finding(i.rule, "info", "", topics=(i.topic,))
+            for i in issues
+            if i.rule in self._FOLDED_RULES
+        }
         folded: set[tuple[str, str]] = set()
         for fid, source_of in self._FOLDED:
             _, groups = self._inherited(list(stand_ins.values()), fid, source_of)
@@ -77,66 +80,122 @@ class ConfigFindings(Context):
         ctx = plan.ctx()
         # minISR 2 goes on only once every partition can have the new RF (minISR 2 on an RF-2 leftover
         # would stop its writes at any broker loss)
-        return {"target_rf": target, **ctx, "raise_complete": ctx["planned"] and not ctx["has_unplanned"],
-                "raise_partial": ctx["planned"] and ctx["has_unplanned"]}
+        return {
+            "target_rf": target,
+            **ctx,
+            "raise_complete": ctx["planned"] and not ctx["has_unplanned"],
+            "raise_partial": ctx["planned"] and ctx["has_unplanned"],
+        }
 
     def _cfg_evidence(self, th: TopicHealth) -> list[str]:
         rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}..{th.rf}"
-        return [f"min.insync.replicas={th.min_isr} ({th.min_isr_source}), {rf}, {th.partitions} partition(s)",
-                f"tolerates {th.write_tolerance} broker failure(s) with acks=all writes going on, "
-                f"{th.loss_tolerance} without losing acknowledged writes"]
+        return [
+            f"min.insync.replicas={th.min_isr} ({th.min_isr_source}), {rf}, {th.partitions} partition(s)",
+            f"tolerates {th.write_tolerance} broker failure(s) with acks=all writes going on, "
+            f"{th.loss_tolerance} without losing acknowledged writes",
+        ]
 
-    def _topic_finding(self, fid: str, th: TopicHealth, ctx: dict[str, Any], ev: list[str],
-                       issue: A.AuditIssue | None = None, brokers: Iterable[int] = ()) -> Finding:
+    def _topic_finding(
+        self,
+        fid: str,
+        th: TopicHealth,
+        ctx: dict[str, Any],
+        ev: list[str],
+        issue: A.AuditIssue | None = None,
+        brokers: Iterable[int] = (),
+    ) -> Finding:
         parts = [f"{th.name}-{p}" for p in issue.partitions] if issue is not None else []
-        return self.make(fid, ctx, evidence=ev, topics=(th.name,), partitions=parts, brokers=brokers,
-                         affected=len(parts) or th.partitions, strimzi_ok=not th.internal)
+        return self.make(
+            fid,
+            ctx,
+            evidence=ev,
+            topics=(th.name,),
+            partitions=parts,
+            brokers=brokers,
+            affected=len(parts) or th.partitions,
+            strimzi_ok=not th.internal,
+        )
 
     def audit_min_isr_above_rf(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         """RF below 3: raise it to 3 (plan) and set minISR 2 (the durable triple); minISR RF - 1 meanwhile
         so writes go on. RF 3 or more: minISR RF - 1."""
         rf = th.min_rf
-        plan = self._raise_plan(th, 3) if rf < 3 else {"target_rf": rf, "planned": False, "raise_complete": False,
-                                                       "raise_partial": False}
+        plan = (
+            self._raise_plan(th, 3)
+            if rf < 3
+            else {"target_rf": rf, "planned": False, "raise_complete": False, "raise_partial": False}
+        )
         raise_rf = bool(plan["planned"])
         meanwhile = max(1, rf - 1)
         final = 2 if plan["raise_complete"] else meanwhile
-        ctx = {**self.topic_ctx(th), **plan, "raise_rf": raise_rf, "suggested_min_isr": final,
-               "meanwhile_min_isr": meanwhile, "meanwhile": raise_rf and meanwhile != final,
-               "stopgap": not raise_rf and rf < 3, "rf_one": rf == 1}
-        ev = [*self._cfg_evidence(th), f"{th.count(Health.UNDER_MIN_ISR)} partition(s) under minISR now",
-              f"{len(self.live)} live broker(s)"]
+        ctx = {
+            **self.topic_ctx(th),
+            **plan,
+            "raise_rf": raise_rf,
+            "suggested_min_isr": final,
+            "meanwhile_min_isr": meanwhile,
+            "meanwhile": raise_rf and meanwhile != final,
+            "stopgap": not raise_rf and rf < 3,
+            "rf_one": rf == 1,
+        }
+        ev = [
+            *self._cfg_evidence(th),
+            f"{th.count(Health.UNDER_MIN_ISR)} partition(s) under minISR now",
+            f"{len(self.live)} live broker(s)",
+        ]
         return self._topic_finding(A.MIN_ISR_ABOVE_RF, th, ctx, ev)
 
     def audit_min_isr_equals_rf(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         lower = th.min_rf >= 3
         plan = self._raise_plan(th, 3) if not lower else {"target_rf": th.min_rf + 1, "planned": False}
-        ctx = {**self.topic_ctx(th), "suggested_min_isr": max(1, th.min_rf - 1), "lower_min_isr": lower,
-               **plan, "raise_rf": not lower and bool(plan["planned"]), "rf_minus_one": th.min_rf - 1,
-               "cannot_raise": not lower and not plan["planned"], "loss_now": th.min_rf - 1,
-               "suggested_loss": max(0, th.min_rf - 2)}
-        ev = [*self._cfg_evidence(th),
-              f"{th.count(Health.AT_MIN_ISR)} partition(s) at minISR and {th.count(Health.UNDER_MIN_ISR)} under it now"]
+        ctx = {
+            **self.topic_ctx(th),
+            "suggested_min_isr": max(1, th.min_rf - 1),
+            "lower_min_isr": lower,
+            **plan,
+            "raise_rf": not lower and bool(plan["planned"]),
+            "rf_minus_one": th.min_rf - 1,
+            "cannot_raise": not lower and not plan["planned"],
+            "loss_now": th.min_rf - 1,
+            "suggested_loss": max(0, th.min_rf - 2),
+        }
+        ev = [
+            *self._cfg_evidence(th),
+            f"{th.count(Health.AT_MIN_ISR)} partition(s) at minISR and {th.count(Health.UNDER_MIN_ISR)} under it now",
+        ]
         return self._topic_finding(A.MIN_ISR_EQUALS_RF, th, ctx, ev)
 
     def audit_rf_one(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         plan = self._raise_plan(th, 3)
-        ctx = {**self.topic_ctx(th), **plan, "can_raise_rf": bool(plan["planned"]),
-               "suggested_min_isr": 2, "set_after_raise": bool(plan["raise_complete"]) and th.min_isr != 2,
-               "default_rf": self._default_rf()}
-        ev = [*self._cfg_evidence(th), f"{th.count(Health.OFFLINE)} partition(s) offline now",
-              f"{th.count(Health.AT_MIN_ISR)} partition(s) sit at minISR by design (Kafka's AtMinIsrPartitionCount "
-              "counts them)"]
+        ctx = {
+            **self.topic_ctx(th),
+            **plan,
+            "can_raise_rf": bool(plan["planned"]),
+            "suggested_min_isr": 2,
+            "set_after_raise": bool(plan["raise_complete"]) and th.min_isr != 2,
+            "default_rf": self._default_rf(),
+        }
+        ev = [
+            *self._cfg_evidence(th),
+            f"{th.count(Health.OFFLINE)} partition(s) offline now",
+            f"{th.count(Health.AT_MIN_ISR)} partition(s) sit at minISR by design (Kafka's AtMinIsrPartitionCount "
+            "counts them)",
+        ]
         return self._topic_finding(A.RF_ONE, th, ctx, ev)
 
     def audit_min_isr_one(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         set_now = th.min_rf >= 3
         plan = self._raise_plan(th, 3) if not set_now else {"target_rf": th.min_rf, "planned": False}
-        ctx = {**self.topic_ctx(th), "suggested_min_isr": 2, "set_min_isr": set_now, **plan,
-               "raise_rf": not set_now and bool(plan["planned"]),
-               "raise_complete": not set_now and bool(plan.get("raise_complete")),
-               "raise_partial": not set_now and bool(plan.get("raise_partial")),
-               "cannot_raise": not set_now and not plan["planned"]}
+        ctx = {
+            **self.topic_ctx(th),
+            "suggested_min_isr": 2,
+            "set_min_isr": set_now,
+            **plan,
+            "raise_rf": not set_now and bool(plan["planned"]),
+            "raise_complete": not set_now and bool(plan.get("raise_complete")),
+            "raise_partial": not set_now and bool(plan.get("raise_partial")),
+            "cannot_raise": not set_now and not plan["planned"],
+        }
         return self._topic_finding(A.MIN_ISR_ONE, th, ctx, self._cfg_evidence(th))
 
     def audit_unclean_enabled(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
@@ -146,27 +205,37 @@ class ConfigFindings(Context):
 
     def _rack_parts(self, issue: A.AuditIssue, th: TopicHealth) -> tuple[list[PartitionInfo], dict[int, str | None]]:
         wanted = set(issue.partitions)
-        return ([p for p in self.s.topics[th.name].partitions if p.partition in wanted],
-                {b.id: b.rack for b in self.s.brokers})
+        return (
+            [p for p in self.s.topics[th.name].partitions if p.partition in wanted],
+            {b.id: b.rack for b in self.s.brokers},
+        )
 
     def _rack_plan(self, th: TopicHealth, parts: list[PartitionInfo], rack: dict[int, str | None]) -> dict[str, Any]:
         n_racks = len({r for r in rack.values() if r})
         cap = A.rack_cap(th.min_rf, th.min_isr, n_racks) or max(1, th.min_rf - 1)
         plan = self.planner.spread_racks(parts, cap, f"reassign-{th.name}-racks.json")
         topics_file = f"topics-{th.name}.json"
-        return {**plan.ctx(), "rack_cap": cap, "topics_file": topics_file,
-                "topics_file_cmd": file_cmd({"version": 1, "topics": [{"topic": th.name}]}, topics_file),
-                "broker_list": ",".join(str(b) for b in sorted(self.live))}
+        return {
+            **plan.ctx(),
+            "rack_cap": cap,
+            "topics_file": topics_file,
+            "topics_file_cmd": file_cmd({"version": 1, "topics": [{"topic": th.name}]}, topics_file),
+            "broker_list": ",".join(str(b) for b in sorted(self.live)),
+        }
 
     def audit_single_rack(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         parts, rack = self._rack_parts(issue, th)
         racks = sorted({str(rack.get(p.replicas[0])) for p in parts})
         ctx = {**self.topic_ctx(th), "count": len(parts), "racks": ", ".join(racks), **self._rack_plan(th, parts, rack)}
         all_racks = sorted({r for r in rack.values() if r})
-        ev = [f"{len(parts)} of {th.partitions} partitions keep every replica on one rack; cluster racks: "
-              f"{', '.join(all_racks)}",
-              *[f"{p.topic}-{p.partition}: replicas {list(p.replicas)} all on rack {rack.get(p.replicas[0])}"
-                for p in parts[:EXAMPLES]]]
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions keep every replica on one rack; cluster racks: "
+            f"{', '.join(all_racks)}",
+            *[
+                f"{p.topic}-{p.partition}: replicas {list(p.replicas)} all on rack {rack.get(p.replicas[0])}"
+                for p in parts[:EXAMPLES]
+            ],
+        ]
         return self._topic_finding(A.SINGLE_RACK, th, ctx, ev, issue)
 
     def audit_rack_concentrated(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
@@ -177,16 +246,25 @@ class ConfigFindings(Context):
             rk, n = Counter(str(rack.get(r)) for r in p.replicas).most_common(1)[0]
             crowded[rk] += 1
             lines.append(f"{p.topic}-{p.partition}: replicas {list(p.replicas)}, {n} on rack {rk}")
-        ctx = {**self.topic_ctx(th), "count": len(parts), "racks": ", ".join(sorted(crowded)),
-               "write_tolerance": th.min_rf - th.min_isr, **self._rack_plan(th, parts, rack)}
-        ev = [f"{len(parts)} of {th.partitions} partitions hold more than RF {th.min_rf} - minISR {th.min_isr} = "
-              f"{th.min_rf - th.min_isr} replica(s) on one rack: rack {tally(crowded)}", *lines[:EXAMPLES]]
+        ctx = {
+            **self.topic_ctx(th),
+            "count": len(parts),
+            "racks": ", ".join(sorted(crowded)),
+            "write_tolerance": th.min_rf - th.min_isr,
+            **self._rack_plan(th, parts, rack),
+        }
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions hold more than RF {th.min_rf} - minISR {th.min_isr} = "
+            f"{th.min_rf - th.min_isr} replica(s) on one rack: rack {tally(crowded)}",
+            *lines[:EXAMPLES],
+        ]
         if len(lines) > EXAMPLES:
             ev.append(f"... and {len(lines) - EXAMPLES} more")
         return self._topic_finding(A.RACK_CONCENTRATED, th, ctx, ev, issue)
 
-    def _inherited(self, found: list[Finding], fid: str, source_of: Callable[[TopicHealth], str]
-                   ) -> tuple[list[Finding], dict[str, list[TopicHealth]]]:
+    def _inherited(
+        self, found: list[Finding], fid: str, source_of: Callable[[TopicHealth], str]
+    ) -> tuple[list[Finding], dict[str, list[TopicHealth]]]:
         """Per-topic `fid` findings of INHERITED_GROUP or more topics that take the setting from the same
         cluster-level source: (the findings without them, their topics per source, sorted). One
         cluster-wide change fixes them and the topics created later, where a finding per topic would
@@ -196,13 +274,18 @@ class ConfigFindings(Context):
             th = self.r.topics.get(f.topics[0]) if f.id == fid and f.topics else None
             if th is not None and source_of(th) in CLUSTER_SOURCES:
                 by_source[source_of(th)].append(th)
-        grouped = {src: sorted(ths, key=lambda t: t.name) for src, ths in sorted(by_source.items())
-                   if len(ths) >= INHERITED_GROUP}
+        grouped = {
+            src: sorted(ths, key=lambda t: t.name)
+            for src, ths in sorted(by_source.items())
+            if len(ths) >= INHERITED_GROUP
+        }
         gone = {th.name for ths in grouped.values() for th in ths}
         return [f for f in found if not (f.id == fid and f.topics and f.topics[0] in gone)], grouped
 
     _FOLDED: tuple[tuple[str, Callable[[TopicHealth], str]], ...] = (
-        (A.MIN_ISR_ONE, lambda t: t.min_isr_source), (A.UNCLEAN_ENABLED, lambda t: t.unclean_source))
+        (A.MIN_ISR_ONE, lambda t: t.min_isr_source),
+        (A.UNCLEAN_ENABLED, lambda t: t.unclean_source),
+    )
     """The per-topic findings `group_inherited` folds, and the source each is grouped by."""
     _FOLDED_RULES = frozenset(fid for fid, _ in _FOLDED)
 
@@ -213,21 +296,53 @@ class ConfigFindings(Context):
             rf2 = [t.name for t in ths if t.min_rf < 3]
             rf3 = [t.name for t in ths if t.min_rf >= 3]
             parts = sum(t.partitions for t in ths)
-            ctx = {"count": len(ths), "partitions": parts, "min_isr_source": source, "has_rf2": bool(rf2),
-                   "rf2_count": len(rf2), "rf2_topics": " ".join(shlex.quote(t) for t in rf2)}
-            ev = [f"min.insync.replicas=1 ({source}) on {len(ths)} topics, {parts} partitions, none set per topic",
-                  *named("RF 3 or more", rf3), *named("RF 2", rf2)]
-            out.append(self.make("min-isr-one-default", ctx, evidence=ev, topics=[t.name for t in ths],
-                                 affected=parts, strimzi_ok=False))
+            ctx = {
+                "count": len(ths),
+                "partitions": parts,
+                "min_isr_source": source,
+                "has_rf2": bool(rf2),
+                "rf2_count": len(rf2),
+                "rf2_topics": " ".join(shlex.quote(t) for t in rf2),
+            }
+            ev = [
+                f"min.insync.replicas=1 ({source}) on {len(ths)} topics, {parts} partitions, none set per topic",
+                *named("RF 3 or more", rf3),
+                *named("RF 2", rf2),
+            ]
+            out.append(
+                self.make(
+                    "min-isr-one-default",
+                    ctx,
+                    evidence=ev,
+                    topics=[t.name for t in ths],
+                    affected=parts,
+                    strimzi_ok=False,
+                )
+            )
         out, by_source = self._inherited(out, *self._FOLDED[1])
         for source, ths in by_source.items():
             parts = sum(t.partitions for t in ths)
-            ctx = {"count": len(ths), "partitions": parts, "unclean_source": source,
-                   "static": source == STATIC_BROKER_CONFIG}
-            ev = [f"unclean.leader.election.enable=true ({source}) on {len(ths)} topics, {parts} partitions, "
-                  "none set per topic", *named("topics", [t.name for t in ths])]
-            out.append(self.make("unclean-enabled-default", ctx, evidence=ev, topics=[t.name for t in ths],
-                                 affected=parts, strimzi_ok=False))
+            ctx = {
+                "count": len(ths),
+                "partitions": parts,
+                "unclean_source": source,
+                "static": source == STATIC_BROKER_CONFIG,
+            }
+            ev = [
+                f"unclean.leader.election.enable=true ({source}) on {len(ths)} topics, {parts} partitions, "
+                "none set per topic",
+                *named("topics", [t.name for t in ths]),
+            ]
+            out.append(
+                self.make(
+                    "unclean-enabled-default",
+                    ctx,
+                    evidence=ev,
+                    topics=[t.name for t in ths],
+                    affected=parts,
+                    strimzi_ok=False,
+                )
+            )
         return out
 
     def _internal_ctx(self, th: TopicHealth) -> dict[str, Any]:
@@ -235,28 +350,47 @@ class ConfigFindings(Context):
         if th.name == "__transaction_state":
             keys = ("transaction.state.log.replication.factor", "transaction.state.log.min.isr")
             short = "transactions cannot complete"
-            impact = ("Transactional (exactly-once) producers record their state in __transaction_state: "
-                      "when it is unavailable, transactions cannot begin, commit or abort.")
+            impact = (
+                "Transactional (exactly-once) producers record their state in __transaction_state: "
+                "when it is unavailable, transactions cannot begin, commit or abort."
+            )
         else:
             keys = ("offsets.topic.replication.factor",)
             short = "consumer groups cannot commit offsets"
-            impact = ("Consumer groups commit offsets to __consumer_offsets: when a partition is unavailable "
-                      "its groups cannot commit or rebalance; losing it rewinds or skips their progress.")
+            impact = (
+                "Consumer groups commit offsets to __consumer_offsets: when a partition is unavailable "
+                "its groups cannot commit or rebalance; losing it rewinds or skips their progress."
+            )
         vals = [(k, self.s.broker_config(k)) for k in keys]
-        targets = {"offsets.topic.replication.factor": 3, "transaction.state.log.replication.factor": 3,
-                   "transaction.state.log.min.isr": 2}
-        return {"impact": impact, "impact_short": short,
-                "creation_configs": ", ".join(f"{k}={cv.value} ({cv.source})" for k, cv in vals),
-                "creation_keys": " and ".join(f"{k}={targets[k]}" for k in keys)}
+        targets = {
+            "offsets.topic.replication.factor": 3,
+            "transaction.state.log.replication.factor": 3,
+            "transaction.state.log.min.isr": 2,
+        }
+        return {
+            "impact": impact,
+            "impact_short": short,
+            "creation_configs": ", ".join(f"{k}={cv.value} ({cv.source})" for k, cv in vals),
+            "creation_keys": " and ".join(f"{k}={targets[k]}" for k in keys),
+        }
 
     def audit_internal_weak_config(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         plan = self._raise_plan(th, 3) if th.min_rf < 3 else {"target_rf": th.min_rf, "planned": False}
         raise_rf = bool(plan["planned"])
-        ctx = {**self.topic_ctx(th), **self._internal_ctx(th), **plan, "reasons": "; ".join(issue.reasons),
-               "raise_rf": raise_rf, "fix_min_isr": th.min_isr < 2 and (th.min_rf >= 3 or bool(plan.get("raise_complete"))),
-               "cannot_raise": th.min_rf < 3 and not raise_rf}
-        ev = [*self._cfg_evidence(th), f"broker settings: {ctx['creation_configs']}",
-              f"{len(self.live)} live broker(s)"]
+        ctx = {
+            **self.topic_ctx(th),
+            **self._internal_ctx(th),
+            **plan,
+            "reasons": "; ".join(issue.reasons),
+            "raise_rf": raise_rf,
+            "fix_min_isr": th.min_isr < 2 and (th.min_rf >= 3 or bool(plan.get("raise_complete"))),
+            "cannot_raise": th.min_rf < 3 and not raise_rf,
+        }
+        ev = [
+            *self._cfg_evidence(th),
+            f"broker settings: {ctx['creation_configs']}",
+            f"{len(self.live)} live broker(s)",
+        ]
         return self._topic_finding(A.INTERNAL_WEAK, th, ctx, ev)
 
     def _internal_state(self, fid: str, issue: A.AuditIssue, th: TopicHealth) -> Finding:
@@ -264,13 +398,23 @@ class ConfigFindings(Context):
         parts = [p for p in self.s.topics[th.name].partitions if p.partition in wanted]
         missing: Counter[int] = Counter(r for p in parts for r in p.replicas if r not in p.isr)
         at_min = [p for p in parts if p.leader >= 0 and len(p.isr) == th.min_isr]
-        ctx = {**self.topic_ctx(th), **self._internal_ctx(th), "count": len(parts), "missing_brokers": ids_text(missing),
-               "at_min_count": len(at_min), "at_min": bool(at_min), "leader_alone": th.min_isr <= 1,
-               "isr_brokers": ids_text({b for p in at_min for b in p.isr})}
+        ctx = {
+            **self.topic_ctx(th),
+            **self._internal_ctx(th),
+            "count": len(parts),
+            "missing_brokers": ids_text(missing),
+            "at_min_count": len(at_min),
+            "at_min": bool(at_min),
+            "leader_alone": th.min_isr <= 1,
+            "isr_brokers": ids_text({b for p in at_min for b in p.isr}),
+        }
         state = "offline or under minISR" if fid == A.INTERNAL_UNAVAILABLE else "with out-of-sync replicas"
-        ev = [f"{len(parts)} of {th.partitions} partitions {state} (minISR {th.min_isr}, RF {th.rf})"
-              + (f"; {len(at_min)} of them exactly at minISR" if at_min and fid != A.INTERNAL_UNAVAILABLE else ""),
-              *self.examples(parts), f"missing from these ISRs: broker {tally(missing)}"]
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions {state} (minISR {th.min_isr}, RF {th.rf})"
+            + (f"; {len(at_min)} of them exactly at minISR" if at_min and fid != A.INTERNAL_UNAVAILABLE else ""),
+            *self.examples(parts),
+            f"missing from these ISRs: broker {tally(missing)}",
+        ]
         return self._topic_finding(fid, th, ctx, ev, issue, brokers=sorted(missing))
 
     def audit_internal_unavailable(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
@@ -284,19 +428,31 @@ class ConfigFindings(Context):
         return f"{cv.value} from {cv.source}"
 
     def audit_dev_settings_on_prod(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
-        prod = sorted(n for n, t in self.r.topics.items()
-                      if n != th.name and not t.internal and A.is_production_triple(t))
+        prod = sorted(
+            n for n, t in self.r.topics.items() if n != th.name and not t.internal and A.is_production_triple(t)
+        )
         rf_one = th.min_rf == 1
         plan = self._raise_plan(th, 3) if rf_one else {"target_rf": 3, "planned": False}
         raise_rf = rf_one and bool(plan["planned"])
-        ctx = {**self.topic_ctx(th), **plan, "reasons": " and ".join(issue.reasons), "rf_one": rf_one,
-               "raise_rf": raise_rf, "cannot_raise": rf_one and not raise_rf, "set_min_isr": bool(plan.get("raise_complete")) and th.min_isr != 2,
-               "unclean_off": False, "prod_example": prod[0] if prod else "", "prod_count": len(prod),
-               "default_rf": self._default_rf()}
-        ev = [*self._cfg_evidence(th),
-              f"unclean.leader.election.enable={str(th.unclean).lower()} ({th.unclean_source})",
-              f"{len(prod)} production-configured topic(s) on this cluster: {', '.join(prod[:5])}"
-              + (" ..." if len(prod) > 5 else "")]
+        ctx = {
+            **self.topic_ctx(th),
+            **plan,
+            "reasons": " and ".join(issue.reasons),
+            "rf_one": rf_one,
+            "raise_rf": raise_rf,
+            "cannot_raise": rf_one and not raise_rf,
+            "set_min_isr": bool(plan.get("raise_complete")) and th.min_isr != 2,
+            "unclean_off": False,
+            "prod_example": prod[0] if prod else "",
+            "prod_count": len(prod),
+            "default_rf": self._default_rf(),
+        }
+        ev = [
+            *self._cfg_evidence(th),
+            f"unclean.leader.election.enable={str(th.unclean).lower()} ({th.unclean_source})",
+            f"{len(prod)} production-configured topic(s) on this cluster: {', '.join(prod[:5])}"
+            + (" ..." if len(prod) > 5 else ""),
+        ]
         return self._topic_finding(A.DEV_ON_PROD, th, ctx, ev)
 
     # -- broker-level configuration
@@ -312,26 +468,43 @@ class ConfigFindings(Context):
                 low[b] = (ms, cv.source)
         if low:
             values = sorted({v for v, _ in low.values()})
-            ctx = {"brokers_text": ids_text(low), "lag_ms": values[0], "count": len(low),
-                   "default_ms": KAFKA_LAG_DEFAULT_MS}
-            ev = [f"replica.lag.time.max.ms={v} ms ({src}) on broker {b}" for b, (v, src) in sorted(low.items())][:EXAMPLES]
+            ctx = {
+                "brokers_text": ids_text(low),
+                "lag_ms": values[0],
+                "count": len(low),
+                "default_ms": KAFKA_LAG_DEFAULT_MS,
+            }
+            ev = [f"replica.lag.time.max.ms={v} ms ({src}) on broker {b}" for b, (v, src) in sorted(low.items())][
+                :EXAMPLES
+            ]
             if len(low) > EXAMPLES:
                 ev.append(f"... and {len(low) - EXAMPLES} more brokers")
-            ev.append(f"Kafka's default is {KAFKA_LAG_DEFAULT_MS} ms (since 2.5); a follower that does not catch up "
-                      "within this time leaves the ISR")
+            ev.append(
+                f"Kafka's default is {KAFKA_LAG_DEFAULT_MS} ms (since 2.5); a follower that does not catch up "
+                "within this time leaves the ISR"
+            )
             # a choice by itself (info); a warning once followers on those brokers are out of ISRs now
             lagging = sorted(b for b in low if self.r.brokers[b].out_of_isr_online)
             if lagging:
                 ev.append(f"out of ISRs now: broker {ids_text(lagging)}")
-            out.append(self.make("replica-lag-time-low", ctx, evidence=ev, brokers=sorted(low),
-                                 severity="warning" if lagging else None))
+            out.append(
+                self.make(
+                    "replica-lag-time-low",
+                    ctx,
+                    evidence=ev,
+                    brokers=sorted(low),
+                    severity="warning" if lagging else None,
+                )
+            )
         cv = self.s.broker_config("default.replication.factor")
         if _int(cv.value) == 1 and cv.source != ASSUMED_DEFAULT and self.r.counts.brokers_total >= 3:
             rf_one = sorted(n for n, th in self.r.topics.items() if th.min_rf == 1 and not th.internal)
             total = self.r.counts.brokers_total
             ctx = {"default_rf_source": cv.source, "live_brokers": total, "rf_one_count": len(rf_one)}
-            ev = [f"default.replication.factor=1 ({cv.source}) on a cluster of {total} brokers",
-                  *named("topics with RF 1 now", rf_one)]
+            ev = [
+                f"default.replication.factor=1 ({cv.source}) on a cluster of {total} brokers",
+                *named("topics with RF 1 now", rf_one),
+            ]
             out.append(self.make("default-rf-one", ctx, evidence=ev))
         return out
 

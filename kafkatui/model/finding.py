@@ -66,23 +66,40 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON (shape in the module docstring)."""
         return {
-            "id": self.id, "severity": self.severity, "title": self.title, "root_cause": self.root_cause,
-            "resources": {"topics": list(self.topics), "partitions": list(self.partitions),
-                          "brokers": list(self.brokers)},
+            "id": self.id,
+            "severity": self.severity,
+            "title": self.title,
+            "root_cause": self.root_cause,
+            "resources": {
+                "topics": list(self.topics),
+                "partitions": list(self.partitions),
+                "brokers": list(self.brokers),
+            },
             "affected_partitions": self.affected_partitions,
-            "evidence": list(self.evidence), "causes": list(self.causes), "steps": list(self.steps),
-            "commands": list(self.commands), "strimzi_patch": self.strimzi_patch,
+            "evidence": list(self.evidence),
+            "causes": list(self.causes),
+            "steps": list(self.steps),
+            "commands": list(self.commands),
+            "strimzi_patch": self.strimzi_patch,
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Finding:
         res = d["resources"]
         return cls(
-            id=d["id"], severity=d["severity"], title=d["title"], topics=tuple(res["topics"]),
-            partitions=tuple(res["partitions"]), brokers=tuple(int(b) for b in res["brokers"]),
-            affected_partitions=int(d["affected_partitions"]), evidence=tuple(d["evidence"]),
-            causes=tuple(d["causes"]), steps=tuple(d["steps"]), commands=tuple(d["commands"]),
-            strimzi_patch=d["strimzi_patch"], root_cause=bool(d["root_cause"]),
+            id=d["id"],
+            severity=d["severity"],
+            title=d["title"],
+            topics=tuple(res["topics"]),
+            partitions=tuple(res["partitions"]),
+            brokers=tuple(int(b) for b in res["brokers"]),
+            affected_partitions=int(d["affected_partitions"]),
+            evidence=tuple(d["evidence"]),
+            causes=tuple(d["causes"]),
+            steps=tuple(d["steps"]),
+            commands=tuple(d["commands"]),
+            strimzi_patch=d["strimzi_patch"],
+            root_cause=bool(d["root_cause"]),
         )
 
     def covers(self, topic: str, partition: int) -> bool:
@@ -93,6 +110,7 @@ class Finding:
 
 
 # ---------------------------------------------------------------------------------------------- catalog
+
 
 @dataclass(frozen=True, slots=True)
 class _Item:
@@ -147,10 +165,16 @@ def parse_catalog(text: str) -> dict[str, CatalogEntry]:
             raise ValueError(f"catalog {fid}: needs severity (one of {SEVERITIES}) and title")
         st = e.get("strimzi") or {}
         out[fid] = CatalogEntry(
-            id=fid, severity=e["severity"], title=e["title"], causes=_items(e.get("causes", []), fid, "causes"),
-            steps=_items(e.get("steps", []), fid, "steps"), commands=_items(e.get("commands", []), fid, "commands"),
-            escalates=bool(e.get("escalates", False)), root_cause=bool(e.get("root_cause", False)),
-            strimzi_when=st.get("when"), strimzi_config=tuple((st.get("config") or {}).items()),
+            id=fid,
+            severity=e["severity"],
+            title=e["title"],
+            causes=_items(e.get("causes", []), fid, "causes"),
+            steps=_items(e.get("steps", []), fid, "steps"),
+            commands=_items(e.get("commands", []), fid, "commands"),
+            escalates=bool(e.get("escalates", False)),
+            root_cause=bool(e.get("root_cause", False)),
+            strimzi_when=st.get("when"),
+            strimzi_config=tuple((st.get("config") or {}).items()),
         )
     return out
 
@@ -163,15 +187,18 @@ def load_catalog() -> dict[str, CatalogEntry]:
 
 def fill(template: str, ctx: dict[str, Any]) -> str:
     """Replace {name} placeholders (JSON braces are left alone); a missing name is a KeyError."""
+
     def sub(m: re.Match[str]) -> str:
         key = m.group(1)
         if key not in ctx:
             raise KeyError(f"no value for {{{key}}} in {template!r}")
         return str(ctx[key])
+
     return _PLACEHOLDER.sub(sub, template)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
 
 def human_bytes(n: int) -> str:
     size = float(n)
@@ -187,13 +214,20 @@ def ids_text(ids: Iterable[int]) -> str:
 
 
 def tally(c: Counter[int] | Counter[str], unit: str = "partition") -> str:
-    """"3 (5 partitions), 2 (1 partition)", most first."""
-    return ", ".join(f"{b} ({n} {unit}{'s' if n != 1 else ''})" for b, n in
-                     sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
+    """ "3 (5 partitions), 2 (1 partition)", most first."""
+    return (
+        ", ".join(
+            f"{b} ({n} {unit}{'s' if n != 1 else ''})" for b, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+        )
+        or "none"
+    )
 
 
-_FALLBACK_DEFAULTS = {"num.replica.fetchers": "1", "replica.fetch.max.bytes": "1048576",
-                      "replica.lag.time.max.ms": "30000"}
+_FALLBACK_DEFAULTS = {
+    "num.replica.fetchers": "1",
+    "replica.fetch.max.bytes": "1048576",
+    "replica.lag.time.max.ms": "30000",
+}
 
 
 def config_value(key: str, cv: ConfigValue) -> str:
@@ -202,7 +236,7 @@ def config_value(key: str, cv: ConfigValue) -> str:
 
 
 def config_text(key: str, cv: ConfigValue) -> str:
-    """"key=value (source)" for evidence; a value the brokers did not report reads as Kafka's default,
+    """ "key=value (source)" for evidence; a value the brokers did not report reads as Kafka's default,
     said in words, never as "None (ASSUMED_DEFAULT)"."""
     if cv.source == ASSUMED_DEFAULT or cv.value is None:
         return f"{key}={config_value(key, cv)} (Kafka's default, assumed: the broker configs could not be read)"
@@ -220,12 +254,18 @@ def kafkatopic_name(topic: str) -> str:
 def election_ctx(topic: str, partitions: Sequence[int], kind: str) -> dict[str, Any]:
     """Context for kafka-leader-election.sh: one partition by flags, several by a JSON file."""
     if len(partitions) == 1:
-        return {"election_target": f"--topic {topic} --partition {partitions[0]}", "election_file_cmd": "",
-                "multi_partition": False}
+        return {
+            "election_target": f"--topic {topic} --partition {partitions[0]}",
+            "election_file_cmd": "",
+            "multi_partition": False,
+        }
     path = f"elect-{kind}-{topic}.json"
     obj = {"partitions": [{"topic": topic, "partition": p} for p in sorted(partitions)]}
-    return {"election_target": f"--path-to-json-file {path}", "election_file_cmd": file_cmd(obj, path),
-            "multi_partition": True}
+    return {
+        "election_target": f"--path-to-json-file {path}",
+        "election_file_cmd": file_cmd(obj, path),
+        "multi_partition": True,
+    }
 
 
 def _yaml_scalar(v: Any) -> str:
@@ -233,6 +273,7 @@ def _yaml_scalar(v: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- builder
+
 
 class Context:
     """One findings run: the report, snapshot, catalog and planner every rule reads."""
@@ -246,12 +287,30 @@ class Context:
         self.base: dict[str, Any] = {"bootstrap": bootstrap, "namespace": namespace}
 
     # -- rendering
-    def make(self, fid: str, ctx: dict[str, Any], *, evidence: Iterable[str], topics: Iterable[str] = (),
-             partitions: Iterable[str] = (), brokers: Iterable[int] = (), affected: int = 0,
-             critical: bool = False, strimzi_ok: bool = True, severity: str | None = None) -> Finding:
+    def make(
+        self,
+        fid: str,
+        ctx: dict[str, Any],
+        *,
+        evidence: Iterable[str],
+        topics: Iterable[str] = (),
+        partitions: Iterable[str] = (),
+        brokers: Iterable[int] = (),
+        affected: int = 0,
+        critical: bool = False,
+        strimzi_ok: bool = True,
+        severity: str | None = None,
+    ) -> Finding:
         e = self.cat[fid]
-        c = {"planned": False, "has_unplanned": False, "unplanned": "", "raise_partial": False, "raise_complete": False,
-             **self.base, **ctx}
+        c = {
+            "planned": False,
+            "has_unplanned": False,
+            "unplanned": "",
+            "raise_partial": False,
+            "raise_complete": False,
+            **self.base,
+            **ctx,
+        }
         patch = None
         config = {k: c[v] for k, v in e.strimzi_config}
         if config and strimzi_ok and (e.strimzi_when is None or c[e.strimzi_when]):
@@ -262,18 +321,32 @@ class Context:
             c["strimzi"] = False
         severity = "critical" if critical and e.escalates else (severity or e.severity)
         return Finding(
-            id=fid, severity=severity, title=fill(e.title, c), topics=tuple(topics), partitions=tuple(partitions),
-            brokers=tuple(brokers), affected_partitions=affected, evidence=tuple(evidence),
+            id=fid,
+            severity=severity,
+            title=fill(e.title, c),
+            topics=tuple(topics),
+            partitions=tuple(partitions),
+            brokers=tuple(brokers),
+            affected_partitions=affected,
+            evidence=tuple(evidence),
             causes=tuple(fill(i.text, c) for i in e.causes if i.applies(c)),
             steps=tuple(fill(i.text, c) for i in e.steps if i.applies(c)),
             commands=tuple(fill(i.text, c) for i in e.commands if i.applies(c)),
-            strimzi_patch=patch, root_cause=e.root_cause,
+            strimzi_patch=patch,
+            root_cause=e.root_cause,
         )
 
     def topic_ctx(self, th: TopicHealth) -> dict[str, Any]:
-        return {"topic": th.name, "kafkatopic": kafkatopic_name(th.name), "min_isr": th.min_isr,
-                "min_isr_source": th.min_isr_source, "rf": th.min_rf, "unclean_source": th.unclean_source,
-                "unclean": th.unclean, "live_brokers": len(self.live)}
+        return {
+            "topic": th.name,
+            "kafkatopic": kafkatopic_name(th.name),
+            "min_isr": th.min_isr,
+            "min_isr_source": th.min_isr_source,
+            "rf": th.min_rf,
+            "unclean_source": th.unclean_source,
+            "unclean": th.unclean,
+            "live_brokers": len(self.live),
+        }
 
     def broker_cfg(self, key: str, broker: int | None = None) -> ConfigValue:
         if broker is not None:
@@ -325,8 +398,15 @@ class Context:
 
 def finding_sort_key(f: Finding) -> tuple[int, int, int, int, str, tuple[str, ...], tuple[int, ...]]:
     """Severity, then root causes before symptoms, then breadth, then id and resource names."""
-    return (_SEV_RANK[f.severity], 0 if f.root_cause else 1, -f.affected_partitions, -len(f.topics),
-            f.id, f.topics[:1], f.brokers[:1])
+    return (
+        _SEV_RANK[f.severity],
+        0 if f.root_cause else 1,
+        -f.affected_partitions,
+        -len(f.topics),
+        f.id,
+        f.topics[:1],
+        f.brokers[:1],
+    )
 
 
 def named(label: str, names: list[str]) -> list[str]:
@@ -335,4 +415,3 @@ def named(label: str, names: list[str]) -> list[str]:
         return []
     more = f" and {len(names) - EXAMPLES} more" if len(names) > EXAMPLES else ""
     return [f"{label}: {len(names)} topic(s): {', '.join(names[:EXAMPLES])}{more}"]
-

@@ -43,7 +43,6 @@ are doing now), `config_findings` (the audit's configuration rules), `plans` (re
 live brokers only, one plan per partition). This module runs them in order and sorts the result.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -68,17 +67,36 @@ from kafkatui.model.health import HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.state_findings import StateFindings
 
-__all__ = ["EXAMPLES", "FLAP_MIN_SHRINKS", "INHERITED_GROUP", "SEVERITIES", "CatalogEntry", "Finding", "fill",
-           "finding_sort_key", "findings", "findings_for_partition", "human_bytes", "kafkatopic_name",
-           "load_catalog", "parse_catalog"]
+__all__ = [
+    "EXAMPLES",
+    "FLAP_MIN_SHRINKS",
+    "INHERITED_GROUP",
+    "SEVERITIES",
+    "CatalogEntry",
+    "Finding",
+    "fill",
+    "finding_sort_key",
+    "findings",
+    "findings_for_partition",
+    "human_bytes",
+    "kafkatopic_name",
+    "load_catalog",
+    "parse_catalog",
+]
 
 
 class _Builder(StateFindings, ConfigFindings):
     """Every rule over one run's context."""
 
 
-def findings(report: HealthReport, snapshot: ClusterSnapshot | None = None, bootstrap: str = "B",
-             shrink_counts: dict[int, int] | None = None, *, namespace: str = "kafka") -> list[Finding]:
+def findings(
+    report: HealthReport,
+    snapshot: ClusterSnapshot | None = None,
+    bootstrap: str = "B",
+    shrink_counts: dict[int, int] | None = None,
+    *,
+    namespace: str = "kafka",
+) -> list[Finding]:
     """Every finding for the report, worst first.
 
     `shrink_counts` maps a broker id to how many times it was removed from an ISR in the window the
@@ -97,8 +115,10 @@ def findings_for_partition(found: Iterable[Finding], topic: str, partition: int)
 
     The partition's own findings (about its topic alone) come first, then the ones about its topic, then
     broker and cluster-wide ones (an absent broker's plan, say), each group in `found`'s order."""
+
     def rank(f: Finding) -> int:
         if f.topics == (topic,):
             return 0 if f.partitions else 1
         return 2
+
     return sorted((f for f in found if f.covers(topic, partition)), key=rank)

@@ -257,8 +257,14 @@ class ClusterCounts:
     non_preferred_total: int
 
     def count(self, health: Health) -> int:
-        return (self.offline, self.under_min_isr, self.at_min_isr, self.under_replicated,
-                self.non_preferred_leader, self.healthy)[health]
+        return (
+            self.offline,
+            self.under_min_isr,
+            self.at_min_isr,
+            self.under_replicated,
+            self.non_preferred_leader,
+            self.healthy,
+        )[health]
 
     @property
     def worst(self) -> Health:
@@ -289,9 +295,16 @@ class HealthReport:
 
     __slots__ = ("snapshot", "topics", "brokers", "counts", "live", "_classes", "_cols", "_pindex", "_where")
 
-    def __init__(self, snapshot: ClusterSnapshot, topics: dict[str, TopicHealth],
-                 brokers: dict[int, BrokerHealth], counts: ClusterCounts, live: frozenset[int],
-                 classes: dict[str, bytearray], cols: dict[str, Partitions] | None = None) -> None:
+    def __init__(
+        self,
+        snapshot: ClusterSnapshot,
+        topics: dict[str, TopicHealth],
+        brokers: dict[int, BrokerHealth],
+        counts: ClusterCounts,
+        live: frozenset[int],
+        classes: dict[str, bytearray],
+        cols: dict[str, Partitions] | None = None,
+    ) -> None:
         self.snapshot = snapshot
         self.topics = topics
         self.brokers = brokers
@@ -332,8 +345,9 @@ class HealthReport:
         for pid, sid in zip(cols.ids, cols.states, strict=True):
             yield pid, states[sid][1]
 
-    def replica_lists_where(self, topic: str, test: Callable[[tuple[int, ...]], object]
-                            ) -> Iterator[tuple[int, tuple[int, ...]]]:
+    def replica_lists_where(
+        self, topic: str, test: Callable[[tuple[int, ...]], object]
+    ) -> Iterator[tuple[int, tuple[int, ...]]]:
         """(partition id, replicas) of the partitions of `topic` whose replicas pass `test`, a pure
         function of a replica list: the report asks it once per distinct state (for the same `test`
         object across topics), so a topic without a match costs one set operation."""
@@ -363,8 +377,9 @@ class HealthReport:
         i = self._index(topic, partition)
         return self._detail(topic, self.snapshot.topics[topic].partitions[i], self._classes[topic][i])
 
-    def partitions(self, topic: str | None = None,
-                   classes: Iterable[Health] | None = None) -> Iterator[PartitionHealth]:
+    def partitions(
+        self, topic: str | None = None, classes: Iterable[Health] | None = None
+    ) -> Iterator[PartitionHealth]:
         """Detailed views, topic by topic in name order, optionally of some classes only."""
         wanted = None if classes is None else frozenset(int(c) for c in classes)
         names = [topic] if topic is not None else sorted(self._classes)
@@ -413,8 +428,18 @@ class HealthReport:
         th = self.topics[topic]
         h = _ALL[c]
         headroom = -th.min_isr if h == Health.OFFLINE else len(p.isr) - th.min_isr
-        return PartitionHealth(topic, p.partition, h, p.leader, p.replicas, p.isr, th.min_isr,
-                               th.min_isr_source, headroom, self.out_of_sync(p))
+        return PartitionHealth(
+            topic,
+            p.partition,
+            h,
+            p.leader,
+            p.replicas,
+            p.isr,
+            th.min_isr,
+            th.min_isr_source,
+            headroom,
+            self.out_of_sync(p),
+        )
 
 
 def _columns(snapshot: ClusterSnapshot, live: frozenset[int]) -> tuple[dict[str, Partitions], StateTable]:
@@ -423,7 +448,9 @@ def _columns(snapshot: ClusterSnapshot, live: frozenset[int]) -> tuple[dict[str,
     else a new one."""
     topics = snapshot.topics
     names = sorted(topics)
-    tables = {id(t.partitions.table): t.partitions.table for t in topics.values() if isinstance(t.partitions, Partitions)}
+    tables = {
+        id(t.partitions.table): t.partitions.table for t in topics.values() if isinstance(t.partitions, Partitions)
+    }
     if len(tables) == 1 and all(isinstance(t.partitions, Partitions) for t in topics.values()):
         (table,) = tables.values()
         return {n: topics[n].partitions for n in names}, table  # type: ignore[misc]
@@ -560,8 +587,16 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             else:
                 rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
             hits = [(sid, sts.count(sid)) for sid in risky.intersection(sts)] if risky else []
-            agg = seen[key] = (codes, tuple(codes.count(k) for k in range(6)), rf, min_rf, smallest_isr, t_urp,
-                               t_nonpref, hits)
+            agg = seen[key] = (
+                codes,
+                tuple(codes.count(k) for k in range(6)),
+                rf,
+                min_rf,
+                smallest_isr,
+                t_urp,
+                t_nonpref,
+                hits,
+            )
         codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
         for sid, k in hits:
             target = restart_off if live_isr[sid] == 1 else restart_under
@@ -579,12 +614,24 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         loss = base - 1 if not unclean else min(base, smallest_isr) - 1
         classes[name] = cls
         topics[name] = TopicHealth(
-            name=name, internal=is_internal(t), partitions=len(sts), worst=worst, counts=counts,
-            rf=rf, min_rf=min_rf, min_isr=min_isr, min_isr_source=min_src,
-            min_headroom=(smallest_isr - min_isr) if sts else 0, smallest_isr=smallest_isr,
-            unclean=unclean, unclean_source=unclean_src, loss_tolerance=max(0, loss),
-            write_tolerance=max(0, min_rf - min_isr), writes_blocked=min_isr > min_rf and bool(sts),
-            under_replicated_total=t_urp, non_preferred_total=t_nonpref,
+            name=name,
+            internal=is_internal(t),
+            partitions=len(sts),
+            worst=worst,
+            counts=counts,
+            rf=rf,
+            min_rf=min_rf,
+            min_isr=min_isr,
+            min_isr_source=min_src,
+            min_headroom=(smallest_isr - min_isr) if sts else 0,
+            smallest_isr=smallest_isr,
+            unclean=unclean,
+            unclean_source=unclean_src,
+            loss_tolerance=max(0, loss),
+            write_tolerance=max(0, min_rf - min_isr),
+            writes_blocked=min_isr > min_rf and bool(sts),
+            under_replicated_total=t_urp,
+            non_preferred_total=t_nonpref,
         )
     brokers: dict[int, BrokerHealth] = {}
     for bid in sorted(live | absent):
@@ -595,21 +642,41 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         under = restart_under[bid]
         off = restart_off[bid]
         brokers[bid] = BrokerHealth(
-            id=bid, up=info is not None, host=info.host if info else None, port=info.port if info else None,
-            rack=info.rack if info else None, controller=bid == snapshot.controller_id,
-            hosted=hosted[bid], led=led[bid], preferred=preferred[bid], preferred_led=preferred_led[bid],
-            out_of_isr=o_online + offline_out[bid], hosted_online=h_online, out_of_isr_online=o_online,
+            id=bid,
+            up=info is not None,
+            host=info.host if info else None,
+            port=info.port if info else None,
+            rack=info.rack if info else None,
+            controller=bid == snapshot.controller_id,
+            hosted=hosted[bid],
+            led=led[bid],
+            preferred=preferred[bid],
+            preferred_led=preferred_led[bid],
+            out_of_isr=o_online + offline_out[bid],
+            hosted_online=h_online,
+            out_of_isr_online=o_online,
             missing_from_all_isrs=all_missing,
             missing_from_most_isrs=not all_missing and h_online > 0 and o_online * 2 > h_online,
-            restart_safe=under == 0 and off == 0, restart_under_min_isr=under, restart_offline=off,
+            restart_safe=under == 0 and off == 0,
+            restart_under_min_isr=under,
+            restart_offline=off,
             restart_topics=len(restart_topics.get(bid, ())),
         )
 
     counts_c = ClusterCounts(
-        brokers_up=len(live), brokers_total=len(live | absent), brokers_absent=tuple(sorted(absent)),
-        controller_id=snapshot.controller_id, topics=len(topics), partitions=sum(totals),
-        offline=totals[0], under_min_isr=totals[1], at_min_isr=totals[2], under_replicated=totals[3],
-        non_preferred_leader=totals[4], healthy=totals[5], under_replicated_total=urp_total,
+        brokers_up=len(live),
+        brokers_total=len(live | absent),
+        brokers_absent=tuple(sorted(absent)),
+        controller_id=snapshot.controller_id,
+        topics=len(topics),
+        partitions=sum(totals),
+        offline=totals[0],
+        under_min_isr=totals[1],
+        at_min_isr=totals[2],
+        under_replicated=totals[3],
+        non_preferred_leader=totals[4],
+        healthy=totals[5],
+        under_replicated_total=urp_total,
         non_preferred_total=nonpref_total,
     )
     return HealthReport(snapshot, topics, brokers, counts_c, live, classes, cols)

@@ -65,9 +65,14 @@ class Plan:
                 by_plan.setdefault(path, []).append(name)
             for path, names in by_plan.items():
                 lines.append(f"{_names(names)} (already in {path}: run that plan first, then check again)")
-        return {"reassign_file": self.path, "reassign_file_cmd": file_cmd(self.json(), self.path) if self.moves else "",
-                "planned": self.planned, "unplanned": "; ".join(lines), "has_unplanned": bool(lines),
-                "planned_count": len(self.moves)}
+        return {
+            "reassign_file": self.path,
+            "reassign_file_cmd": file_cmd(self.json(), self.path) if self.moves else "",
+            "planned": self.planned,
+            "unplanned": "; ".join(lines),
+            "has_unplanned": bool(lines),
+            "planned_count": len(self.moves),
+        }
 
 
 def _names(names: list[str]) -> str:
@@ -96,8 +101,9 @@ class Planner:
             cands = [b for b in cands if self.rack.get(b) is not None and used_racks[self.rack.get(b)] < cap]
         if not cands:
             return None
-        best = min(cands, key=lambda b: (used_racks[self.rack.get(b)] if self.rack.get(b) is not None else 0,
-                                         self.load[b], b))
+        best = min(
+            cands, key=lambda b: (used_racks[self.rack.get(b)] if self.rack.get(b) is not None else 0, self.load[b], b)
+        )
         self.load[best] += 1
         return best
 
@@ -118,8 +124,9 @@ class Planner:
         live_copies = [r for r in p.replicas if r in self.live_set]
         if not live_copies:
             gone = ", ".join(str(r) for r in p.replicas)
-            plan.blocked.append((name, f"every replica is on absent broker(s) {gone}: only bringing one back "
-                                       "recovers it"))
+            plan.blocked.append(
+                (name, f"every replica is on absent broker(s) {gone}: only bringing one back recovers it")
+            )
             return False
         if p.leader < 0 or p.leader not in self.live_set:
             plan.blocked.append((name, "offline: no leader to copy from until a replica is elected"))
@@ -157,8 +164,9 @@ class Planner:
                 racks[self.rack.get(b)] += 1
                 new.append(b)
             if not ok:
-                plan.blocked.append((f"{p.topic}-{p.partition}",
-                                     f"not enough live brokers to hold {len(p.replicas)} replicas"))
+                plan.blocked.append(
+                    (f"{p.topic}-{p.partition}", f"not enough live brokers to hold {len(p.replicas)} replicas")
+                )
                 continue
             self._add(plan, p, new)
         return plan
@@ -210,8 +218,9 @@ class Planner:
                 racks[self.rack.get(b)] += 1
                 new[idx] = b
             if not ok:
-                plan.blocked.append((f"{p.topic}-{p.partition}", f"no live broker on a rack with fewer than {cap} "
-                                                                  "of its replicas"))
+                plan.blocked.append(
+                    (f"{p.topic}-{p.partition}", f"no live broker on a rack with fewer than {cap} of its replicas")
+                )
                 continue
             if new != list(p.replicas):
                 self._add(plan, p, new)

@@ -123,15 +123,24 @@ class Partitions(Sequence[PartitionInfo]):
     """A topic's partitions as columns: ids (snapshot order) and state ids into a shared `StateTable`.
 
     Reads like a tuple of `PartitionInfo`; the views are built, all at once for the topic, on first
-    access, or one by one (and kept) through `view`. `live` (the brokers metadata lists) gives each view its offline replicas; `elr_known` says
-    the ELR of every partition is known (empty unless `extras` names it).
+    access, or one by one (and kept) through `view`. `live` (the brokers metadata lists) gives each view
+    its offline replicas; `elr_known` says the ELR of every partition is known (empty unless `extras`
+    names it).
     """
 
     __slots__ = ("topic", "ids", "states", "table", "live", "elr_known", "extras", "_views", "_some")
 
-    def __init__(self, topic: str, ids: Sequence[int], states: array[int], table: StateTable,
-                 live: frozenset[int], *, elr_known: bool = False,
-                 extras: dict[int, PartitionExtra] | None = None) -> None:
+    def __init__(
+        self,
+        topic: str,
+        ids: Sequence[int],
+        states: array[int],
+        table: StateTable,
+        live: frozenset[int],
+        *,
+        elr_known: bool = False,
+        extras: dict[int, PartitionExtra] | None = None,
+    ) -> None:
         self.topic = topic
         self.ids = ids  # range(n) when the partitions are 0..n-1
         self.states = states
@@ -157,8 +166,14 @@ class Partitions(Sequence[PartitionInfo]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Partitions) and other.table is self.table:
-            return (self.topic == other.topic and self.ids == other.ids and self.states == other.states
-                    and self.live == other.live and self.elr_known == other.elr_known and self.extras == other.extras)
+            return (
+                self.topic == other.topic
+                and self.ids == other.ids
+                and self.states == other.states
+                and self.live == other.live
+                and self.elr_known == other.elr_known
+                and self.extras == other.extras
+            )
         if isinstance(other, Sequence):
             return self.views() == tuple(other)
         return NotImplemented
@@ -170,8 +185,12 @@ class Partitions(Sequence[PartitionInfo]):
 
     def same_states(self, other: Sequence[PartitionInfo]) -> bool:
         """True when `other` is known, cheaply, to have the same ids, leaders, replicas and ISRs."""
-        return (isinstance(other, Partitions) and other.table is self.table and other.ids == self.ids
-                and other.states == self.states)
+        return (
+            isinstance(other, Partitions)
+            and other.table is self.table
+            and other.ids == self.ids
+            and other.states == self.states
+        )
 
     def views(self) -> tuple[PartitionInfo, ...]:
         """Every partition as a `PartitionInfo` (built once; those `view` built are kept)."""
@@ -209,9 +228,18 @@ class Partitions(Sequence[PartitionInfo]):
         if x is None:
             return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline, -1, known, known, 0)
         more = tuple(r for r in x.offline_replicas if r not in offline)
-        return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline + more, x.leader_epoch,
-                             x.elr if x.elr is not None else known,
-                             x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+        return PartitionInfo(
+            self.topic,
+            self.ids[i],
+            leader,
+            reps,
+            isr,
+            offline + more,
+            x.leader_epoch,
+            x.elr if x.elr is not None else known,
+            x.last_known_elr if x.last_known_elr is not None else known,
+            x.error_code,
+        )
 
     def _build(self) -> Iterable[PartitionInfo]:
         topic, live, extras = self.topic, self.live, self.extras
@@ -225,9 +253,18 @@ class Partitions(Sequence[PartitionInfo]):
                 yield PartitionInfo(topic, pid, leader, reps, isr, offline, -1, known, known, 0)
             else:
                 more = tuple(r for r in x.offline_replicas if r not in offline)
-                yield PartitionInfo(topic, pid, leader, reps, isr, offline + more, x.leader_epoch,
-                                    x.elr if x.elr is not None else known,
-                                    x.last_known_elr if x.last_known_elr is not None else known, x.error_code)
+                yield PartitionInfo(
+                    topic,
+                    pid,
+                    leader,
+                    reps,
+                    isr,
+                    offline + more,
+                    x.leader_epoch,
+                    x.elr if x.elr is not None else known,
+                    x.last_known_elr if x.last_known_elr is not None else known,
+                    x.error_code,
+                )
 
 
 def partition_at(parts: Sequence[PartitionInfo]) -> Callable[[int], PartitionInfo]:
@@ -248,16 +285,14 @@ def columns(topic: str, parts: Sequence[PartitionInfo], table: StateTable, live:
             key = old[sid]
             new = ids_of.get(key)
             out.append(new if new is not None else table.id_of(*key))
-        moved = Partitions(topic, parts.ids, out, table, parts.live, elr_known=parts.elr_known,
-                           extras=parts.extras)
+        moved = Partitions(topic, parts.ids, out, table, parts.live, elr_known=parts.elr_known, extras=parts.extras)
         moved._views = parts._views
         return moved
     infos = tuple(parts)
     id_of = table.id_of
     st = array("i", [id_of(p.leader, p.replicas, p.isr) for p in infos])
     ids = [p.partition for p in infos]
-    cols = Partitions(topic, range(len(ids)) if ids == list(range(len(ids))) else tuple(ids),
-                      st, table, live)
+    cols = Partitions(topic, range(len(ids)) if ids == list(range(len(ids))) else tuple(ids), st, table, live)
     cols._views = infos
     return cols
 
@@ -323,7 +358,9 @@ class ClusterSnapshot:
                     ids.update(p.replicas)
         return frozenset(ids)
 
-    def partitions_where(self, test: Callable[[int, tuple[int, ...], tuple[int, ...]], bool]) -> Iterator[PartitionInfo]:
+    def partitions_where(
+        self, test: Callable[[int, tuple[int, ...], tuple[int, ...]], bool]
+    ) -> Iterator[PartitionInfo]:
         """The partitions, topic by topic in name order, whose (leader, replicas, ISR) pass `test`.
 
         Columns are tested once per distinct state, and only topics with a match build their views.

@@ -58,21 +58,30 @@ class StateFindings(Context):
         live = self.live
         with_live = [p for p in parts if any(r in live for r in p.replicas)]
         none_alive = [p for p in parts if p not in with_live]
-        restore = {b for p in parts for b in p.isr if b not in live} or \
-                  {b for p in parts for b in p.replicas if b not in live}
+        restore = {b for p in parts for b in p.isr if b not in live} or {
+            b for p in parts for b in p.replicas if b not in live
+        }
         has_live = not th.unclean and bool(with_live)
         el = election_ctx(th.name, [p.partition for p in with_live] or [parts[0].partition], "unclean")
-        ctx = {**self.topic_ctx(th), "count": len(parts), "restore_brokers": ids_text(restore),
-               "replica_brokers": ids_text({b for p in none_alive for b in p.replicas}),
-               "none_alive": ", ".join(f"{p.topic}-{p.partition}" for p in none_alive[:EXAMPLES])
-               + (" ..." if len(none_alive) > EXAMPLES else ""),
-               "has_live_replica": has_live, "no_live_replica": bool(none_alive),
-               "unclean_multi": has_live and el["multi_partition"], "unclean_target": el["election_target"],
-               "unclean_partition": (with_live or parts)[0].partition,
-               "election_file_cmd": el["election_file_cmd"]}
-        ev = [f"{len(parts)} of {th.partitions} partitions have no leader (minISR {th.min_isr}, RF {th.rf})",
-              *self.examples(parts),
-              f"unclean.leader.election.enable={str(th.unclean).lower()} ({th.unclean_source})"]
+        ctx = {
+            **self.topic_ctx(th),
+            "count": len(parts),
+            "restore_brokers": ids_text(restore),
+            "replica_brokers": ids_text({b for p in none_alive for b in p.replicas}),
+            "none_alive": ", ".join(f"{p.topic}-{p.partition}" for p in none_alive[:EXAMPLES])
+            + (" ..." if len(none_alive) > EXAMPLES else ""),
+            "has_live_replica": has_live,
+            "no_live_replica": bool(none_alive),
+            "unclean_multi": has_live and el["multi_partition"],
+            "unclean_target": el["election_target"],
+            "unclean_partition": (with_live or parts)[0].partition,
+            "election_file_cmd": el["election_file_cmd"],
+        }
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions have no leader (minISR {th.min_isr}, RF {th.rf})",
+            *self.examples(parts),
+            f"unclean.leader.election.enable={str(th.unclean).lower()} ({th.unclean_source})",
+        ]
         absent = sorted({b for p in parts for b in p.replicas if b not in live})
         if absent:
             ev.append(f"replica brokers absent from metadata: {ids_text(absent)}")
@@ -80,59 +89,106 @@ class StateFindings(Context):
             ev.append(f"{len(with_live)} partition(s) still have a live out-of-sync replica")
         elr = [p for p in parts if p.elr]
         if elr:
-            ev.append("eligible leader replicas (KIP-966): "
-                      + ", ".join(f"{p.topic}-{p.partition} {list(p.elr or ())}" for p in elr[:EXAMPLES]))
-        return self.make("offline", ctx, evidence=ev, topics=(th.name,),
-                         partitions=[f"{p.topic}-{p.partition}" for p in parts],
-                         brokers=sorted(restore), affected=len(parts))
+            ev.append(
+                "eligible leader replicas (KIP-966): "
+                + ", ".join(f"{p.topic}-{p.partition} {list(p.elr or ())}" for p in elr[:EXAMPLES])
+            )
+        return self.make(
+            "offline",
+            ctx,
+            evidence=ev,
+            topics=(th.name,),
+            partitions=[f"{p.topic}-{p.partition}" for p in parts],
+            brokers=sorted(restore),
+            affected=len(parts),
+        )
 
     def isr_finding(self, fid: str, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
         missing: Counter[int] = Counter(r for p in parts for r in p.replicas if r not in p.isr)
         isr_brokers = sorted({b for p in parts for b in p.isr})
-        label = {"under-min-isr": "ISR below minISR", "at-min-isr": "ISR exactly at minISR",
-                 "under-replicated": "ISR smaller than the replica list"}[fid]
+        label = {
+            "under-min-isr": "ISR below minISR",
+            "at-min-isr": "ISR exactly at minISR",
+            "under-replicated": "ISR smaller than the replica list",
+        }[fid]
         smallest = min((len(p.isr) for p in parts), default=0)
-        ctx = {**self.topic_ctx(th), "count": len(parts), "missing_brokers": ids_text(missing),
-               "isr_brokers": ids_text(isr_brokers), "leader_alone": th.min_isr <= 1,
-               "not_leader_alone": th.min_isr > 1, "unclean_on": th.unclean,
-               "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
-               # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
-               # the "do not lower" advice would contradict it
-               "config_min_isr": th.min_isr >= th.min_rf >= 3, "hold_min_isr": not th.min_isr >= th.min_rf >= 3,
-               "suggested_min_isr": max(1, th.min_rf - 1),
-               "consequence": ("ISR is the leader alone: one more failure takes them offline" if th.min_isr <= 1
-                               else "one more failure stops acks=all writes")}
-        ev = [f"{len(parts)} of {th.partitions} partitions: {label} (minISR {th.min_isr} from "
-              f"{th.min_isr_source}, RF {th.rf})",
-              *self.examples(parts),
-              f"missing from these ISRs: broker {tally(missing)}"]
+        ctx = {
+            **self.topic_ctx(th),
+            "count": len(parts),
+            "missing_brokers": ids_text(missing),
+            "isr_brokers": ids_text(isr_brokers),
+            "leader_alone": th.min_isr <= 1,
+            "not_leader_alone": th.min_isr > 1,
+            "unclean_on": th.unclean,
+            "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
+            # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
+            # the "do not lower" advice would contradict it
+            "config_min_isr": th.min_isr >= th.min_rf >= 3,
+            "hold_min_isr": not th.min_isr >= th.min_rf >= 3,
+            "suggested_min_isr": max(1, th.min_rf - 1),
+            "consequence": (
+                "ISR is the leader alone: one more failure takes them offline"
+                if th.min_isr <= 1
+                else "one more failure stops acks=all writes"
+            ),
+        }
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions: {label} (minISR {th.min_isr} from "
+            f"{th.min_isr_source}, RF {th.rf})",
+            *self.examples(parts),
+            f"missing from these ISRs: broker {tally(missing)}",
+        ]
         down = sorted(b for b in missing if b not in self.live)
         if down:
             ev.append(f"absent from metadata: broker {ids_text(down)}")
         ev += self.lag_line(parts)
-        return self.make(fid, ctx, evidence=ev, topics=(th.name,),
-                         partitions=[f"{p.topic}-{p.partition}" for p in parts], brokers=sorted(missing),
-                         affected=len(parts))
+        return self.make(
+            fid,
+            ctx,
+            evidence=ev,
+            topics=(th.name,),
+            partitions=[f"{p.topic}-{p.partition}" for p in parts],
+            brokers=sorted(missing),
+            affected=len(parts),
+        )
 
     def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
         shift: Counter[tuple[int, int]] = Counter((p.leader, p.replicas[0]) for p in parts)
-        lines = [f"broker {lead} leads {n} partition(s) preferred by broker {pref}"
-                 for (lead, pref), n in sorted(shift.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]
-        ctx = {**self.topic_ctx(th), "count": len(parts), "leader_shift": "; ".join(lines),
-               **election_ctx(th.name, [p.partition for p in parts], "preferred")}
-        ev = [f"{len(parts)} of {th.partitions} partitions led by a broker other than their first replica",
-              *lines,
-              *[f"{p.topic}-{p.partition}: leader {p.leader}, preferred {p.replicas[0]}, ISR {list(p.isr)}"
-                for p in parts[:EXAMPLES]]]
+        lines = [
+            f"broker {lead} leads {n} partition(s) preferred by broker {pref}"
+            for (lead, pref), n in sorted(shift.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+        ]
+        ctx = {
+            **self.topic_ctx(th),
+            "count": len(parts),
+            "leader_shift": "; ".join(lines),
+            **election_ctx(th.name, [p.partition for p in parts], "preferred"),
+        }
+        ev = [
+            f"{len(parts)} of {th.partitions} partitions led by a broker other than their first replica",
+            *lines,
+            *[
+                f"{p.topic}-{p.partition}: leader {p.leader}, preferred {p.replicas[0]}, ISR {list(p.isr)}"
+                for p in parts[:EXAMPLES]
+            ],
+        ]
         led = Counter(p.leader for p in parts)
-        return self.make("non-preferred-leader", ctx, evidence=ev, topics=(th.name,),
-                         partitions=[f"{p.topic}-{p.partition}" for p in parts],
-                         brokers=sorted(set(led) | {p.replicas[0] for p in parts}), affected=len(parts))
+        return self.make(
+            "non-preferred-leader",
+            ctx,
+            evidence=ev,
+            topics=(th.name,),
+            partitions=[f"{p.topic}-{p.partition}" for p in parts],
+            brokers=sorted(set(led) | {p.replicas[0] for p in parts}),
+            affected=len(parts),
+        )
 
     # -- broker findings
     def broker_findings(self, shrink_counts: dict[int, int] | None) -> list[Finding]:
         r = self.r
-        flagged = {b for b, bh in r.brokers.items() if bh.up and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)}
+        flagged = {
+            b for b, bh in r.brokers.items() if bh.up and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)
+        }
         absent = set(r.counts.brokers_absent)
         oos: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
         absent_hits: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
@@ -155,8 +211,11 @@ class StateFindings(Context):
             out.append(self.missing_broker(b, oos[b]))
         if absent:
             ids = sorted(absent)
-            path = f"reassign-broker-{ids[0]}.json" if len(ids) == 1 else \
-                f"reassign-brokers-{'-'.join(map(str, ids))}.json"
+            path = (
+                f"reassign-broker-{ids[0]}.json"
+                if len(ids) == 1
+                else f"reassign-brokers-{'-'.join(map(str, ids))}.json"
+            )
             # tested once per distinct state; only the partitions named are built
             on_absent = list(self.s.partitions_where(lambda _leader, reps, _isr: not absent.isdisjoint(reps)))
             plan = self.planner.replace_absent(on_absent, path).ctx()
@@ -174,8 +233,10 @@ class StateFindings(Context):
     def _broker_evidence(self, b: int) -> list[str]:
         bh = self.r.brokers[b]
         where = f"{bh.host}:{bh.port}" + (f", rack {bh.rack}" if bh.rack else "")
-        return [f"broker {b} is listed in metadata ({where}){', controller' if bh.controller else ''}",
-                f"leads {bh.led} partition(s); preferred leader of {bh.preferred}"]
+        return [
+            f"broker {b} is listed in metadata ({where}){', controller' if bh.controller else ''}",
+            f"leads {bh.led} partition(s); preferred leader of {bh.preferred}",
+        ]
 
     def missing_broker(self, b: int, hits: list[tuple[PartitionInfo, int]]) -> Finding:
         bh = self.r.brokers[b]
@@ -189,59 +250,102 @@ class StateFindings(Context):
         else:
             fid = "broker-missing-from-most-isrs"
             ev.append(f"missing from {bh.out_of_isr_online} of the {bh.hosted_online} ISRs it belongs to")
-        ev.append("out of sync in: " + ", ".join(f"{t} ({n})" for t, n in
-                                                  sorted(per_topic.items(), key=lambda kv: (-kv[1], kv[0]))[:8]))
-        ev.append("every other live broker is in all its ISRs" if not others else
-                  f"other live brokers out of ISRs: {tally(Counter(others), 'replica')}")
+        ev.append(
+            "out of sync in: "
+            + ", ".join(f"{t} ({n})" for t, n in sorted(per_topic.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+        )
+        ev.append(
+            "every other live broker is in all its ISRs"
+            if not others
+            else f"other live brokers out of ISRs: {tally(Counter(others), 'replica')}"
+        )
         lags = [lag for p in parts if (lag := self.lag_of(p, b)) is not None]
         if lags:
             ev.append(f"{human_bytes(sum(lags))} behind in total, worst partition {human_bytes(max(lags))}")
         classes = Counter(c for _, c in hits)
         ev.append("its partitions now: " + ", ".join(f"{n} {Health(c).label}" for c, n in sorted(classes.items())))
         leaders: Counter[int] = Counter(p.leader for p in parts)
-        ctx = {"broker": b, "count": bh.out_of_isr_online, "hosted": bh.hosted_online,
-               "topic_count": len(per_topic),
-               "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b)),
-               "lagging_leaders": tally(leaders), "others_clean": not others}
+        ctx = {
+            "broker": b,
+            "count": bh.out_of_isr_online,
+            "hosted": bh.hosted_online,
+            "topic_count": len(per_topic),
+            "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b)),
+            "lagging_leaders": tally(leaders),
+            "others_clean": not others,
+        }
         critical = any(c <= Health.UNDER_MIN_ISR for c in classes)
-        return self.make(fid, ctx, evidence=ev, topics=sorted(per_topic),
-                         partitions=[f"{p.topic}-{p.partition}" for p in parts], brokers=(b,),
-                         affected=len(parts), critical=critical)
+        return self.make(
+            fid,
+            ctx,
+            evidence=ev,
+            topics=sorted(per_topic),
+            partitions=[f"{p.topic}-{p.partition}" for p in parts],
+            brokers=(b,),
+            affected=len(parts),
+            critical=critical,
+        )
 
-    def absent_broker(self, b: int, hits: list[tuple[PartitionInfo, int]], plan: dict[str, Any],
-                      absent: list[int], topics: list[str]) -> Finding:
+    def absent_broker(
+        self, b: int, hits: list[tuple[PartitionInfo, int]], plan: dict[str, Any], absent: list[int], topics: list[str]
+    ) -> Finding:
         """Broker `b`, named in replica lists of `topics` but absent from metadata."""
         bh = self.r.brokers[b]
         offline = [p for p, c in hits if c == Health.OFFLINE]
         under = [p for p, c in hits if c == Health.UNDER_MIN_ISR]
-        ctx = {"broker": b, "count": bh.hosted, "topic_count": len(topics), "offline_count": len(offline),
-               "under_count": len(under), **plan, "can_reassign": plan["planned"],
-               "several_absent": len(absent) > 1, "absent_brokers": ids_text(absent)}
-        ev = [f"broker {b} is named in {bh.hosted} replica list(s) of {len(topics)} topic(s) but not listed "
-              f"in metadata ({self.r.counts.brokers_up} of {self.r.counts.brokers_total} brokers up)",
-              f"partitions with a replica on it: {len(offline)} offline, {len(under)} under minISR, "
-              f"{len(hits) - len(offline) - len(under)} otherwise degraded"]
+        ctx = {
+            "broker": b,
+            "count": bh.hosted,
+            "topic_count": len(topics),
+            "offline_count": len(offline),
+            "under_count": len(under),
+            **plan,
+            "can_reassign": plan["planned"],
+            "several_absent": len(absent) > 1,
+            "absent_brokers": ids_text(absent),
+        }
+        ev = [
+            f"broker {b} is named in {bh.hosted} replica list(s) of {len(topics)} topic(s) but not listed "
+            f"in metadata ({self.r.counts.brokers_up} of {self.r.counts.brokers_total} brokers up)",
+            f"partitions with a replica on it: {len(offline)} offline, {len(under)} under minISR, "
+            f"{len(hits) - len(offline) - len(under)} otherwise degraded",
+        ]
         if offline:
-            ev.append("offline: " + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
-                      + (" ..." if len(offline) > EXAMPLES else ""))
+            ev.append(
+                "offline: "
+                + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
+                + (" ..." if len(offline) > EXAMPLES else "")
+            )
         if b == self.s.controller_id:
             ev.append("metadata still names it as controller")
-        return self.make("broker-absent", ctx, evidence=ev, topics=topics,
-                         partitions=[f"{p.topic}-{p.partition}" for p, _ in hits], brokers=(b,),
-                         affected=bh.hosted, critical=bool(offline or under))
+        return self.make(
+            "broker-absent",
+            ctx,
+            evidence=ev,
+            topics=topics,
+            partitions=[f"{p.topic}-{p.partition}" for p, _ in hits],
+            brokers=(b,),
+            affected=bh.hosted,
+            critical=bool(offline or under),
+        )
 
     def flapping(self, b: int, n: int) -> Finding:
         bh = self.r.brokers.get(b)
         lag_cfg = self.broker_cfg("replica.lag.time.max.ms", b)
-        ctx = {"broker": b, "shrinks": n, "replica_lag_time_max_ms": config_value("replica.lag.time.max.ms", lag_cfg),
-               "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b))}
+        ctx = {
+            "broker": b,
+            "shrinks": n,
+            "replica_lag_time_max_ms": config_value("replica.lag.time.max.ms", lag_cfg),
+            "num_replica_fetchers": config_value("num.replica.fetchers", self.broker_cfg("num.replica.fetchers", b)),
+        }
         ev = [f"broker {b} was removed from an ISR {n} times in the observed window"]
         if bh is not None:
-            ev.append(f"now out of {bh.out_of_isr_online} of the {bh.hosted_online} ISRs it belongs to"
-                      + ("" if bh.up else "; absent from metadata"))
+            ev.append(
+                f"now out of {bh.out_of_isr_online} of the {bh.hosted_online} ISRs it belongs to"
+                + ("" if bh.up else "; absent from metadata")
+            )
         ev.append(config_text("replica.lag.time.max.ms", lag_cfg))
-        return self.make("isr-flapping", ctx, evidence=ev, brokers=(b,),
-                         affected=bh.hosted if bh is not None else 0)
+        return self.make("isr-flapping", ctx, evidence=ev, brokers=(b,), affected=bh.hosted if bh is not None else 0)
 
     def under_load(self, spread: Counter[int], hits: dict[int, list[tuple[PartitionInfo, int]]]) -> Finding:
         fetchers = self.broker_cfg("num.replica.fetchers")
@@ -251,22 +355,31 @@ class StateFindings(Context):
         except ValueError:
             current = 1
         parts = {(p.topic, p.partition): p for v in hits.values() for p, _ in v}
-        ctx = {"broker_count": len(spread), "spread": tally(spread, "replica"),
-               "num_replica_fetchers": config_value("num.replica.fetchers", fetchers),
-               "replica_fetch_max_bytes": config_value("replica.fetch.max.bytes", fetch_max),
-               "suggested_fetchers": max(2, current * 2)}
-        ev = [f"out-of-sync replicas on {len(spread)} live brokers, none missing from most of its ISRs: "
-              f"{tally(spread, 'replica')}",
-              f"{config_text('num.replica.fetchers', fetchers)}, "
-              f"{config_text('replica.fetch.max.bytes', fetch_max)}",
-              *self.lag_line(parts.values())]
-        return self.make("shrinks-under-load", ctx, evidence=ev, topics=sorted({t for t, _ in parts}),
-                         partitions=[f"{t}-{p}" for t, p in sorted(parts)], brokers=sorted(spread),
-                         affected=len(parts))
+        ctx = {
+            "broker_count": len(spread),
+            "spread": tally(spread, "replica"),
+            "num_replica_fetchers": config_value("num.replica.fetchers", fetchers),
+            "replica_fetch_max_bytes": config_value("replica.fetch.max.bytes", fetch_max),
+            "suggested_fetchers": max(2, current * 2),
+        }
+        ev = [
+            f"out-of-sync replicas on {len(spread)} live brokers, none missing from most of its ISRs: "
+            f"{tally(spread, 'replica')}",
+            f"{config_text('num.replica.fetchers', fetchers)}, {config_text('replica.fetch.max.bytes', fetch_max)}",
+            *self.lag_line(parts.values()),
+        ]
+        return self.make(
+            "shrinks-under-load",
+            ctx,
+            evidence=ev,
+            topics=sorted({t for t, _ in parts}),
+            partitions=[f"{t}-{p}" for t, p in sorted(parts)],
+            brokers=sorted(spread),
+            affected=len(parts),
+        )
 
     def partial(self) -> list[Finding]:
         if not (self.s.partial or self.s.problems):
             return []
         problems = self.s.problems or ("the source marked the snapshot partial",)
         return [self.make("partial-snapshot", {"count": len(problems)}, evidence=problems)]
-

@@ -117,7 +117,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _of(impacts: tuple[PartitionImpact, ...]) -> str:
-    """"41 partitions of 7 topics"."""
+    """ "41 partitions of 7 topics"."""
     return f"{_plural(len(impacts), 'partition')} of {_plural(len({p.topic for p in impacts}), 'topic')}"
 
 
@@ -162,8 +162,18 @@ def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatI
                 if unclean is None:
                     unclean = effective_unclean(snapshot, name)[0]
                 candidates = unclean and any(r not in gone and r in live_now for r in p.replicas)
-                offline.append(PartitionImpact(name, p.partition, leader, -1, after, min_isr,
-                                               bool(candidates), UNCLEAN_NOTE if candidates else ""))
+                offline.append(
+                    PartitionImpact(
+                        name,
+                        p.partition,
+                        leader,
+                        -1,
+                        after,
+                        min_isr,
+                        bool(candidates),
+                        UNCLEAN_NOTE if candidates else "",
+                    )
+                )
                 counts[0] += 1
                 continue
             impact = PartitionImpact(name, p.partition, leader, new_leader, after, min_isr)
@@ -174,18 +184,34 @@ def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatI
                 single.append(impact)
                 counts[2] += 1
     topics = {n: TopicImpact(n, *c) for n, c in per_topic.items() if any(c)}
-    return WhatIf(frozenset(down), frozenset(already), tuple(offline), tuple(under), tuple(single),
-                  moved, already_off, already_under, topics)
+    return WhatIf(
+        frozenset(down),
+        frozenset(already),
+        tuple(offline),
+        tuple(under),
+        tuple(single),
+        moved,
+        already_off,
+        already_under,
+        topics,
+    )
 
 
 def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
     """Is restarting `broker_id` now safe? Refused when any partition would go under minISR or offline."""
     if broker_id not in snapshot.broker_ids:
         if broker_id not in snapshot.referenced_brokers():
-            return RestartSafety(broker_id, True, 0, 0, (),
-                                 f"broker {broker_id} is not in metadata and holds no replica")
-        return RestartSafety(broker_id, True, 0, 0, (),
-                             f"broker {broker_id} is already down (absent from metadata): restarting it can only help")
+            return RestartSafety(
+                broker_id, True, 0, 0, (), f"broker {broker_id} is not in metadata and holds no replica"
+            )
+        return RestartSafety(
+            broker_id,
+            True,
+            0,
+            0,
+            (),
+            f"broker {broker_id} is already down (absent from metadata): restarting it can only help",
+        )
     w = what_if(snapshot, {broker_id})
     topics = tuple(sorted({p.topic for p in w.under_min_isr} | {p.topic for p in w.offline}))
     if w.safe:

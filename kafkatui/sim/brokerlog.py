@@ -63,64 +63,111 @@ def _partition(topic: str, partition: int, broker: int) -> str:
     return f"[Partition {topic}-{partition} broker={broker}]"
 
 
-def shrink(ts_ms: int, broker: int, topic: str, partition: int, old_isr: Sequence[int], new_isr: Sequence[int],
-           high_watermark: int, end_offset: int, out: Sequence[tuple[int, int, int]]) -> str:
+def shrink(
+    ts_ms: int,
+    broker: int,
+    topic: str,
+    partition: int,
+    old_isr: Sequence[int],
+    new_isr: Sequence[int],
+    high_watermark: int,
+    end_offset: int,
+    out: Sequence[tuple[int, int, int]],
+) -> str:
     """The leader drops lagging replicas; `out` holds (broker, end offset, lastCaughtUpTimeMs)."""
     oos = " ".join(f"(brokerId: {b}, endOffset: {e}, lastCaughtUpTimeMs: {t})" for b, e, t in out)
-    text = (f"{_partition(topic, partition, broker)} Shrinking ISR from {_ids(old_isr)} to {_ids(new_isr)}. "
-            f"Leader: (highWatermark: {high_watermark}, endOffset: {end_offset}). Out of sync replicas: {oos}.")
+    text = (
+        f"{_partition(topic, partition, broker)} Shrinking ISR from {_ids(old_isr)} to {_ids(new_isr)}. "
+        f"Leader: (highWatermark: {high_watermark}, endOffset: {end_offset}). Out of sync replicas: {oos}."
+    )
     return line(ts_ms, text, PARTITION_LOGGER)
 
 
-def isr_updated(ts_ms: int, broker: int, topic: str, partition: int, isr: Sequence[int], under_min_isr: bool,
-                partition_epoch: int) -> str:
+def isr_updated(
+    ts_ms: int, broker: int, topic: str, partition: int, isr: Sequence[int], under_min_isr: bool, partition_epoch: int
+) -> str:
     """The controller accepted the leader's AlterPartition (after a shrink or for an expansion)."""
     sep = " (under-min-isr) " if under_min_isr else "  "
-    text = f"{_partition(topic, partition, broker)} ISR updated to {_ids(isr)}{sep}and version updated to {partition_epoch}"
+    where = _partition(topic, partition, broker)
+    text = f"{where} ISR updated to {_ids(isr)}{sep}and version updated to {partition_epoch}"
     return line(ts_ms, text, PARTITION_LOGGER)
 
 
-def leader_starts(ts_ms: int, broker: int, topic: str, partition: int, topic_id: uuid.UUID, leader_epoch: int,
-                  end_offset: int, partition_epoch: int, high_watermark: int, isr: Sequence[int],
-                  under_min_isr: bool, previous_leader: int) -> str:
+def leader_starts(
+    ts_ms: int,
+    broker: int,
+    topic: str,
+    partition: int,
+    topic_id: uuid.UUID,
+    leader_epoch: int,
+    end_offset: int,
+    partition_epoch: int,
+    high_watermark: int,
+    isr: Sequence[int],
+    under_min_isr: bool,
+    previous_leader: int,
+) -> str:
     """`broker` became the leader at a new leader epoch (state-change.log)."""
     prev = f"Some({previous_leader})" if previous_leader >= 0 else "None"
-    text = (f"[Broker id={broker}] Leader {topic}-{partition} with topic id Some({kafka_uuid(topic_id)}) starts at "
-            f"leader epoch {leader_epoch} from offset {end_offset} with partition epoch {partition_epoch}, high "
-            f"watermark {high_watermark}, ISR [{_ids(isr)}], adding replicas [] and removing replicas [] "
-            f"{'(under-min-isr)' if under_min_isr else ''}. Previous leader {prev} and previous leader epoch was "
-            f"{leader_epoch - 1}.")
+    text = (
+        f"[Broker id={broker}] Leader {topic}-{partition} with topic id Some({kafka_uuid(topic_id)}) starts at "
+        f"leader epoch {leader_epoch} from offset {end_offset} with partition epoch {partition_epoch}, high "
+        f"watermark {high_watermark}, ISR [{_ids(isr)}], adding replicas [] and removing replicas [] "
+        f"{'(under-min-isr)' if under_min_isr else ''}. Previous leader {prev} and previous leader epoch was "
+        f"{leader_epoch - 1}."
+    )
     return line(ts_ms, text, STATE_CHANGE_LOGGER)
 
 
-def leader_told_isr(ts_ms: int, broker: int, topic: str, partition: int, topic_id: uuid.UUID, leader_epoch: int,
-                    partition_epoch: int, high_watermark: int, isr: Sequence[int], replicas: Sequence[int]) -> str:
+def leader_told_isr(
+    ts_ms: int,
+    broker: int,
+    topic: str,
+    partition: int,
+    topic_id: uuid.UUID,
+    leader_epoch: int,
+    partition_epoch: int,
+    high_watermark: int,
+    isr: Sequence[int],
+    replicas: Sequence[int],
+) -> str:
     """The controller changed the ISR of a partition `broker` leads, at the same leader epoch (state-change.log)."""
-    state = (f"LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={partition}, controllerEpoch=-1, "
-             f"leader={broker}, leaderEpoch={leader_epoch}, isr=[{', '.join(map(str, isr))}], "
-             f"partitionEpoch={partition_epoch}, replicas=[{', '.join(map(str, replicas))}], addingReplicas=[], "
-             f"removingReplicas=[], isNew=false, leaderRecoveryState=0)")
-    text = (f"[Broker id={broker}] Skipped the become-leader state change for {topic}-{partition} with topic id "
-            f"Some({kafka_uuid(topic_id)}) and partition state {state} since it is already the leader with leader "
-            f"epoch {leader_epoch}. Current high watermark {high_watermark}, ISR [{_ids(isr)}], adding replicas [] "
-            f"and removing replicas [].")
+    state = (
+        f"LeaderAndIsrPartitionState(topicName='{topic}', partitionIndex={partition}, controllerEpoch=-1, "
+        f"leader={broker}, leaderEpoch={leader_epoch}, isr=[{', '.join(map(str, isr))}], "
+        f"partitionEpoch={partition_epoch}, replicas=[{', '.join(map(str, replicas))}], addingReplicas=[], "
+        f"removingReplicas=[], isNew=false, leaderRecoveryState=0)"
+    )
+    text = (
+        f"[Broker id={broker}] Skipped the become-leader state change for {topic}-{partition} with topic id "
+        f"Some({kafka_uuid(topic_id)}) and partition state {state} since it is already the leader with leader "
+        f"epoch {leader_epoch}. Current high watermark {high_watermark}, ISR [{_ids(isr)}], adding replicas [] "
+        f"and removing replicas []."
+    )
     return line(ts_ms, text, STATE_CHANGE_LOGGER)
 
 
 # -- lines that are no ISR event (the parser skips them) -------------------------------------------
+
 
 def started(ts_ms: int, broker: int) -> str:
     return line(ts_ms, f"[KafkaRaftServer nodeId={broker}] Kafka Server started", "kafka.server.KafkaRaftServer")
 
 
 def unfenced(ts_ms: int, broker: int) -> str:
-    return line(ts_ms, f"[BrokerLifecycleManager id={broker}] The broker has been unfenced. Transitioning from "
-                       "RECOVERY to RUNNING.", "kafka.server.BrokerLifecycleManager")
+    return line(
+        ts_ms,
+        f"[BrokerLifecycleManager id={broker}] The broker has been unfenced. Transitioning from RECOVERY to RUNNING.",
+        "kafka.server.BrokerLifecycleManager",
+    )
 
 
 def controlled_shutdown(ts_ms: int, broker: int) -> str:
-    return line(ts_ms, f"[BrokerLifecycleManager id={broker}] Beginning controlled shutdown.",
-                "kafka.server.BrokerLifecycleManager")
+    return line(
+        ts_ms,
+        f"[BrokerLifecycleManager id={broker}] Beginning controlled shutdown.",
+        "kafka.server.BrokerLifecycleManager",
+    )
 
 
 def shut_down(ts_ms: int, broker: int) -> str:
@@ -128,16 +175,23 @@ def shut_down(ts_ms: int, broker: int) -> str:
 
 
 def fencing(ts_ms: int, controller: int, broker: int) -> str:
-    return line(ts_ms, f"[QuorumController id={controller}] Fencing broker {broker} because its session has timed "
-                       "out.", "org.apache.kafka.controller.ReplicationControlManager")
+    return line(
+        ts_ms,
+        f"[QuorumController id={controller}] Fencing broker {broker} because its session has timed out.",
+        "org.apache.kafka.controller.ReplicationControlManager",
+    )
 
 
 def offsets_cleaner(ts_ms: int, broker: int) -> str:
-    return line(ts_ms, f"[GroupMetadataManager brokerId={broker}] Removed 0 expired offsets in 0 milliseconds.",
-                "kafka.coordinator.group.GroupMetadataManager")
+    return line(
+        ts_ms,
+        f"[GroupMetadataManager brokerId={broker}] Removed 0 expired offsets in 0 milliseconds.",
+        "kafka.coordinator.group.GroupMetadataManager",
+    )
 
 
 # -- files -------------------------------------------------------------------------------------------
+
 
 def hour_suffix(ts_ms: int) -> str:
     """``2026-11-20-02``: DatePattern ``'.'yyyy-MM-dd-HH`` of the hour `ts_ms` falls in (UTC)."""
@@ -185,7 +239,7 @@ class BrokerLogWriter:
         for (_, name), paths in sorted(self._written.items()):
             *rotated, newest = paths
             for path in rotated:
-                if cutoff is not None and path.name[len(name) + 1:] < cutoff:
+                if cutoff is not None and path.name[len(name) + 1 :] < cutoff:
                     out.append(_gzip(path))
                 else:
                     out.append(path)
@@ -199,8 +253,11 @@ class BrokerLogWriter:
 def _gzip(path: Path) -> Path:
     """``path`` -> ``path.gz`` (deterministic: no name, mtime 0), the plain file removed."""
     target = path.with_name(path.name + ".gz")
-    with open(path, "rb") as src, open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                                                           mtime=0) as gz:
+    with (
+        open(path, "rb") as src,
+        open(target, "wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz,
+    ):
         while chunk := src.read(1 << 16):
             gz.write(chunk)
     path.unlink()

@@ -79,8 +79,9 @@ class SimCluster(LoadGen):
             # overrides every broker's server.properties value. `controller_configs` is a dedicated
             # controller's server.properties (default: the brokers', as in combined mode).
             own = static if controller_configs is None else controller_configs
-            self.configs.incremental_alter(("broker", ""), [("min.insync.replicas", OP_SET, own.get("min.insync.replicas", "1"))],
-                                           False)
+            self.configs.incremental_alter(
+                ("broker", ""), [("min.insync.replicas", OP_SET, own.get("min.insync.replicas", "1"))], False
+            )
         self._elect_controller()
 
     # ------------------------------------------------------------------ brokers
@@ -286,7 +287,8 @@ class SimCluster(LoadGen):
         current = len(topic.partitions)
         if total <= current:
             raise E.SimError(
-                E.INVALID_PARTITIONS, f"Topic currently has {current} partitions, which is higher than the requested {total}."
+                E.INVALID_PARTITIONS,
+                f"Topic currently has {current} partitions, which is higher than the requested {total}.",
             )
         rf = len(topic.partitions[0].replicas)
         usable = sum(1 for b in self.brokers.values() if not b.fenced)
@@ -317,7 +319,9 @@ class SimCluster(LoadGen):
         self._bump()
 
     # ------------------------------------------------------------------ configs
-    def alter_configs(self, resource: tuple[str, str], ops: list[tuple[str, int, str | None]], validate_only: bool) -> None:
+    def alter_configs(
+        self, resource: tuple[str, str], ops: list[tuple[str, int, str | None]], validate_only: bool
+    ) -> None:
         """IncrementalAlterConfigs on a topic or broker resource."""
         if resource[0] == "topic":
             self.topic(resource[1])
@@ -325,7 +329,9 @@ class SimCluster(LoadGen):
         if not validate_only:
             self._config_changed(resource, {k: v for k, _, v in ops})
 
-    def alter_configs_legacy(self, resource: tuple[str, str], entries: dict[str, str | None], validate_only: bool) -> None:
+    def alter_configs_legacy(
+        self, resource: tuple[str, str], entries: dict[str, str | None], validate_only: bool
+    ) -> None:
         """Legacy AlterConfigs: replaces the resource's whole override set, as Kafka does."""
         if resource[0] == "topic":
             self.topic(resource[1])

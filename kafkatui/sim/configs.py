@@ -183,8 +183,7 @@ class ConfigStore:
             # ConfigAdminManager): INVALID_REQUEST. A controller would say BROKER_ID_NOT_REGISTERED (102).
             raise ConfigError(
                 INVALID_REQUEST,
-                f"Unexpected broker id, expected {sorted(self._static)} or empty string, "
-                f"but received {broker_id}",
+                f"Unexpected broker id, expected {sorted(self._static)} or empty string, but received {broker_id}",
             )
 
     # ------------------------------------------------------------------ resolution
@@ -351,9 +350,7 @@ class ConfigStore:
                 continue
             synonym = Synonym(name, self._dyn_default[name], ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG)
             defn = BROKER_CONFIGS.get(name)
-            entries.append(
-                self._broker_entry(name, defn, synonym.value, synonym.source, [synonym], include_synonyms)
-            )
+            entries.append(self._broker_entry(name, defn, synonym.value, synonym.source, [synonym], include_synonyms))
         return entries
 
     def _broker_entry(
@@ -647,4 +644,3 @@ def _splice(current: str | None, op: int, value: str | None) -> str:
         elif item in parts:
             parts.remove(item)
     return ",".join(parts)
-

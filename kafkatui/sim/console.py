@@ -34,32 +34,74 @@ QUIET_KINDS = {EventKind.CONFIG_CHANGE}
 
 
 def add_sim_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--brokers", type=whole(1, scenario.MAX_BROKERS), default=None, help="number of brokers (default: the scenario's, else 3)")
-    p.add_argument("--base-port", type=int, default=19092, help="port of broker 1; broker N listens on base+N-1 (0: any free ports)")
-    p.add_argument("--control-port", type=int, default=None, help="loopback control port for `kafkatui sim ctl` (default: base-port - 1)")
+    p.add_argument(
+        "--brokers",
+        type=whole(1, scenario.MAX_BROKERS),
+        default=None,
+        help="number of brokers (default: the scenario's, else 3)",
+    )
+    p.add_argument(
+        "--base-port",
+        type=int,
+        default=19092,
+        help="port of broker 1; broker N listens on base+N-1 (0: any free ports)",
+    )
+    p.add_argument(
+        "--control-port",
+        type=int,
+        default=None,
+        help="loopback control port for `kafkatui sim ctl` (default: base-port - 1)",
+    )
     p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
     p.add_argument("--scenario", default="healthy", help="shipped scenario name or a YAML file (see --list)")
-    p.add_argument("--speed", type=number(0, 100_000, low_open=True), default=1.0, help="simulated seconds per real second (60: a minute per second)")
+    p.add_argument(
+        "--speed",
+        type=number(0, 100_000, low_open=True),
+        default=1.0,
+        help="simulated seconds per real second (60: a minute per second)",
+    )
     p.add_argument("--list", action="store_true", help="list the shipped scenarios and exit")
-    p.add_argument("--quiet", action="store_true",
-                   help="print only the bootstrap and control lines, not every event (`kafkatui sim ctl events 20` "
-                        "lists the last events, `kafkatui sim ctl status` the state)")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print only the bootstrap and control lines, not every event (`kafkatui sim ctl events 20` "
+        "lists the last events, `kafkatui sim ctl status` the state)",
+    )
     sec = p.add_argument_group("listener security (default PLAINTEXT)")
-    sec.add_argument("--security-protocol", type=str.upper, choices=PROTOCOLS, default="PLAINTEXT",
-                     help="every broker listener's protocol")
-    sec.add_argument("--sasl-user", action="append", default=[], metavar="USER:PASSWORD",
-                     help="a SASL user (repeatable); other users can read command lines, so for anything but a "
-                          "test password use --sasl-users-file")
-    sec.add_argument("--sasl-users-file", type=Path, default=None, metavar="FILE",
-                     help="SASL users, one USER:PASSWORD per line")
-    sec.add_argument("--sasl-mechanisms", default=",".join(MECHANISMS), metavar="M1,M2",
-                     help=f"SASL mechanisms enabled (default {','.join(MECHANISMS)})")
+    sec.add_argument(
+        "--security-protocol",
+        type=str.upper,
+        choices=PROTOCOLS,
+        default="PLAINTEXT",
+        help="every broker listener's protocol",
+    )
+    sec.add_argument(
+        "--sasl-user",
+        action="append",
+        default=[],
+        metavar="USER:PASSWORD",
+        help="a SASL user (repeatable); other users can read command lines, so for anything but a "
+        "test password use --sasl-users-file",
+    )
+    sec.add_argument(
+        "--sasl-users-file", type=Path, default=None, metavar="FILE", help="SASL users, one USER:PASSWORD per line"
+    )
+    sec.add_argument(
+        "--sasl-mechanisms",
+        default=",".join(MECHANISMS),
+        metavar="M1,M2",
+        help=f"SASL mechanisms enabled (default {','.join(MECHANISMS)})",
+    )
     sec.add_argument("--tls-cert", default=None, metavar="PEM", help="the brokers' certificate (SSL, SASL_SSL)")
     sec.add_argument("--tls-key", default=None, metavar="PEM", help="its private key")
     sec.add_argument("--tls-ca", default=None, metavar="PEM", help="CA that signs client certificates (mTLS)")
     sec.add_argument("--require-client-cert", action="store_true", help="mTLS: refuse clients without a certificate")
-    p.add_argument("--cluster-id", default=None, metavar="ID",
-                   help="a fixed cluster id (default: a new random one per start, so audit histories never mix)")
+    p.add_argument(
+        "--cluster-id",
+        default=None,
+        metavar="ID",
+        help="a fixed cluster id (default: a new random one per start, so audit histories never mix)",
+    )
     simday.add_arguments(p)
 
 
@@ -76,9 +118,14 @@ def security_from(ns: argparse.Namespace) -> SecurityConfig:
         except InputError as exc:
             raise ValueError(f"--sasl-users-file {exc}") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"--sasl-users-file {ns.sasl_users_file}: {getattr(exc, 'strerror', None) or exc}") from None
-        lines += [(ln.strip(), f"{ns.sasl_users_file}:{i}") for i, ln in enumerate(text.splitlines(), 1)
-                  if ln.strip() and not ln.lstrip().startswith("#")]
+            raise ValueError(
+                f"--sasl-users-file {ns.sasl_users_file}: {getattr(exc, 'strerror', None) or exc}"
+            ) from None
+        lines += [
+            (ln.strip(), f"{ns.sasl_users_file}:{i}")
+            for i, ln in enumerate(text.splitlines(), 1)
+            if ln.strip() and not ln.lstrip().startswith("#")
+        ]
     for entry, where in lines:
         user, sep, password = entry.partition(":")
         if not sep or not user.strip() or not password:
@@ -99,14 +146,23 @@ def security_from(ns: argparse.Namespace) -> SecurityConfig:
         path = getattr(ns, name)
         if path is not None and not Path(path).is_file():
             raise ValueError(f"--{name.replace('_', '-')} {path}: no such file")
-    config = SecurityConfig(protocol=protocol, users=users, mechanisms=mechanisms, certfile=ns.tls_cert,
-                            keyfile=ns.tls_key, cafile=ns.tls_ca, require_client_cert=ns.require_client_cert)
+    config = SecurityConfig(
+        protocol=protocol,
+        users=users,
+        mechanisms=mechanisms,
+        certfile=ns.tls_cert,
+        keyfile=ns.tls_key,
+        cafile=ns.tls_ca,
+        require_client_cert=ns.require_client_cert,
+    )
     try:
         config.ssl_context()  # a key that does not match its certificate, a file that is not PEM
     except (ssl.SSLError, OSError) as exc:
         why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
-        raise ValueError(f"cannot use --tls-cert {ns.tls_cert} with --tls-key {ns.tls_key}: not a PEM certificate "
-                         f"and its key ({why})") from None
+        raise ValueError(
+            f"cannot use --tls-cert {ns.tls_cert} with --tls-key {ns.tls_key}: not a PEM certificate "
+            f"and its key ({why})"
+        ) from None
     return config
 
 
@@ -123,7 +179,11 @@ def describe_security(config: SecurityConfig) -> str:
 def add_ctl_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--control-port", type=int, default=19091, help="the simulator's control port (default 19091)")
     p.add_argument("command", choices=control.COMMANDS, help="what to do")
-    p.add_argument("args", nargs="*", help="broker id, then factor (slow) or seconds (pause); set-config: TOPIC|broker:ID KEY [VALUE]")
+    p.add_argument(
+        "args",
+        nargs="*",
+        help="broker id, then factor (slow) or seconds (pause); set-config: TOPIC|broker:ID KEY [VALUE]",
+    )
 
 
 ERR = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -202,15 +262,27 @@ def run_ctl(ns: argparse.Namespace, out: Console) -> int:
 
 
 def _print_status(out: Console, st: dict[str, Any]) -> None:
-    out.print(f"cluster {st['cluster_id']}  controller {st['controller']}  simulated time {_ts(st['now_ms'])}  speed x{st['speed']}")
+    out.print(
+        f"cluster {st['cluster_id']}  controller {st['controller']}  simulated time {_ts(st['now_ms'])}  speed "
+        f"x{st['speed']}"
+    )
     table = Table("broker", "port", "rack", "state", "fenced", "slow", "paused")
     for b in st["brokers"]:
-        table.add_row(str(b["id"]), str(b["port"]), b["rack"] or "-", b["state"], "yes" if b["fenced"] else "no",
-                      str(b["slow"]), "yes" if b["paused"] else "no")
+        table.add_row(
+            str(b["id"]),
+            str(b["port"]),
+            b["rack"] or "-",
+            b["state"],
+            "yes" if b["fenced"] else "no",
+            str(b["slow"]),
+            "yes" if b["paused"] else "no",
+        )
     out.print(table)
     out.print(
-        f"topics {st['topics']}  partitions {st['partitions']}  offline {st['offline']}  under-minISR {st['under_min_isr']}  "
-        f"at-minISR {st['at_min_isr']}  under-replicated {st['under_replicated']}  lost acked records {st['lost_acked_records']}"
+        f"topics {st['topics']}  partitions {st['partitions']}  offline {st['offline']}  under-minISR "
+        f"{st['under_min_isr']}  "
+        f"at-minISR {st['at_min_isr']}  under-replicated {st['under_replicated']}  lost acked records "
+        f"{st['lost_acked_records']}"
     )
     for t, ld in st.get("loads", {}).items():
         out.print(f"load {t}: {ld['rate']}/s acks={ld['acks']} accepted {ld['accepted']} rejected {ld['rejected']}")
@@ -244,16 +316,25 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
         return EXIT_USAGE
     racks = [r.strip() for r in ns.racks.split(",") if r.strip()] if ns.racks else None
     try:
-        cluster = sc.build(clock=VirtualClock(speed=ns.speed), brokers=ns.brokers, racks=racks,
-                           cluster_id=getattr(ns, "cluster_id", None))
+        cluster = sc.build(
+            clock=VirtualClock(speed=ns.speed),
+            brokers=ns.brokers,
+            racks=racks,
+            cluster_id=getattr(ns, "cluster_id", None),
+        )
     except Exception as exc:  # a scenario that does not fit the requested cluster
         error(f"scenario {sc.name}: {exc}")
         return EXIT_SCENARIO
     ctl_port = ns.control_port if ns.control_port is not None else (ns.base_port - 1 if ns.base_port else 0)
     last = ns.base_port + len(cluster.brokers) - 1 if ns.base_port else 0
-    for problem in (_port_problem("--base-port", ns.base_port), _port_problem("--control-port", ctl_port),
-                    _port_problem(f"--base-port {ns.base_port} with {len(cluster.brokers)} brokers: broker "
-                                  f"{len(cluster.brokers)}'s port", last)):
+    for problem in (
+        _port_problem("--base-port", ns.base_port),
+        _port_problem("--control-port", ctl_port),
+        _port_problem(
+            f"--base-port {ns.base_port} with {len(cluster.brokers)} brokers: broker {len(cluster.brokers)}'s port",
+            last,
+        ),
+    ):
         if problem is not None:
             error(problem)
             return EXIT_USAGE
@@ -283,10 +364,19 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
     out.print(f"bootstrap: {runner.bootstrap}", markup=False, highlight=False)
     if security.protocol != "PLAINTEXT":
         out.print(describe_security(security), markup=False, highlight=False)
-    out.print(f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...", markup=False, highlight=False)
+    out.print(
+        f"control:   kafkatui sim ctl --control-port {ctl.port} status|crash N|restore N|...",
+        markup=False,
+        highlight=False,
+    )
     if ns.quiet:
-        out.print(f"quiet: events are not narrated; `kafkatui sim ctl --control-port {ctl.port} events 20` lists "
-                  "the last ones", markup=False, highlight=False, style="dim")
+        out.print(
+            f"quiet: events are not narrated; `kafkatui sim ctl --control-port {ctl.port} events 20` lists "
+            "the last ones",
+            markup=False,
+            highlight=False,
+            style="dim",
+        )
     stop = {"now": False}
 
     def _stop(*_: object) -> None:
@@ -317,9 +407,17 @@ def run_sim(ns: argparse.Namespace, out: Console, max_seconds: float | None = No
 
 
 PARTITION_KINDS = {EventKind.ISR_SHRINK, EventKind.ISR_EXPAND, EventKind.LEADER_CHANGE, EventKind.OFFLINE}
-STYLES = {EventKind.SCENARIO: "yellow", EventKind.OFFLINE: "bold red", EventKind.UNCLEAN_ELECTION: "bold red",
-          EventKind.BROKER_DOWN: "red", EventKind.BROKER_FENCED: "red", EventKind.BROKER_UP: "green",
-          EventKind.BROKER_UNFENCED: "green", EventKind.ISR_SHRINK: "magenta", EventKind.ISR_EXPAND: "cyan"}
+STYLES = {
+    EventKind.SCENARIO: "yellow",
+    EventKind.OFFLINE: "bold red",
+    EventKind.UNCLEAN_ELECTION: "bold red",
+    EventKind.BROKER_DOWN: "red",
+    EventKind.BROKER_FENCED: "red",
+    EventKind.BROKER_UP: "green",
+    EventKind.BROKER_UNFENCED: "green",
+    EventKind.ISR_SHRINK: "magenta",
+    EventKind.ISR_EXPAND: "cyan",
+}
 
 
 def narrate(batch: list[SimEvent], burst: int = 4) -> list[tuple[int, str, str | None]]:
@@ -348,8 +446,12 @@ def narrate(batch: list[SimEvent], burst: int = 4) -> list[tuple[int, str, str |
             lines.extend((e.ts_ms, e.describe(), STYLES.get(kind)) for e in evs)
             continue
         topics = sorted({e.topic or "" for e in evs})
-        what = {EventKind.ISR_SHRINK: "ISRs shrank", EventKind.ISR_EXPAND: "ISRs expanded",
-                EventKind.LEADER_CHANGE: "leaders moved", EventKind.OFFLINE: "partitions OFFLINE"}[kind]
+        what = {
+            EventKind.ISR_SHRINK: "ISRs shrank",
+            EventKind.ISR_EXPAND: "ISRs expanded",
+            EventKind.LEADER_CHANGE: "leaders moved",
+            EventKind.OFFLINE: "partitions OFFLINE",
+        }[kind]
         detail = ""
         if kind == EventKind.ISR_SHRINK:
             outs = sorted({r for e in evs for r in e.detail.get("out", [])})
@@ -376,10 +478,13 @@ def main_sim(argv: list[str]) -> int:
         p = Parser(prog="kafkatui sim ctl", description="Control a running `kafkatui sim`.")
         add_ctl_arguments(p)
         return run_ctl(p.parse_args(argv[1:]), out)
-    p = Parser(prog="kafkatui sim", description="Run a simulated Kafka cluster on 127.0.0.1.",
-               epilog="while it runs, inject faults from another terminal with `kafkatui sim ctl`: "
-                      "crash N, restore N, shutdown N, hang N, isolate N, slow N FACTOR, pause N SECONDS, "
-                      "set-config, load, elect, events, status, speed (`kafkatui sim ctl --help`)")
+    p = Parser(
+        prog="kafkatui sim",
+        description="Run a simulated Kafka cluster on 127.0.0.1.",
+        epilog="while it runs, inject faults from another terminal with `kafkatui sim ctl`: "
+        "crash N, restore N, shutdown N, hang N, isolate N, slow N FACTOR, pause N SECONDS, "
+        "set-config, load, elect, events, status, speed (`kafkatui sim ctl --help`)",
+    )
     add_sim_arguments(p)
     return run_sim(p.parse_args(argv), out)
 

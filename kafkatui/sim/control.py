@@ -18,8 +18,22 @@ from kafkatui.sim.errors import SimError
 
 log = logging.getLogger("kafkatui.sim.control")
 
-COMMANDS = ("status", "events", "crash", "restart", "restore", "shutdown", "hang", "isolate", "slow", "pause",
-            "set-config", "load", "speed", "elect")
+COMMANDS = (
+    "status",
+    "events",
+    "crash",
+    "restart",
+    "restore",
+    "shutdown",
+    "hang",
+    "isolate",
+    "slow",
+    "pause",
+    "set-config",
+    "load",
+    "speed",
+    "elect",
+)
 
 
 def execute(cluster: SimCluster, req: dict[str, Any]) -> dict[str, Any]:
@@ -31,9 +45,13 @@ def execute(cluster: SimCluster, req: dict[str, Any]) -> dict[str, Any]:
             return {"ok": True, **status(cluster)}
         if cmd == "events":
             n = int(req.get("n", 50))
-            return {"ok": True, "events": [
-                {"ts_ms": e.ts_ms, "kind": e.kind.value, "text": e.describe()} for e in cluster.events.snapshot()[-n:]
-            ]}
+            return {
+                "ok": True,
+                "events": [
+                    {"ts_ms": e.ts_ms, "kind": e.kind.value, "text": e.describe()}
+                    for e in cluster.events.snapshot()[-n:]
+                ],
+            }
         if cmd in ("crash", "restart", "restore", "shutdown", "hang", "isolate"):
             if broker is None:
                 return {"ok": False, "error": f"{cmd} needs a broker id"}
@@ -78,15 +96,24 @@ def status(cluster: SimCluster) -> dict[str, Any]:
         "now_ms": cluster.now_ms,
         "speed": cluster.clock.speed,
         "brokers": [
-            {"id": b.id, "port": b.port, "rack": b.rack, "state": b.state.value, "fenced": b.fenced,
-             "slow": b.slow_factor, "paused": b.paused(cluster.now_ms)}
+            {
+                "id": b.id,
+                "port": b.port,
+                "rack": b.rack,
+                "state": b.state.value,
+                "fenced": b.fenced,
+                "slow": b.slow_factor,
+                "paused": b.paused(cluster.now_ms),
+            }
             for b in sorted(cluster.brokers.values(), key=lambda b: b.id)
         ],
         "topics": len(cluster.topics),
         **cluster.summary(),
         "lost_acked_records": cluster.lost_acked_records,
-        "loads": {t: {"rate": ld.rate, "acks": ld.acks, "accepted": ld.accepted, "rejected": ld.rejected}
-                  for t, ld in cluster.loads.items()},
+        "loads": {
+            t: {"rate": ld.rate, "acks": ld.acks, "accepted": ld.accepted, "rejected": ld.rejected}
+            for t, ld in cluster.loads.items()
+        },
     }
 
 

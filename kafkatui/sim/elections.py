@@ -68,7 +68,11 @@ class Elections(ClusterState):
             # a new controller fences whoever it has not heard from
             if new != -1:
                 for b in self.brokers.values():
-                    if not b.heartbeating(self._now) and not b.fenced and self._now - b.last_heartbeat_ms > self._session_timeout(b.id):
+                    if (
+                        not b.heartbeating(self._now)
+                        and not b.fenced
+                        and self._now - b.last_heartbeat_ms > self._session_timeout(b.id)
+                    ):
                         self._fence(b)
 
     def _fence(self, broker: Broker, controlled: bool = False) -> None:
@@ -123,7 +127,9 @@ class Elections(ClusterState):
             p.leader = -1
             p.leader_epoch += 1
             p.partition_epoch += 1
-            self._emit(EventKind.OFFLINE, p.topic, p.index, detail={"was_leader": old, "isr": list(p.isr), "reason": reason})
+            self._emit(
+                EventKind.OFFLINE, p.topic, p.index, detail={"was_leader": old, "isr": list(p.isr), "reason": reason}
+            )
             self._schedule_rebalance()
         return False
 
@@ -218,7 +224,9 @@ class Elections(ClusterState):
         self._bump()
 
     # ------------------------------------------------------------------ admin elections
-    def elect_leaders(self, election_type: int, targets: list[PartitionKey] | None) -> dict[PartitionKey, tuple[int, str]]:
+    def elect_leaders(
+        self, election_type: int, targets: list[PartitionKey] | None
+    ) -> dict[PartitionKey, tuple[int, str]]:
         """ElectLeaders: 0 PREFERRED, 1 UNCLEAN. Returns per partition (error_code, message)."""
         keys = targets if targets is not None else [(p.topic, p.index) for p in self.partitions()]
         results: dict[PartitionKey, tuple[int, str]] = {}
@@ -250,7 +258,11 @@ class Elections(ClusterState):
         if p.leader == pref:
             return E.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
         if pref not in p.isr or not self._eligible(pref):
-            return E.PREFERRED_LEADER_NOT_AVAILABLE, f"Failed to elect leader for partition {p.name} under strategy PreferredReplicaPartitionLeaderElectionStrategy"
+            return (
+                E.PREFERRED_LEADER_NOT_AVAILABLE,
+                f"Failed to elect leader for partition {p.name} under strategy "
+                "PreferredReplicaPartitionLeaderElectionStrategy",
+            )
         self._set_leader(p, pref, reason="preferred")
         return E.NONE, ""
 
@@ -259,4 +271,7 @@ class Elections(ClusterState):
             return E.ELECTION_NOT_NEEDED, "Leader election not needed for topic partition."
         if self._elect(p, reason="unclean_request", unclean_ok=True):
             return E.NONE, ""
-        return E.ELIGIBLE_LEADERS_NOT_AVAILABLE, f"Failed to elect leader for partition {p.name} under strategy UncleanLeaderElectionStrategy"
+        return (
+            E.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+            f"Failed to elect leader for partition {p.name} under strategy UncleanLeaderElectionStrategy",
+        )

@@ -49,7 +49,8 @@ class SimEvent:
         if k == EventKind.ISR_SHRINK:
             lag = d.get("lag", {})
             out = ", ".join(f"{r} ({lag.get(r, 0)} behind)" for r in d.get("out", []))
-            return f"{where}: ISR shrank {_ids(d.get('old_isr'))} -> {_ids(d.get('new_isr'))}, out: {out} [{d.get('reason')}], minISR {d.get('min_isr')}"
+            isrs = f"{_ids(d.get('old_isr'))} -> {_ids(d.get('new_isr'))}"
+            return f"{where}: ISR shrank {isrs}, out: {out} [{d.get('reason')}], minISR {d.get('min_isr')}"
         if k == EventKind.ISR_EXPAND:
             return f"{where}: ISR expanded {_ids(d.get('old_isr'))} -> {_ids(d.get('new_isr'))}"
         if k == EventKind.LEADER_CHANGE:
@@ -57,8 +58,10 @@ class SimEvent:
         if k == EventKind.OFFLINE:
             return f"{where}: OFFLINE, no live in-sync replica (last ISR {_ids(d.get('isr'))})"
         if k == EventKind.UNCLEAN_ELECTION:
-            return (f"{where}: UNCLEAN election of broker {d.get('leader')}: {d.get('lost_records')} records lost, "
-                    f"{d.get('lost_acked_records')} of them acknowledged")
+            return (
+                f"{where}: UNCLEAN election of broker {d.get('leader')}: {d.get('lost_records')} records lost, "
+                f"{d.get('lost_acked_records')} of them acknowledged"
+            )
         if k in (EventKind.BROKER_DOWN, EventKind.BROKER_UP):
             return f"broker {self.broker} {'down' if k == EventKind.BROKER_DOWN else 'up'} (was {d.get('was')})"
         if k == EventKind.BROKER_FENCED:

@@ -382,7 +382,9 @@ class GroupCoordinator(GroupOffsets):
         now = self.now()
         for m in group.members.values():
             waiter, m.join_waiter = m.join_waiter, None
-            resolve_waiter(waiter, self._generation_result(group, m.member_id, with_members=group.is_leader(m.member_id)))
+            resolve_waiter(
+                waiter, self._generation_result(group, m.member_id, with_members=group.is_leader(m.member_id))
+            )
             m.last_heartbeat = now
             m.is_new = False
         group.pending_sync = set(group.members)
@@ -398,7 +400,9 @@ class GroupCoordinator(GroupOffsets):
         for m in group.members.values():
             waiter, m.sync_waiter = m.sync_waiter, None
             if waiter is not None:
-                result = SyncResult(error, group.protocol_type, group.protocol_name, m.assignment if error == E.NONE else b"")
+                result = SyncResult(
+                    error, group.protocol_type, group.protocol_name, m.assignment if error == E.NONE else b""
+                )
                 resolve_waiter(waiter, result)
                 m.last_heartbeat = now
 
@@ -553,6 +557,7 @@ class GroupCoordinator(GroupOffsets):
             if member is not None:
                 group.remove(member_id)
         self._prepare_rebalance(group)
+
 
 def coordinator_for(cluster: SimCluster) -> GroupCoordinator:
     """The cluster's group coordinator, created and attached on first use."""

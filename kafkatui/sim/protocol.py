@@ -55,7 +55,9 @@ class ApiSpec:
 REGISTRY: dict[int, ApiSpec] = {}
 
 
-def api(request_cls: Any, response_cls: Any, min_version: int | None = None, max_version: int | None = None) -> Callable[[Handler], Handler]:
+def api(
+    request_cls: Any, response_cls: Any, min_version: int | None = None, max_version: int | None = None
+) -> Callable[[Handler], Handler]:
     """Register an async handler for `request_cls` (versions default to the schema's valid range)."""
 
     def register(fn: Handler) -> Handler:
@@ -117,7 +119,9 @@ def decode_request(payload: bytes, authenticated: bool = True) -> DecodedRequest
     null = _null_field(spec.request._struct, request, version)
     if null is not None:
         # as Kafka's own parser: "non-nullable field topics was serialized as null"
-        raise RequestRejected(f"undecodable {spec.request.name} v{version}: non-nullable field {null} was serialized as null")
+        raise RequestRejected(
+            f"undecodable {spec.request.name} v{version}: non-nullable field {null} was serialized as null"
+        )
     return DecodedRequest(spec, version, correlation_id, request)
 
 

@@ -46,7 +46,12 @@ class Reassignment(Elections):
             p.leo[r] = 0
             p.last_caught_up_ms[r] = self._now
             self._hosted[r].add((topic, index))
-        self._emit(EventKind.REASSIGNMENT_STARTED, topic, index, detail={"target": list(target), "adding": adding, "removing": removing})
+        self._emit(
+            EventKind.REASSIGNMENT_STARTED,
+            topic,
+            index,
+            detail={"target": list(target), "adding": adding, "removing": removing},
+        )
         if p.leader != p.preferred_leader:
             self._schedule_rebalance()
         self._active.add((topic, index))

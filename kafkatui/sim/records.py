@@ -126,9 +126,7 @@ def split_batches(data: bytes | bytearray | memoryview, verify_crc: bool = True)
     while pos < end:
         remaining = end - pos
         if remaining <= _MAGIC_POS:
-            raise RecordError(
-                f"truncated batch header at byte {pos}: {remaining} bytes left", CORRUPT_MESSAGE
-            )
+            raise RecordError(f"truncated batch header at byte {pos}: {remaining} bytes left", CORRUPT_MESSAGE)
         magic = view[pos + _MAGIC_POS]
         if magic > 127:
             magic -= 256
@@ -167,8 +165,7 @@ def split_batches(data: bytes | bytearray | memoryview, verify_crc: bool = True)
             actual_crc = calc_crc32c(view[pos + _ATTRIBUTES_POS : pos + size])
             if stored_crc != actual_crc:
                 raise RecordError(
-                    f"CRC mismatch in batch at byte {pos}: stored {stored_crc:#010x}, "
-                    f"computed {actual_crc:#010x}",
+                    f"CRC mismatch in batch at byte {pos}: stored {stored_crc:#010x}, computed {actual_crc:#010x}",
                     CORRUPT_MESSAGE,
                 )
         codec = attributes & _CODEC_MASK
@@ -177,8 +174,7 @@ def split_batches(data: bytes | bytearray | memoryview, verify_crc: bool = True)
         is_control = bool(attributes & _CONTROL_MASK)
         if record_count < 0 or last_offset_delta < 0:
             raise RecordError(
-                f"negative recordCount ({record_count}) or lastOffsetDelta ({last_offset_delta}) "
-                f"at byte {pos}",
+                f"negative recordCount ({record_count}) or lastOffsetDelta ({last_offset_delta}) at byte {pos}",
                 CORRUPT_MESSAGE,
             )
         if not is_control and (record_count < 1 or last_offset_delta != record_count - 1):

@@ -63,8 +63,11 @@ class Replication(Reassignment):
         # (Kafka's Replica.isCaughtUp): a leader never shrinks a stopped follower of an idle
         # partition out of the ISR; only the controller's fencing does
         idle_ok = not self.idle_followers_shrink
-        out = [r for r in isr if r != leader and now - caught_up.get(r, 0) > lag_max
-               and not (idle_ok and leo.get(r, 0) >= leader_end)]
+        out = [
+            r
+            for r in isr
+            if r != leader and now - caught_up.get(r, 0) > lag_max and not (idle_ok and leo.get(r, 0) >= leader_end)
+        ]
         if out:
             self._remove_from_isr(p, out, reason="lag")
         for r in members:

@@ -83,13 +83,22 @@ class Scenario:
     bulk: dict[str, int] | None = None  # generated topics for scale: {topics, partitions, rf}
     source: str = "<scenario>"
 
-    def build(self, clock: VirtualClock | None = None, brokers: int | None = None, racks: list[str] | None = None,
-              cluster_id: str | None = None) -> SimCluster:
+    def build(
+        self,
+        clock: VirtualClock | None = None,
+        brokers: int | None = None,
+        racks: list[str] | None = None,
+        cluster_id: str | None = None,
+    ) -> SimCluster:
         """A new cluster in the scenario's starting state (before its timeline); a random cluster id unless
         `cluster_id` fixes one."""
         cluster = SimCluster(
-            brokers=brokers or self.brokers, racks=racks or self.racks, clock=clock,
-            static_configs=self.broker_configs, elr=self.elr, cluster_id=cluster_id,
+            brokers=brokers or self.brokers,
+            racks=racks or self.racks,
+            clock=clock,
+            static_configs=self.broker_configs,
+            elr=self.elr,
+            cluster_id=cluster_id,
         )
         for t in self.topics:
             cluster.create_topic(t.name, t.partitions, t.replication_factor, assignment=t.assignment, configs=t.configs)
@@ -156,11 +165,15 @@ def apply_step(cluster: SimCluster, step: Step) -> None:
         else:
             resource = ("broker", str(a.get("broker", "")) if a.get("broker") is not None else "")
         value = a.get("value")
-        cluster.alter_configs(resource, [(str(a["key"]), 1 if value is None else 0, None if value is None else str(value))], False)
+        cluster.alter_configs(
+            resource, [(str(a["key"]), 1 if value is None else 0, None if value is None else str(value))], False
+        )
     elif name == "load":
         cluster.set_load(str(a["topic"]), float(a["rate"]), _acks(a.get("acks", "all")))
     elif name == "create_topic":
-        cluster.create_topic(str(a["topic"]), int(a["partitions"]), a.get("replication_factor"), configs=a.get("configs") or {})
+        cluster.create_topic(
+            str(a["topic"]), int(a["partitions"]), a.get("replication_factor"), configs=a.get("configs") or {}
+        )
     elif name == "elect":
         cluster.elect_leaders(1 if a["type"] == "unclean" else 0, None)
 
@@ -209,8 +222,10 @@ def parse_fast_forward(value: str) -> int:
     """How far `check --demo --at` plays a scenario, in ms (ValueError beyond an hour)."""
     ms = parse_duration(value)
     if ms > MAX_FAST_FORWARD_MS:
-        raise ValueError(f"--at {value}: check --demo plays at most 1h of a scenario (every shipped scenario "
-                         "has happened by then); give a shorter time")
+        raise ValueError(
+            f"--at {value}: check --demo plays at most 1h of a scenario (every shipped scenario "
+            "has happened by then); give a shorter time"
+        )
     return ms
 
 
@@ -233,7 +248,9 @@ def load(name_or_path: str) -> Scenario:
     else:
         path = Path(name_or_path)
         if not path.exists():
-            raise ScenarioError(f"{name_or_path}: no such scenario file or shipped scenario (known: {', '.join(known)})")
+            raise ScenarioError(
+                f"{name_or_path}: no such scenario file or shipped scenario (known: {', '.join(known)})"
+            )
     try:
         text = safeyaml.read_text_bounded(path, MAX_SCENARIO_BYTES)
     except safeyaml.InputError as exc:
@@ -330,8 +347,11 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
         ld.check_keys(b, {"topics", "partitions", "rf"}, "bulk")
         sc.bulk = {k: ld.integer(v, f"bulk.{k}", 1, MAX_PARTITIONS) for k, (_, v) in b.items()}
         if sc.bulk.get("topics", 0) * sc.bulk.get("partitions", 0) > MAX_PARTITIONS:
-            raise ld.fail(top["bulk"][1], f"bulk: {sc.bulk['topics']:,} topics x {sc.bulk['partitions']:,} "
-                                          f"partitions is more than the simulator holds ({MAX_PARTITIONS:,})")
+            raise ld.fail(
+                top["bulk"][1],
+                f"bulk: {sc.bulk['topics']:,} topics x {sc.bulk['partitions']:,} "
+                f"partitions is more than the simulator holds ({MAX_PARTITIONS:,})",
+            )
     if "load" in top:
         node = top["load"][1]
         if not isinstance(node, yaml.SequenceNode):
@@ -359,13 +379,16 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
         for i, sn in enumerate(node.value):
             sc.timeline.extend(_steps(ld, sn, f"timeline[{i}]", sc))
             if len(sc.timeline) > MAX_STEPS:
-                raise ld.fail(sn, f"timeline: more than {MAX_STEPS:,} steps (repeats counted); the simulator "
-                                  "plays at most that many")
+                raise ld.fail(
+                    sn,
+                    f"timeline: more than {MAX_STEPS:,} steps (repeats counted); the simulator plays at most that many",
+                )
     total = sum(t.partitions for t in sc.topics) + (sc.bulk["topics"] * sc.bulk["partitions"] if sc.bulk else 0)
     total += sum(int(s.args["partitions"]) for s in sc.timeline if s.action == "create_topic")
     if total > MAX_PARTITIONS:
-        raise ScenarioError(f"{source}:1: {total:,} partitions in all is more than the simulator holds "
-                            f"(at most {MAX_PARTITIONS:,})")
+        raise ScenarioError(
+            f"{source}:1: {total:,} partitions in all is more than the simulator holds (at most {MAX_PARTITIONS:,})"
+        )
     return sc
 
 
@@ -391,9 +414,11 @@ def _topic(ld: _Loader, node: yaml.Node, what: str, brokers: int) -> TopicSpec:
             raise ld.fail(an, f"{what}.assignment must be a list of replica lists")
         spec.assignment = {}
         for i, rn in enumerate(an.value):
-            reps = ld.scalar(rn, f"{what}.assignment[{i}]") if isinstance(rn, yaml.ScalarNode) else [
-                ld.integer(x, f"{what}.assignment[{i}][]", 1) for x in getattr(rn, "value", [])
-            ]
+            reps = (
+                ld.scalar(rn, f"{what}.assignment[{i}]")
+                if isinstance(rn, yaml.ScalarNode)
+                else [ld.integer(x, f"{what}.assignment[{i}][]", 1) for x in getattr(rn, "value", [])]
+            )
             if not isinstance(reps, list) or any(not 1 <= r <= brokers for r in reps):
                 raise ld.fail(rn, f"{what}.assignment[{i}]: replicas must be broker ids 1..{brokers}")
             spec.assignment[i] = reps
@@ -408,8 +433,24 @@ def _steps(ld: _Loader, node: yaml.Node, what: str, sc: Scenario) -> list[Step]:
     action = str(ld.scalar(m["action"][1], f"{what}.action"))
     if action not in ACTIONS:
         raise ld.fail(m["action"][1], f"{what}.action: unknown action '{action}' (known: {', '.join(ACTIONS)})")
-    allowed = {"at", "action", "note", "repeat", "broker", "topic", "key", "value", "factor", "duration", "rate",
-               "acks", "partitions", "replication_factor", "configs", "type"}
+    allowed = {
+        "at",
+        "action",
+        "note",
+        "repeat",
+        "broker",
+        "topic",
+        "key",
+        "value",
+        "factor",
+        "duration",
+        "rate",
+        "acks",
+        "partitions",
+        "replication_factor",
+        "configs",
+        "type",
+    }
     ld.check_keys(m, allowed, what)
     args: dict[str, Any] = {}
     for key, (_, v) in m.items():
@@ -448,7 +489,10 @@ def _steps(ld: _Loader, node: yaml.Node, what: str, sc: Scenario) -> list[Step]:
         if args.get("replication_factor") is not None:
             rf = ld.integer(m["replication_factor"][1], f"{what}.replication_factor", 1)
             if rf > sc.brokers:
-                raise ld.fail(m["replication_factor"][1], f"{what}.replication_factor: {rf} is more than the {sc.brokers} brokers of this cluster")
+                raise ld.fail(
+                    m["replication_factor"][1],
+                    f"{what}.replication_factor: {rf} is more than the {sc.brokers} brokers of this cluster",
+                )
     try:
         at = parse_duration(ld.scalar(m["at"][1], f"{what}.at"))
     except ValueError as exc:

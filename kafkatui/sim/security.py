@@ -89,7 +89,8 @@ class SecurityConfig:
             raise ValueError("require_client_cert needs a TLS protocol and cafile")
         scram = {
             (mech, user): ScramCredential.derive(password, _HASHES[mech])
-            for mech in mechanisms if mech in _HASHES
+            for mech in mechanisms
+            if mech in _HASHES
             for user, password in self.users.items()
         }
         object.__setattr__(self, "scram", scram)
@@ -143,7 +144,8 @@ class Authenticator(ABC):
 
     def failed(self) -> SaslFailure:
         return SaslFailure(
-            f"Authentication failed during authentication due to invalid credentials with SASL mechanism {self.mechanism}"
+            "Authentication failed during authentication due to invalid credentials with SASL mechanism "
+            f"{self.mechanism}"
         )
 
 
@@ -163,7 +165,9 @@ class PlainAuthenticator(Authenticator):
         if expected is None or not hmac.compare_digest(expected.encode(), password.encode()):
             raise SaslFailure("Authentication failed: Invalid username or password")
         if authzid and authzid != user:
-            raise SaslFailure("Authentication failed: Client requested an authorization id that is different from username")
+            raise SaslFailure(
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         self.user, self.done = user, True
         return b""
 

@@ -147,7 +147,12 @@ class BrokerListener:
             except RequestRejected as exc:
                 log.warning("broker %d: closing %s: %s", self.broker.id, conn["peer"], exc)
                 return
-            spec, version, correlation_id, request = decoded.spec, decoded.version, decoded.correlation_id, decoded.request
+            spec, version, correlation_id, request = (
+                decoded.spec,
+                decoded.version,
+                decoded.correlation_id,
+                decoded.request,
+            )
             api_key = spec.key
             if request is None:  # ApiVersions in a version we do not speak: answer v0 so the client can retry lower
                 await self._wait_serving()
@@ -171,7 +176,9 @@ class BrokerListener:
             response = await spec.handler(ctx, request)
             if response is None:
                 continue
-            encoded: bytes | bytearray = response if isinstance(response, bytes | bytearray) else response.encode(version=version)
+            encoded: bytes | bytearray = (
+                response if isinstance(response, bytes | bytearray) else response.encode(version=version)
+            )
             writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(encoded)))
             await writer.drain()
             if conn.get("close"):  # a failed SASL handshake or authentication
@@ -268,9 +275,12 @@ class SimServer:
             if self._exhausted_logged_at is None or now - self._exhausted_logged_at >= RESOURCE_LOG_SECONDS:
                 exc = context.get("exception")
                 why = getattr(exc, "strerror", None) or str(exc)
-                log.error("cannot accept new connections: %s (%d refused accept(s) since the last message; "
-                          "open connections are still served; raise the limit with ulimit -n)",
-                          why, self._exhausted_since_log)
+                log.error(
+                    "cannot accept new connections: %s (%d refused accept(s) since the last message; "
+                    "open connections are still served; raise the limit with ulimit -n)",
+                    why,
+                    self._exhausted_since_log,
+                )
                 self._exhausted_logged_at = now
                 self._exhausted_since_log = 0
             return

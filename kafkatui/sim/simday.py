@@ -48,8 +48,13 @@ FILLER_EVERY_MS = 600_000  # offsets.retention.check.interval.ms: the offsets cl
 BASE_PORT = 19092  # where `kafkatui sim` would listen: broker B on BASE_PORT + B - 1
 GZIP_BEFORE_HOUR = 12  # rotated broker logs of hours before noon of DAY are gzipped (logrotate)
 
-_BROKER_KINDS = {EventKind.BROKER_DOWN, EventKind.BROKER_UP, EventKind.BROKER_FENCED, EventKind.BROKER_UNFENCED,
-                 EventKind.FAULT}
+_BROKER_KINDS = {
+    EventKind.BROKER_DOWN,
+    EventKind.BROKER_UP,
+    EventKind.BROKER_FENCED,
+    EventKind.BROKER_UNFENCED,
+    EventKind.FAULT,
+}
 _TOPIC_KINDS = {EventKind.TOPIC_CREATED, EventKind.TOPIC_DELETED, EventKind.PARTITIONS_CREATED}
 _QUIET_KINDS = {EventKind.SCENARIO, EventKind.FAULT}  # nothing a snapshot shows
 
@@ -81,10 +86,12 @@ class DayResult:
 
     def summary(self) -> str:
         """The one line the command prints."""
-        return (f"simulated {self.day}: {self.brokers} brokers, {self.partitions} partitions, {self.incidents} "
-                f"incidents scripted, {self.events} events ({self.isr_changes} ISR changes); wrote "
-                f"{len(self.recording_files)} recording files ({self.records} records) and {len(self.log_files)} "
-                f"broker-log files ({self.log_lines} lines) in {self.seconds:.1f} s")
+        return (
+            f"simulated {self.day}: {self.brokers} brokers, {self.partitions} partitions, {self.incidents} "
+            f"incidents scripted, {self.events} events ({self.isr_changes} ISR changes); wrote "
+            f"{len(self.recording_files)} recording files ({self.records} records) and {len(self.log_files)} "
+            f"broker-log files ({self.log_lines} lines) in {self.seconds:.1f} s"
+        )
 
 
 def parse_day(text: str) -> date:
@@ -106,8 +113,9 @@ def incidents_scripted(sc: scenario.Scenario) -> int:
     return len({str(s.args["note"]) for s in sc.timeline if s.args.get("note")})
 
 
-def build_cluster(sc: scenario.Scenario, start_ms: int, partitions: int | None, brokers: int | None,
-                  seed: int) -> SimCluster:
+def build_cluster(
+    sc: scenario.Scenario, start_ms: int, partitions: int | None, brokers: int | None, seed: int
+) -> SimCluster:
     """The script's cluster at `start_ms`, topics scaled to about `partitions` in all, ids from `seed`."""
     n = brokers if brokers is not None else sc.brokers
     if n < sc.brokers:
@@ -115,12 +123,18 @@ def build_cluster(sc: scenario.Scenario, start_ms: int, partitions: int | None, 
     total = sum(t.partitions for t in sc.topics)
     if partitions is not None and partitions < len(sc.topics):
         raise SimDayError(f"--partitions must be at least {len(sc.topics)} (one per topic of the day's script)")
-    cluster = SimCluster(brokers=n, racks=sc.racks, clock=VirtualClock(manual=True, start_ms=start_ms),
-                         static_configs=sc.broker_configs, elr=sc.elr, seed=seed,
-                         # the day has no steady load (it would cost its speed): its followers leave
-                         # idle ISRs after the lag time, as the simulator did before the twin tests
-                         # (real Kafka keeps a caught-up follower of an idle partition in the ISR)
-                         idle_followers_shrink=True)
+    cluster = SimCluster(
+        brokers=n,
+        racks=sc.racks,
+        clock=VirtualClock(manual=True, start_ms=start_ms),
+        static_configs=sc.broker_configs,
+        elr=sc.elr,
+        seed=seed,
+        # the day has no steady load (it would cost its speed): its followers leave
+        # idle ISRs after the lag time, as the simulator did before the twin tests
+        # (real Kafka keeps a caught-up follower of an idle partition in the ISR)
+        idle_followers_shrink=True,
+    )
     for b in cluster.brokers.values():
         b.port = BASE_PORT + b.id - 1
     rng = random.Random(seed)
@@ -195,16 +209,29 @@ class EventTap:
         if d.get("reason") == "lag":  # the leader's own AlterPartition
             lag, caught = d.get("lag", {}), d.get("last_caught_up_ms", {})
             oos = [(r, int(d["leo"]) - int(lag.get(r, 0)), int(caught.get(r, 0))) for r in out]
-            self._write(leader, bl.SERVER_LOG, bl.shrink(now, leader, topic, index, d["old_isr"], new, int(d["hw"]),
-                                                         int(d["leo"]), oos), (1, topic, index))
-            self._write(leader, bl.SERVER_LOG, bl.isr_updated(now, leader, topic, index, new, under, p.partition_epoch),
-                        (1, topic, index))
+            self._write(
+                leader,
+                bl.SERVER_LOG,
+                bl.shrink(now, leader, topic, index, d["old_isr"], new, int(d["hw"]), int(d["leo"]), oos),
+                (1, topic, index),
+            )
+            self._write(
+                leader,
+                bl.SERVER_LOG,
+                bl.isr_updated(now, leader, topic, index, new, under, p.partition_epoch),
+                (1, topic, index),
+            )
         elif leader not in out and leader >= 0:
             # the controller removed a fenced / shutting-down broker; the leader learns it from the metadata
             topic_id = self.cluster.topic(topic).topic_id
-            self._write(leader, bl.STATE_CHANGE_LOG, bl.leader_told_isr(now, leader, topic, index, topic_id,
-                                                                        p.leader_epoch, p.partition_epoch, p.hw, new,
-                                                                        p.replicas), (1, topic, index))
+            self._write(
+                leader,
+                bl.STATE_CHANGE_LOG,
+                bl.leader_told_isr(
+                    now, leader, topic, index, topic_id, p.leader_epoch, p.partition_epoch, p.hw, new, p.replicas
+                ),
+                (1, topic, index),
+            )
         # else: the removed broker led the partition; the new leader's line that follows carries the ISR
 
     def expand(self, ev: SimEvent) -> None:
@@ -212,18 +239,37 @@ class EventTap:
         d, topic, index = ev.detail, str(ev.topic), int(ev.partition or 0)
         p = self.cluster.partition(topic, index)
         leader, new = int(d["leader"]), list(d["new_isr"])
-        self._write(leader, bl.SERVER_LOG, bl.isr_updated(ev.ts_ms, leader, topic, index, new,
-                                                          len(new) < int(d["min_isr"]), p.partition_epoch),
-                    (1, topic, index))
+        self._write(
+            leader,
+            bl.SERVER_LOG,
+            bl.isr_updated(ev.ts_ms, leader, topic, index, new, len(new) < int(d["min_isr"]), p.partition_epoch),
+            (1, topic, index),
+        )
 
     def leader(self, ev: SimEvent) -> None:
         d, topic, index = ev.detail, str(ev.topic), int(ev.partition or 0)
         p = self.cluster.partition(topic, index)
         leader, isr = int(d["leader"]), list(d["isr"])
         under = len(isr) < self.cluster.configs.min_insync_replicas(topic)
-        self._write(leader, bl.STATE_CHANGE_LOG, bl.leader_starts(
-            ev.ts_ms, leader, topic, index, self.cluster.topic(topic).topic_id, int(d["epoch"]), p.log.end_offset,
-            p.partition_epoch, p.hw, isr, under, int(d["was"])), (1, topic, index))
+        self._write(
+            leader,
+            bl.STATE_CHANGE_LOG,
+            bl.leader_starts(
+                ev.ts_ms,
+                leader,
+                topic,
+                index,
+                self.cluster.topic(topic).topic_id,
+                int(d["epoch"]),
+                p.log.end_offset,
+                p.partition_epoch,
+                p.hw,
+                isr,
+                under,
+                int(d["was"]),
+            ),
+            (1, topic, index),
+        )
 
     # -- brokers -------------------------------------------------------------------------------------
 
@@ -285,8 +331,15 @@ def _check_out(out: Path, day: date) -> None:
         raise SimDayError(f"cannot write to {out}: {exc.strerror or exc}", EXIT_UNWRITABLE) from None
 
 
-def generate(day: date, out: str | Path, *, partitions: int | None = None, brokers: int | None = None,
-             seed: int = 0, script: scenario.Scenario | None = None) -> DayResult:
+def generate(
+    day: date,
+    out: str | Path,
+    *,
+    partitions: int | None = None,
+    brokers: int | None = None,
+    seed: int = 0,
+    script: scenario.Scenario | None = None,
+) -> DayResult:
     """Simulate `day` and write its recordings and broker logs under `out` (SimDayError on bad input)."""
     started = time.monotonic()
     out = Path(out)
@@ -303,9 +356,13 @@ def generate(day: date, out: str | Path, *, partitions: int | None = None, broke
     player = scenario.ScenarioPlayer(sc, cluster)
     due = sorted(start + s.at_ms for s in sc.timeline)
     k = 0
-    result = DayResult(day.strftime(schema.DAY_FORMAT), incidents=incidents_scripted(sc),
-                       partitions=sum(len(t.partitions) for t in cluster.topics.values()),
-                       brokers=len(cluster.brokers), cluster_id=cluster.cluster_id)
+    result = DayResult(
+        day.strftime(schema.DAY_FORMAT),
+        incidents=incidents_scripted(sc),
+        partitions=sum(len(t.partitions) for t in cluster.topics.values()),
+        brokers=len(cluster.brokers),
+        cluster_id=cluster.cluster_id,
+    )
     try:
         recorder.record(builder.snapshot(start / 1000))  # the evening before: the "start" snapshot
         tap.changed = False
@@ -337,8 +394,9 @@ def generate(day: date, out: str | Path, *, partitions: int | None = None, broke
     finally:
         cluster.events.unsubscribe(tap)
     before = day - timedelta(days=1)
-    result.recording_files = sorted((out / before.strftime(schema.DAY_FORMAT)).glob(f"*{schema.FILE_SUFFIX}")) + \
-        sorted((out / result.day).glob(f"*{schema.FILE_SUFFIX}"))
+    result.recording_files = sorted((out / before.strftime(schema.DAY_FORMAT)).glob(f"*{schema.FILE_SUFFIX}")) + sorted(
+        (out / result.day).glob(f"*{schema.FILE_SUFFIX}")
+    )
     result.records = recorder.records_written
     result.log_lines = logs.lines
     result.events = tap.events
@@ -349,11 +407,19 @@ def generate(day: date, out: str | Path, *, partitions: int | None = None, broke
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options `kafkatui sim` adds for a simulated day (`--brokers` is the simulator's own)."""
-    p.add_argument("--history-day", metavar="YYYY-MM-DD", default=None,
-                   help="simulate that UTC day of incidents and write its ISR recordings and broker logs to --out")
+    p.add_argument(
+        "--history-day",
+        metavar="YYYY-MM-DD",
+        default=None,
+        help="simulate that UTC day of incidents and write its ISR recordings and broker logs to --out",
+    )
     p.add_argument("--out", type=Path, default=None, help="with --history-day: the directory to write")
-    p.add_argument("--partitions", type=whole(1, scenario.MAX_PARTITIONS), default=None,
-                   help="with --history-day: about this many partitions in all (default 602)")
+    p.add_argument(
+        "--partitions",
+        type=whole(1, scenario.MAX_PARTITIONS),
+        default=None,
+        help="with --history-day: about this many partitions in all (default 602)",
+    )
     p.add_argument("--seed", type=int, default=0, help="with --history-day: seed for the cluster and topic ids")
 
 

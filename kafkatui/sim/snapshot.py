@@ -58,8 +58,10 @@ class SnapshotBuilder:
         """The cluster now, stamped `taken_at` (epoch seconds)."""
         c = self.cluster
         if self._configs_dirty:
-            self._broker_configs = {b: {e.name: _config_value(e) for e in c.configs.describe_broker(b, None, False)}
-                                    for b in sorted(c.brokers)}
+            self._broker_configs = {
+                b: {e.name: _config_value(e) for e in c.configs.describe_broker(b, None, False)}
+                for b in sorted(c.brokers)
+            }
             self._topic_configs = {}
             self._topics = {}
             self._configs_dirty = False

@@ -55,8 +55,9 @@ def validate(settings: ConnectionSettings, plan: ChangePlan) -> Validated:
 __all__ = ["Applied", "Validated", "apply", "refusals", "validate"]
 
 
-def apply(settings: ConnectionSettings, plan: ChangePlan, seen: ClusterSnapshot,
-          extra: Mapping[str, Any] | None = None) -> Applied:
+def apply(
+    settings: ConnectionSettings, plan: ChangePlan, seen: ClusterSnapshot, extra: Mapping[str, Any] | None = None
+) -> Applied:
     """`apply_plan` as ``kafkatui alter`` runs it: re-read (nothing sent when the plan's values changed since
     `seen`: ChangedMeanwhileError), intent, IncrementalAlterConfigs, verify, one outcome record per change."""
     with _source(settings) as source:

@@ -167,8 +167,16 @@ class ScreensProvider(Provider):
             ("Pause / resume refresh", app.action_pause, "p"),
         ]
         if app.feed is None:  # replay only: no cluster to find, simulate, change, refresh or pause
-            live = (app.action_findings, app.action_what_if, app.action_alter_defaults, app.action_revert_last,
-                    app.action_change_history, app.action_elect_all, app.action_refresh, app.action_pause)
+            live = (
+                app.action_findings,
+                app.action_what_if,
+                app.action_alter_defaults,
+                app.action_revert_last,
+                app.action_change_history,
+                app.action_elect_all,
+                app.action_refresh,
+                app.action_pause,
+            )
             commands = [c for c in commands if c[1] not in live]
         for name in sorted(app.available_themes):
             if name.startswith("kafkatui-") or name in app.user_themes:
@@ -197,11 +205,19 @@ class ScreensProvider(Provider):
         if dash and number.isdigit():
             exact = next((n for n in report.topics if n.lower() == topic), None)
             if exact is not None and any(p.partition == int(number) for p in report.snapshot.topics[exact].partitions):
-                hits.append((NAME_SCORE + 3.0, f"Partition: {exact}-{int(number)}",
-                             lambda t=exact, n=int(number): app.open_partition(t, n), "open the partition"))
+                hits.append(
+                    (
+                        NAME_SCORE + 3.0,
+                        f"Partition: {exact}-{int(number)}",
+                        lambda t=exact, n=int(number): app.open_partition(t, n),
+                        "open the partition",
+                    )
+                )
         bid = q.removeprefix("broker").strip()
         if bid.isdigit() and int(bid) in report.brokers:
-            hits.append((NAME_SCORE + 2.5, f"Broker: {int(bid)}", lambda b=int(bid): app.open_broker(b), "open the broker"))
+            hits.append(
+                (NAME_SCORE + 2.5, f"Broker: {int(bid)}", lambda b=int(bid): app.open_broker(b), "open the broker")
+            )
         return hits
 
     async def discover(self) -> Hits:
@@ -253,8 +269,14 @@ class KafkaTuiApp(App[None]):
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
         # what every screen is handed when pushed (attributes down; see kafkatui.tui.session)
-        self.session = Session(read_only=read_only, settings=settings, source_label=source_label,
-                               refresh_seconds=max(0.5, refresh_seconds), clock=clock, demo=demo)
+        self.session = Session(
+            read_only=read_only,
+            settings=settings,
+            source_label=source_label,
+            refresh_seconds=max(0.5, refresh_seconds),
+            clock=clock,
+            demo=demo,
+        )
         # retries back off while the cluster is gone, but a cluster that returns shows within two refreshes
         if feed is not None:
             feed.max_backoff = min(feed.max_backoff, 2 * self.session.refresh_seconds)
@@ -376,8 +398,11 @@ class KafkaTuiApp(App[None]):
             return
         problem = self.feed.record_error
         if problem is not None and self._record_error_shown is None:
-            self.notify(f"{problem}; the dashboard goes on without recording (exit status 17 at quit)",
-                        severity="error", timeout=15)
+            self.notify(
+                f"{problem}; the dashboard goes on without recording (exit status 17 at quit)",
+                severity="error",
+                timeout=15,
+            )
         self._record_error_shown = problem
 
     def refresh_header(self) -> None:
@@ -408,8 +433,16 @@ class KafkaTuiApp(App[None]):
     # actions -----------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Without a cluster (replay only) there is nothing to refresh, pause, find, simulate or change."""
-        return self.feed is not None or action not in ("refresh", "pause", "findings", "what_if", "revert_last",
-                                                       "change_history", "alter_defaults", "elect_all")
+        return self.feed is not None or action not in (
+            "refresh",
+            "pause",
+            "findings",
+            "what_if",
+            "revert_last",
+            "change_history",
+            "alter_defaults",
+            "elect_all",
+        )
 
     def action_replay(self) -> None:
         ask_replay_dir(self)

@@ -44,8 +44,10 @@ class DemoNarrator:
     def intro(self) -> str:
         """The first line of the events pane: what plays, how fast, and how long it takes."""
         minutes = self.end_ms / 60_000 / self.speed
-        return (f"demo: scenario {self.name} at x{self.speed:g} (about {minutes:.0f} min); each step of the "
-                "story appears here as it happens")
+        return (
+            f"demo: scenario {self.name} at x{self.speed:g} (about {minutes:.0f} min); each step of the "
+            "story appears here as it happens"
+        )
 
     def drain(self) -> list[str]:
         """The notes since the last call: 'demo 4:30 ▸ Broker 2's host crashes: ...'."""
@@ -62,6 +64,8 @@ class DemoNarrator:
         if self.player.elapsed_ms < self.end_ms:
             return None
         self._said_over = True
-        return (f"demo: scenario over at {clock(self.player.elapsed_ms)}; the cluster stays as it is now. To replay "
-                f"it: q, then `kafkatui --demo {self.name}` (--speed 10 plays it faster; `kafkatui sim --list` "
-                "lists the other scenarios)")
+        return (
+            f"demo: scenario over at {clock(self.player.elapsed_ms)}; the cluster stays as it is now. To replay "
+            f"it: q, then `kafkatui --demo {self.name}` (--speed 10 plays it faster; `kafkatui sim --list` "
+            "lists the other scenarios)"
+        )

@@ -42,16 +42,29 @@ class ViewState:
         """Before the first refresh: no data, no error."""
         return cls()
 
-    def succeeded(self, snapshot: ClusterSnapshot, report: HealthReport, found: tuple[Finding, ...],
-                  changes: tuple[Change, ...], shrink_counts: dict[int, int]) -> ViewState:
+    def succeeded(
+        self,
+        snapshot: ClusterSnapshot,
+        report: HealthReport,
+        found: tuple[Finding, ...],
+        changes: tuple[Change, ...],
+        shrink_counts: dict[int, int],
+    ) -> ViewState:
         """The state after a refresh that read the cluster."""
-        return ViewState(snapshot=snapshot, report=report, findings=found, changes=changes,
-                         generation=self.generation + 1, shrink_counts=shrink_counts)
+        return ViewState(
+            snapshot=snapshot,
+            report=report,
+            findings=found,
+            changes=changes,
+            generation=self.generation + 1,
+            shrink_counts=shrink_counts,
+        )
 
     def failed(self, error: str, retry_in: float) -> ViewState:
         """The state after a refresh that failed: this one's data, kept and marked stale."""
-        return replace(self, changes=(), error=error, failures=self.failures + 1, retry_in=retry_in,
-                       generation=self.generation + 1)
+        return replace(
+            self, changes=(), error=error, failures=self.failures + 1, retry_in=retry_in, generation=self.generation + 1
+        )
 
     @property
     def stale(self) -> bool:
@@ -67,8 +80,14 @@ class ViewState:
 class Feed:
     """Refreshes from a ClusterSource and remembers enough to report changes and flapping."""
 
-    def __init__(self, source: ClusterSource, bootstrap: str = "B", clock: Callable[[], float] = time.time,
-                 recorder: Recorder | None = None, max_backoff: float = BACKOFF[-1]) -> None:
+    def __init__(
+        self,
+        source: ClusterSource,
+        bootstrap: str = "B",
+        clock: Callable[[], float] = time.time,
+        recorder: Recorder | None = None,
+        max_backoff: float = BACKOFF[-1],
+    ) -> None:
         self.source = source
         # the longest wait between failing attempts: the dashboard sets two refresh intervals, so a
         # cluster that comes back is seen within two refreshes, however long it was gone

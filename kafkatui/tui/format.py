@@ -49,8 +49,15 @@ def broker_cell(b: BrokerHealth, key: str) -> str | Text:
 
 def broker_sort(b: BrokerHealth, key: str) -> object:
     """What the broker table sorts a column by."""
-    return {"id": b.id, "state": (b.up, not b.missing_from_all_isrs), "rack": b.rack or "", "led": b.led,
-            "hosted": b.hosted, "out": b.out_of_isr, "restart": (b.restart_safe, -b.restart_under_min_isr)}.get(key, b.id)
+    return {
+        "id": b.id,
+        "state": (b.up, not b.missing_from_all_isrs),
+        "rack": b.rack or "",
+        "led": b.led,
+        "hosted": b.hosted,
+        "out": b.out_of_isr,
+        "restart": (b.restart_safe, -b.restart_under_min_isr),
+    }.get(key, b.id)
 
 
 def replicas_text(ph: PartitionHealth, live: frozenset[int] | None = None) -> Text:

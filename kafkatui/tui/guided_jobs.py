@@ -55,8 +55,13 @@ def moved_brokers(moves: Sequence[PartitionMove]) -> list[int]:
     return sorted({b for m in moves for b in (*m.old, *m.new)})
 
 
-def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], cluster_id: str | None,
-                       settings: ConnectionSettings | None = None, rate: int | None = None) -> Started:
+def start_reassignment(
+    reassigner: Reassigner,
+    moves: Sequence[PartitionMove],
+    cluster_id: str | None,
+    settings: ConnectionSettings | None = None,
+    rate: int | None = None,
+) -> Started:
     """Refuse when the topics already have a reassignment in flight; else start the moves the write-ahead way
     (with `settings`: re-read first, refused when a partition's replicas changed since the plan).
 
@@ -66,16 +71,18 @@ def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], c
     running = reassigner.ongoing({m.topic for m in moves})
     if running:
         names = ", ".join(f"{t}-{p}" for t, p in sorted(running))
-        raise NotApplicableError(f"a reassignment is already in progress for {names}: wait for it or cancel it; "
-                                 "nothing changed")
+        raise NotApplicableError(
+            f"a reassignment is already in progress for {names}: wait for it or cancel it; nothing changed"
+        )
     command_id = str(uuid.uuid4())
     line = ""
     if rate and settings is not None:
         plan = throttle_plan(moves, rate)
         problems = throttle_apply.send(settings, plan, validate_only=True)
         if problems:
-            raise ValidationRefusedError(f"the brokers refused the throttle in the validate-only request: nothing "
-                                         f"changed ({problems[0]})")
+            raise ValidationRefusedError(
+                f"the brokers refused the throttle in the validate-only request: nothing changed ({problems[0]})"
+            )
         with _source(settings) as source:  # the values before, for the throttle's write-ahead intent
             before = source.snapshot()
         problems = throttle_apply.send(settings, plan, False, "throttle", cluster_id, command_id, before)
@@ -94,21 +101,24 @@ def start_reassignment(reassigner: Reassigner, moves: Sequence[PartitionMove], c
     return Started(started, refused, command_id, line)
 
 
-def remove_throttle(settings: ConnectionSettings, moves: Sequence[PartitionMove], cluster_id: str | None,
-                    command_id: str) -> str:
+def remove_throttle(
+    settings: ConnectionSettings, moves: Sequence[PartitionMove], cluster_id: str | None, command_id: str
+) -> str:
     """Remove the throttle of the moves' topics and brokers (audited): the line to show."""
     topics = list(dict.fromkeys(m.topic for m in moves))
     return throttle_apply.remove(settings, topics, moved_brokers(moves), cluster_id, command_id)
 
 
-def reassignment_progress(reassigner: Reassigner, moves: Sequence[PartitionMove],
-                          snapshot: ClusterSnapshot) -> Progress:
+def reassignment_progress(
+    reassigner: Reassigner, moves: Sequence[PartitionMove], snapshot: ClusterSnapshot
+) -> Progress:
     """How far the moves are in `snapshot` (the dashboard's latest), with the reassignments still listed."""
     return progress(moves, snapshot, reassigner.ongoing({m.topic for m in moves}))
 
 
-def cancel_reassignment(settings: ConnectionSettings, reassigner: Reassigner, topic: str,
-                        snapshot: ClusterSnapshot) -> Cancelled:
+def cancel_reassignment(
+    settings: ConnectionSettings, reassigner: Reassigner, topic: str, snapshot: ClusterSnapshot
+) -> Cancelled:
     """Cancel the topic's reassignment in flight (back to the replicas before it), audited; its throttle removed."""
     running = reassigner.ongoing([topic])
     if not running:

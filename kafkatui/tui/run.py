@@ -26,21 +26,49 @@ MAX_SPEED = 100_000.0  # simulated seconds per real second: a day in under a sec
 
 
 def add_tui_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--refresh", type=seconds(MAX_REFRESH), default=None, metavar="SECONDS", help="refresh interval (default 5; 1 with --demo)")
-    p.add_argument("--theme", default=None, help="kafkatui-dark (default), kafkatui-light, kafkatui-contrast, or a theme of yours")
-    p.add_argument("--demo", nargs="?", const="incident", metavar="SCENARIO",
-                   help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)")
-    p.add_argument("--speed", type=number(0, MAX_SPEED, low_open=True), default=DEMO_SPEED,
-                   help=f"with --demo: simulated seconds per real second (default {DEMO_SPEED:g}: the hour-long "
-                        "incident in about 15 minutes, a 12 s GC pause visible for 3 s)")
-    p.add_argument("--no-record", action="store_true",
-                   help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)")
+    p.add_argument(
+        "--refresh",
+        type=seconds(MAX_REFRESH),
+        default=None,
+        metavar="SECONDS",
+        help="refresh interval (default 5; 1 with --demo)",
+    )
+    p.add_argument(
+        "--theme", default=None, help="kafkatui-dark (default), kafkatui-light, kafkatui-contrast, or a theme of yours"
+    )
+    p.add_argument(
+        "--demo",
+        nargs="?",
+        const="incident",
+        metavar="SCENARIO",
+        help="run on a simulated cluster started in-process, playing SCENARIO (default: incident)",
+    )
+    p.add_argument(
+        "--speed",
+        type=number(0, MAX_SPEED, low_open=True),
+        default=DEMO_SPEED,
+        help=f"with --demo: simulated seconds per real second (default {DEMO_SPEED:g}: the hour-long "
+        "incident in about 15 minutes, a 12 s GC pause visible for 3 s)",
+    )
+    p.add_argument(
+        "--no-record",
+        action="store_true",
+        help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)",
+    )
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
-    p.add_argument("--replay", type=Path, default=None, metavar="OUT",
-                   help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection)")
-    p.add_argument("--write", action="store_true",
-                   help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
-                        "confirmed and audited (or writes: true in the profile); default: read-only")
+    p.add_argument(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="OUT",
+        help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection)",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
+        "confirmed and audited (or writes: true in the profile); default: read-only",
+    )
 
 
 DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell between two refreshes
@@ -96,8 +124,10 @@ def run_replay(ns: argparse.Namespace) -> int:
 
     err = Console(stderr=True, soft_wrap=True, highlight=False)
     if ns.demo is not None or ns.bootstrap is not None or ns.profile is not None:
-        err.print("kafkatui: error: --replay reads a recorded day; it does not go with --demo, --bootstrap or "
-                  "--profile", markup=False)
+        err.print(
+            "kafkatui: error: --replay reads a recorded day; it does not go with --demo, --bootstrap or --profile",
+            markup=False,
+        )
         return UsageError.exit_code
     try:
         with err.status(f"reading {ns.replay}…") as status:
@@ -124,7 +154,9 @@ def run_tui(ns: argparse.Namespace) -> int:
             narrator = None
             if ns.demo is not None:
                 bootstrap, narrator = start_demo(stack, ns.demo, ns.speed)
-                settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=5.0 if ns.timeout is None else ns.timeout)
+                settings = ConnectionSettings(
+                    bootstrap=tuple(bootstrap.split(",")), timeout=5.0 if ns.timeout is None else ns.timeout
+                )
                 label = f"demo: {ns.demo}"
                 refresh = 1.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write)
@@ -155,8 +187,15 @@ def run_tui(ns: argparse.Namespace) -> int:
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
         if problem is not None:
             feed.recording_failed(problem)
-        app = KafkaTuiApp(feed, refresh_seconds=refresh, theme=ns.theme, source_label=label, read_only=not writes,
-                          settings=settings, demo=narrator)
+        app = KafkaTuiApp(
+            feed,
+            refresh_seconds=refresh,
+            theme=ns.theme,
+            source_label=label,
+            read_only=not writes,
+            settings=settings,
+            demo=narrator,
+        )
         log_to_file()
         app.run()
         # the screen is gone: close (history first) without letting a hung cluster hold the prompt
@@ -170,5 +209,3 @@ def run_tui(ns: argparse.Namespace) -> int:
         code = EXIT_RECORDER
     exit_now_if_stuck(code)
     return code
-
-

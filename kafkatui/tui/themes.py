@@ -21,8 +21,19 @@ from textual.theme import Theme
 from kafkatui import safeyaml
 
 DEFAULT_THEME = "kafkatui-dark"
-FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background", "surface",
-          "panel", "boost")
+FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 MAX_THEME_BYTES = 256 * 1024
 _VARIABLE_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
@@ -83,8 +94,10 @@ def _variables(path: Path, raw: object) -> dict[str, str]:
         return {}
     if not isinstance(raw, dict):
         kind = "a list" if isinstance(raw, list) else f"{type(raw).__name__} {raw!r}"
-        raise ThemeError(f"{path}: variables: must be a mapping of names to colours "
-                         f"(e.g. block-cursor-background: '#ff0000'), not {kind}")
+        raise ThemeError(
+            f"{path}: variables: must be a mapping of names to colours "
+            f"(e.g. block-cursor-background: '#ff0000'), not {kind}"
+        )
     out: dict[str, str] = {}
     for name, value in raw.items():
         if not isinstance(name, str) or not _VARIABLE_NAME.match(name):
@@ -95,11 +108,14 @@ def _variables(path: Path, raw: object) -> dict[str, str]:
         if "style" in name:
             words = text.split()
             if not words or any(w not in VALID_STYLE_FLAGS for w in words):
-                raise ThemeError(f"{path}: variables: {name}: {text!r} is not a text style "
-                                 f"(e.g. 'bold', 'bold underline', 'none')")
+                raise ThemeError(
+                    f"{path}: variables: {name}: {text!r} is not a text style (e.g. 'bold', 'bold underline', 'none')"
+                )
         elif not _is_colour(text):
-            raise ThemeError(f"{path}: variables: {name}: {text!r} is not a colour "
-                             "(e.g. '#ff0000', 'ansi_red', 'red 50%', 'auto 87%')")
+            raise ThemeError(
+                f"{path}: variables: {name}: {text!r} is not a colour "
+                "(e.g. '#ff0000', 'ansi_red', 'red 50%', 'auto 87%')"
+            )
         out[name] = text
     return out
 

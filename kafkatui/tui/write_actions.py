@@ -32,8 +32,9 @@ from kafkatui.tui.screens.unclean import UncleanScreen
 from kafkatui.tui.session import Session
 
 
-def _writes_or_export(app: App[Any], session: Session, action: str, then: Callable[[], object],
-                      export: str | None = None) -> None:
+def _writes_or_export(
+    app: App[Any], session: Session, action: str, then: Callable[[], object], export: str | None = None
+) -> None:
     """Run `then` when writes are on; otherwise explain read-only mode and run it only for Export."""
     if not session.read_only and session.settings is not None:
         then()
@@ -65,8 +66,9 @@ def start_alter(app: App[Any], session: Session, targets: Sequence[Target]) -> N
         return
 
     def wizard() -> None:
-        app.push_screen(AlterWizardScreen(targets, snapshot),
-                        lambda plan: _preview(app, plan, f"alter {title_of(targets)}"))
+        app.push_screen(
+            AlterWizardScreen(targets, snapshot), lambda plan: _preview(app, plan, f"alter {title_of(targets)}")
+        )
 
     _writes_or_export(app, session, f"alter {title_of(targets)}", wizard)
 
@@ -122,6 +124,7 @@ def open_history(app: App[Any], session: Session) -> None:
 def settle_interrupted(app: App[Any], snapshot: ClusterSnapshot) -> None:
     """At the dashboard's first snapshot: report (and record) the changes to this cluster that an earlier
     run left unfinished in the audit log, one notification each. File work only, in a thread."""
+
     def work() -> None:
         for line in journal.settle(snapshot):
             app.call_from_thread(app.notify, line, title="interrupted change", severity="warning", timeout=30)

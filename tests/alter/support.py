@@ -50,8 +50,13 @@ def sim_leaders(sim: SimRunner) -> dict[tuple[str, int], int]:
 
 def kafkatui(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run the real command line in a subprocess, stdin closed."""
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def free_port() -> int:
@@ -77,8 +82,9 @@ def racked_cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     sim = sim_factory(6, racks=["a", "b", "c"], replication_rate=RATE)
     sim.call(lambda c: c.create_topic("orders", 3, 1))
     for i in range(3):
-        sim.call(lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None,
-                                         RECORDS_PER_PARTITION, 1, 1000))
+        sim.call(
+            lambda c, i=i: c.append(c.partition("orders", i).leader, "orders", i, None, RECORDS_PER_PARTITION, 1, 1000)
+        )
     return sim
 
 

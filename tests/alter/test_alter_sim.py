@@ -70,8 +70,9 @@ def test_read_only_refusal(cluster: SimRunner, capsys: pytest.CaptureFixture[str
     assert not audit_log.exists()
 
 
-def test_profile_with_writes_true_allows_changes(cluster: SimRunner, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_profile_with_writes_true_allows_changes(
+    cluster: SimRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     profiles = tmp_path / "clusters.yaml"
     profiles.write_text(f"profiles:\n  sim:\n    bootstrap: {cluster.bootstrap}\n    writes: true\n")
     profiles.chmod(0o600)
@@ -83,18 +84,28 @@ def test_profile_with_writes_true_allows_changes(cluster: SimRunner, tmp_path: P
 def test_dry_run_changes_nothing(cluster: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:
     assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--dry-run") == 0
     out = capsys.readouterr().out
-    assert "1 (DEFAULT_CONFIG)" in out and "validate-only: the brokers accept" in out and "dry run: nothing changed" in out
+    assert (
+        "1 (DEFAULT_CONFIG)" in out and "validate-only: the brokers accept" in out and "dry run: nothing changed" in out
+    )
     assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
     assert not audit_log.exists()
 
 
 def test_bad_value_is_refused_before_the_network(capsys: pytest.CaptureFixture[str]) -> None:
     # nothing listens on port 1: a connection attempt would fail with 5, not 3
-    assert main_alter(["--bootstrap", "127.0.0.1:1", "--topic", "orders", "--set", "min.insync.replicas=abc",
-                       "--write", "--yes"]) == 3
+    assert (
+        main_alter(
+            ["--bootstrap", "127.0.0.1:1", "--topic", "orders", "--set", "min.insync.replicas=abc", "--write", "--yes"]
+        )
+        == 3
+    )
     assert "min.insync.replicas must be a whole number" in capsys.readouterr().err
-    assert main_alter(["--bootstrap", "127.0.0.1:1", "--broker-default", "--set", "replica.lag.time.max.ms=5000",
-                       "--write"]) == 3
+    assert (
+        main_alter(
+            ["--bootstrap", "127.0.0.1:1", "--broker-default", "--set", "replica.lag.time.max.ms=5000", "--write"]
+        )
+        == 3
+    )
     assert "static broker config" in capsys.readouterr().err
 
 
@@ -109,14 +120,24 @@ def test_unknown_key_shows_the_brokers_invalid_config_verbatim(cluster: SimRunne
     assert topic_value(cluster, "orders") == ("1", "DEFAULT_CONFIG")
 
 
-def test_validate_only_failure_from_the_cli_changes_nothing(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
-                                                            audit_log: Path) -> None:
+def test_validate_only_failure_from_the_cli_changes_nothing(
+    cluster: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     # an audit record naming a key the broker does not know: --revert-last sends it, the broker refuses
-    audit_log.write_text(json.dumps({
-        "cluster_id": cluster.cluster.cluster_id, "command_id": "x", "resource": {"kind": "topic", "name": "orders"},
-        "key": "foo.bar", "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"},
-        "after": {"value": None, "source": "ASSUMED_DEFAULT"}, "result": "ok",  # what the cluster holds: revertible
-    }) + "\n")
+    audit_log.write_text(
+        json.dumps(
+            {
+                "cluster_id": cluster.cluster.cluster_id,
+                "command_id": "x",
+                "resource": {"kind": "topic", "name": "orders"},
+                "key": "foo.bar",
+                "before": {"value": "1", "source": "DYNAMIC_TOPIC_CONFIG"},
+                "after": {"value": None, "source": "ASSUMED_DEFAULT"},
+                "result": "ok",  # what the cluster holds: revertible
+            }
+        )
+        + "\n"
+    )
     assert alter(cluster, "--revert-last", "--write", "--yes") == 13
     captured = capsys.readouterr()
     assert "refused  topic orders: INVALID_CONFIG: Unknown topic config name: foo.bar" in captured.out
@@ -125,8 +146,10 @@ def test_validate_only_failure_from_the_cli_changes_nothing(cluster: SimRunner, 
 
 
 def test_nonexistent_topic_refuses_the_whole_change(cluster: SimRunner, capsys: pytest.CaptureFixture[str]) -> None:
-    assert alter(cluster, "--topic", "orders", "--topic", "nope", "--set", "min.insync.replicas=2",
-                 "--write", "--yes") == 13
+    assert (
+        alter(cluster, "--topic", "orders", "--topic", "nope", "--set", "min.insync.replicas=2", "--write", "--yes")
+        == 13
+    )
     out = capsys.readouterr().out
     assert "refused  topic nope: UNKNOWN_TOPIC_OR_PART: Topic 'nope' does not exist" in out
     assert "refused  topic orders" not in out
@@ -147,10 +170,25 @@ def test_typed_confirmation(cluster: SimRunner, capsys: pytest.CaptureFixture[st
 
 
 # ----------------------------------------------------------------------------- apply and verify
-def test_success_is_verified_and_audited(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
-                                         audit_log: Path) -> None:
-    assert alter(cluster, "--topic", "orders", "--topic", "payments", "--set", "min.insync.replicas=2",
-                 "--set", "unclean.leader.election.enable=false", "--write", "--yes") == 0
+def test_success_is_verified_and_audited(
+    cluster: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
+    assert (
+        alter(
+            cluster,
+            "--topic",
+            "orders",
+            "--topic",
+            "payments",
+            "--set",
+            "min.insync.replicas=2",
+            "--set",
+            "unclean.leader.election.enable=false",
+            "--write",
+            "--yes",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in out
     assert "4 of 4 changes applied and verified" in out
@@ -167,8 +205,9 @@ def test_success_is_verified_and_audited(cluster: SimRunner, capsys: pytest.Capt
     assert len({r["command_id"] for r in recs}) == 1
 
 
-def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
-                                                            audit_log: Path) -> None:
+def test_one_topic_deleted_before_apply_is_reported_exactly(
+    cluster: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     deleted: list[bool] = []
 
     def delete_once() -> None:
@@ -178,11 +217,25 @@ def test_one_topic_deleted_before_apply_is_reported_exactly(cluster: SimRunner, 
 
     # deleted while the user types: shown before the second confirmation, which the user gives
     stdin = Tty("2\n2\n", before_read=delete_once)
-    assert alter(cluster, "--topic", "orders", "--topic", "payments", "--set", "min.insync.replicas=2",
-                 "--write", stdin=stdin) == 15
+    assert (
+        alter(
+            cluster,
+            "--topic",
+            "orders",
+            "--topic",
+            "payments",
+            "--set",
+            "min.insync.replicas=2",
+            "--write",
+            stdin=stdin,
+        )
+        == 15
+    )
     captured = capsys.readouterr()
-    assert "! the cluster changed since the preview (someone else changed it):\n!   topic payments was deleted" \
+    assert (
+        "! the cluster changed since the preview (someone else changed it):\n!   topic payments was deleted"
         in captured.out
+    )
     assert "ok      topic orders min.insync.replicas" in captured.out
     assert "FAILED  topic payments min.insync.replicas: UNKNOWN_TOPIC_OR_PART" in captured.out
     assert "1 of 2 changes applied and verified" in captured.out
@@ -229,7 +282,8 @@ def test_nothing_to_revert(cluster: SimRunner, capsys: pytest.CaptureFixture[str
 
 # ----------------------------------------------------------------------------- risks, exports, secrets
 def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(
-        sim_factory: Callable[..., SimRunner], capsys: pytest.CaptureFixture[str]) -> None:
+    sim_factory: Callable[..., SimRunner], capsys: pytest.CaptureFixture[str]
+) -> None:
     sim = sim_factory(3)
     sim.call(lambda c: c.create_topic("orders", 4, 3, configs={MIN_ISR: "2"}))
     sim.crash(3)
@@ -237,8 +291,10 @@ def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(
     assert sim.wait_for(lambda c: all(len(p.isr) == 2 for p in c.topic("orders").partitions), 15)
     assert alter(sim, "--topic", "orders", "--set", "min.insync.replicas=3", "--dry-run") == 0
     out = capsys.readouterr().out
-    assert ("! raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, "
-            "acks=all producers will fail at once") in out
+    assert (
+        "! raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, "
+        "acks=all producers will fail at once"
+    ) in out
     assert "! min.insync.replicas >= RF (3): any broker loss stops acks=all writes" in out
 
 
@@ -264,8 +320,9 @@ def test_no_secret_in_the_audit_log(cluster: SimRunner, capsys: pytest.CaptureFi
 
 
 # ----------------------------------------------------------------------------- history and revert rules
-def test_history_revert_n_and_compare_and_set(cluster: SimRunner, capsys: pytest.CaptureFixture[str],
-                                              audit_log: Path) -> None:
+def test_history_revert_n_and_compare_and_set(
+    cluster: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     assert alter(cluster, "--topic", "orders", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
     assert alter(cluster, "--topic", "payments", "--set", "min.insync.replicas=2", "--write", "--yes") == 0
     capsys.readouterr()
@@ -283,9 +340,11 @@ def test_history_revert_n_and_compare_and_set(cluster: SimRunner, capsys: pytest
     assert alter(cluster, "--revert-last", "--write", "--yes") == 22
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1
-    assert ("topic payments min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
-            "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
-            f"{cluster.bootstrap} --topic payments --unset min.insync.replicas --write") in err
+    assert (
+        "topic payments min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+        "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+        f"{cluster.bootstrap} --topic payments --unset min.insync.replicas --write"
+    ) in err
     assert topic_value(cluster, "payments") == ("3", "DYNAMIC_TOPIC_CONFIG")
     # --revert 1 is the undo of orders: undoing it re-applies orders' change, a new change in the history
     assert alter(cluster, "--revert", "1", "--write", "--yes") == 0

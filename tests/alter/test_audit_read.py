@@ -31,8 +31,15 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
 def test_overlong_and_broken_lines_are_skipped_and_the_records_kept(tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
     first, last = {"action": "alter", "n": 1}, {"action": "elect", "n": 2}
-    log.write_bytes(json.dumps(first).encode() + b"\n" + b"x" * (audit.MAX_RECORD * 3) + b"\n"
-                    + b"\xff\xfe not json\n" + json.dumps(last).encode() + b"\n")
+    log.write_bytes(
+        json.dumps(first).encode()
+        + b"\n"
+        + b"x" * (audit.MAX_RECORD * 3)
+        + b"\n"
+        + b"\xff\xfe not json\n"
+        + json.dumps(last).encode()
+        + b"\n"
+    )
     assert audit.read(log) == [first, last]
 
 

@@ -36,14 +36,17 @@ def test_read_only_refusal(skewed: SimRunner, capsys: pytest.CaptureFixture[str]
     assert sim_leaders(skewed) == before and not audit_log.exists()
 
 
-def test_preferred_election_moves_leaders_back(skewed: SimRunner, capsys: pytest.CaptureFixture[str],
-                                               audit_log: Path) -> None:
+def test_preferred_election_moves_leaders_back(
+    skewed: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     preferred = skewed.call(lambda c: {(p.topic, p.index): p.replicas[0] for p in c.partitions()})
     moving = {k for k, v in sim_leaders(skewed).items() if v != preferred[k]}
     assert moving
     secret = "S3cr3t-Pa55w0rd-xyz"
-    assert elect(skewed, "-X", f"sasl.password={secret}", "--preferred", "--all", "--write",
-                 stdin=Tty(f"{len(moving)}\n")) == 0
+    assert (
+        elect(skewed, "-X", f"sasl.password={secret}", "--preferred", "--all", "--write", stdin=Tty(f"{len(moving)}\n"))
+        == 0
+    )
     captured = capsys.readouterr()
     out = captured.out
     assert secret not in out + captured.err and secret not in audit_log.read_text()
@@ -51,7 +54,7 @@ def test_preferred_election_moves_leaders_back(skewed: SimRunner, capsys: pytest
     assert sim_leaders(skewed) == preferred
     # the counts after, per broker, are the simulator's
     now = Counter(sim_leaders(skewed).values())
-    table = out[out.index("leaders per broker (re-described):"):].splitlines()
+    table = out[out.index("leaders per broker (re-described):") :].splitlines()
     assert table[1].split() == ["broker", "before", "expected", "now"]
     shown = {int(cols[0]): int(cols[3]) for cols in (line.split() for line in table[2:5])}
     assert shown == {b: now[b] for b in (1, 2, 3)}
@@ -63,19 +66,22 @@ def test_preferred_election_moves_leaders_back(skewed: SimRunner, capsys: pytest
     assert all(r["after"]["leader"] == preferred[(r["resource"]["topic"], r["resource"]["partition"])] for r in recs)
 
 
-def test_a_partition_moved_meanwhile_is_shown_and_asked_again(skewed: SimRunner,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_partition_moved_meanwhile_is_shown_and_asked_again(
+    skewed: SimRunner, capsys: pytest.CaptureFixture[str]
+) -> None:
     preferred = skewed.call(lambda c: {(p.topic, p.index): p.replicas[0] for p in c.partitions()})
     moving = sorted(k for k, v in sim_leaders(skewed).items() if v != preferred[k])
     was = sim_leaders(skewed)[moving[0]]
     # someone else elects the first one while kafkatui waits for the confirmation: shown, then asked again
-    stdin = Tty(f"{len(moving)}\n{len(moving) - 1}\n",
-                before_read=lambda: skewed.call(lambda c: c.elect_leaders(0, moving[:1])))
+    stdin = Tty(
+        f"{len(moving)}\n{len(moving) - 1}\n", before_read=lambda: skewed.call(lambda c: c.elect_leaders(0, moving[:1]))
+    )
     assert elect(skewed, "--preferred", "--all", "--write", stdin=stdin) == 0
     out = capsys.readouterr().out
     name = f"{moving[0][0]}-{moving[0][1]}"
-    assert (f"! the cluster changed since the preview:\n!   {name} leader {was} in the preview, "
-            f"{preferred[moving[0]]} now") in out
+    assert (
+        f"! the cluster changed since the preview:\n!   {name} leader {was} in the preview, {preferred[moving[0]]} now"
+    ) in out
     assert f"ok      {name} leader" not in out and "FAILED" not in out
     assert f"{len(moving) - 1} of {len(moving) - 1} elections done and verified" in out
     assert sim_leaders(skewed) == preferred
@@ -85,23 +91,29 @@ def test_preferred_preview_counts_and_dry_run(skewed: SimRunner, capsys: pytest.
     before = Counter(sim_leaders(skewed).values())
     assert elect(skewed, "--preferred", "--topic", "orders", "--topic", "payments", "--dry-run") == 0
     out = capsys.readouterr().out
-    table = out[out.index("leaders per broker:"):].splitlines()
+    table = out[out.index("leaders per broker:") :].splitlines()
     shown_now = {int(cols[0]): int(cols[1]) for cols in (line.split() for line in table[2:5])}
     assert shown_now == {b: before[b] for b in (1, 2, 3)} and shown_now[1] == 0
     assert "dry run: nothing changed" in out
     # the export names exactly the partitions that would move, and changes nothing either
-    moving = sorted((t, i) for (t, i), leader in sim_leaders(skewed).items()
-                    if leader != skewed.call(lambda c, t=t, i=i: c.partition(t, i).replicas[0]))
+    moving = sorted(
+        (t, i)
+        for (t, i), leader in sim_leaders(skewed).items()
+        if leader != skewed.call(lambda c, t=t, i=i: c.partition(t, i).replicas[0])
+    )
     assert elect(skewed, "--preferred", "--all", "--export") == 0
     line = capsys.readouterr().out.strip()
     words = shlex.split(line)
-    assert words[0] == "echo" and "--election-type" in words and words[words.index("--election-type") + 1] == "PREFERRED"
+    assert (
+        words[0] == "echo" and "--election-type" in words and words[words.index("--election-type") + 1] == "PREFERRED"
+    )
     assert sorted((p["topic"], p["partition"]) for p in json.loads(words[1])["partitions"]) == moving
     assert 1 not in sim_leaders(skewed).values()
 
 
-def test_preferred_skips_a_partition_whose_preferred_replica_is_down(skewed: SimRunner,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_preferred_skips_a_partition_whose_preferred_replica_is_down(
+    skewed: SimRunner, capsys: pytest.CaptureFixture[str]
+) -> None:
     skewed.crash(1)
     assert skewed.wait_for(lambda c: c.brokers[1].fenced, 15)
     assert elect(skewed, "--preferred", "--all", "--dry-run") == 0
@@ -135,19 +147,21 @@ def offline(sim_factory: Callable[..., SimRunner]) -> SimRunner:
     return sim
 
 
-def test_unclean_refused_on_a_partition_that_has_a_leader(sim: SimRunner, capsys: pytest.CaptureFixture[str],
-                                                          audit_log: Path) -> None:
+def test_unclean_refused_on_a_partition_that_has_a_leader(
+    sim: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     sim.call(lambda c: c.create_topic("orders", 2, 3))
-    assert elect(sim, "--unclean", "--topic", "orders", "--partition", "1", "--write", "--yes",
-                 "--accept-data-loss") == 18
+    assert (
+        elect(sim, "--unclean", "--topic", "orders", "--partition", "1", "--write", "--yes", "--accept-data-loss") == 18
+    )
     err = capsys.readouterr().err
     assert "orders-1 is not offline" in err and len(err.strip().splitlines()) == 1
     assert not audit_log.exists()
 
 
-def test_unclean_warning_names_the_candidate_and_double_confirmation(offline: SimRunner,
-                                                                     capsys: pytest.CaptureFixture[str],
-                                                                     audit_log: Path) -> None:
+def test_unclean_warning_names_the_candidate_and_double_confirmation(
+    offline: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     args = ("--unclean", "--topic", "payments", "--partition", "0", "--write")
     # the second confirmation wrong: nothing changes
     assert elect(offline, *args, stdin=Tty("payments-0\nlose data\n")) == 14

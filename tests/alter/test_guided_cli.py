@@ -48,17 +48,24 @@ def test_bad_input_is_one_line_and_exit_3(args: list[str], fragment: str) -> Non
     assert_one_line_error(kafkatui(*args, "--bootstrap", "127.0.0.1:1"), 3, fragment)
 
 
-@pytest.mark.parametrize("args", [["elect", "--preferred", "--all", "--dry-run"],
-                                  ["reassign", "--topic", "t", "--rf", "2", "--dry-run"]])
+@pytest.mark.parametrize(
+    "args", [["elect", "--preferred", "--all", "--dry-run"], ["reassign", "--topic", "t", "--rf", "2", "--dry-run"]]
+)
 def test_unreachable_cluster_exits_5(args: list[str]) -> None:
     assert_one_line_error(kafkatui(*args, "--bootstrap", f"127.0.0.1:{free_port()}", "--timeout", "2"), 5, "127.0.0.1")
 
 
 def test_alter_revert_last_skips_election_and_reassignment_records(tmp_path: Path) -> None:
     log = tmp_path / "audit.jsonl"
-    config = {"cluster_id": "c", "command_id": "a", "resource": {"kind": "topic", "name": "orders"},
-              "key": "min.insync.replicas", "before": {"value": "1", "source": "DEFAULT_CONFIG"},
-              "after": {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"}, "result": "ok"}
+    config = {
+        "cluster_id": "c",
+        "command_id": "a",
+        "resource": {"kind": "topic", "name": "orders"},
+        "key": "min.insync.replicas",
+        "before": {"value": "1", "source": "DEFAULT_CONFIG"},
+        "after": {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"},
+        "result": "ok",
+    }
     moved = audit.partition_record("reassign", "c", "b", "orders", 0, {"replicas": [1]}, {"replicas": [1, 2]}, None)
     elected = audit.partition_record("elect-preferred", "c", "e", "orders", 0, {"leader": 2}, {"leader": 1}, None)
     log.write_text("".join(json.dumps(r) + "\n" for r in (config, moved, elected)))
@@ -73,9 +80,15 @@ def test_alter_revert_last_skips_election_and_reassignment_records(tmp_path: Pat
 
 def test_history_walks_back_and_a_revert_of_a_revert_re_applies(tmp_path: Path) -> None:
     def rec(cid: str, value: str, revert_of: str | None = None) -> dict[str, object]:
-        r = {"cluster_id": "c", "command_id": cid, "resource": {"kind": "topic", "name": "orders"},
-             "key": "min.insync.replicas", "before": {}, "after": {"value": value, "source": "DYNAMIC_TOPIC_CONFIG"},
-             "result": "ok"}
+        r = {
+            "cluster_id": "c",
+            "command_id": cid,
+            "resource": {"kind": "topic", "name": "orders"},
+            "key": "min.insync.replicas",
+            "before": {},
+            "after": {"value": value, "source": "DYNAMIC_TOPIC_CONFIG"},
+            "result": "ok",
+        }
         return r if revert_of is None else {**r, "revert_of": revert_of}
 
     log = tmp_path / "audit.jsonl"
@@ -96,7 +109,12 @@ def test_history_walks_back_and_a_revert_of_a_revert_re_applies(tmp_path: Path) 
     assert newest_to_undo(a, b, rec("uB", "2", "B"), rec("rB", "3", "uB"), rec("urB", "2", "rB")) == "A"
     sets = revert.history(revert.CONFIG, "c", log)
     assert [(s.command_id, s.undo, s.undone_by) for s in sets] == [
-        ("urB", True, None), ("rB", False, "urB"), ("uB", True, None), ("B", False, "uB"), ("A", False, None)]
+        ("urB", True, None),
+        ("rB", False, "urB"),
+        ("uB", True, None),
+        ("B", False, "uB"),
+        ("A", False, None),
+    ]
 
 
 class _CtrlC(io.StringIO):

@@ -34,15 +34,24 @@ SIX_ON_THREE_RACKS = {1: "a", 2: "b", 3: "c", 4: "a", 5: "b", 6: "c"}
 
 # ----------------------------------------------------------------------------- preferred
 def test_preferred_plan_moves_what_it_can_and_says_why_not_the_rest() -> None:
-    s = snap(topic("orders", [(2, [1, 2, 3], [1, 2, 3]),   # moves back to 1
-                              (2, [2, 3, 1], [2, 3, 1]),   # already preferred
-                              (3, [1, 2, 3], [2, 3]),      # 1 out of the ISR
-                              (3, [4, 3, 2], [3, 2])]),    # 4 is down (not in metadata)
-             brokers=(1, 2, 3))
+    s = snap(
+        topic(
+            "orders",
+            [
+                (2, [1, 2, 3], [1, 2, 3]),  # moves back to 1
+                (2, [2, 3, 1], [2, 3, 1]),  # already preferred
+                (3, [1, 2, 3], [2, 3]),  # 1 out of the ISR
+                (3, [4, 3, 2], [3, 2]),
+            ],
+        ),  # 4 is down (not in metadata)
+        brokers=(1, 2, 3),
+    )
     plan = preferred_plan(s, ["orders"])
     assert [(m.name, m.leader, m.preferred) for m in plan.moves] == [("orders-0", 2, 1)]
     assert [(k.partition, k.reason) for k in plan.skipped] == [
-        (2, "preferred replica 1 is not in the ISR [2, 3]"), (3, "preferred replica 4 is down")]
+        (2, "preferred replica 1 is not in the ISR [2, 3]"),
+        (3, "preferred replica 4 is down"),
+    ]
     assert plan.before == {1: 0, 2: 2, 3: 2, 4: 0}
     assert plan.after == {1: 1, 2: 1, 3: 2, 4: 0}
 
@@ -92,8 +101,9 @@ def test_unclean_warning_names_the_candidate_and_its_lag() -> None:
     assert "last in-sync replica(s) [1] are down" in text
     assert "another live replica: broker 3 (? offsets behind)" in text
     zero = {("pay", 0, 2): ReplicaLog(size=0, offset_lag=0)}
-    text = "\n".join(data_loss_warning(unclean_plan(snap(topic("pay", [(-1, [1, 2], [1])]), brokers=(2,), log_dirs=zero),
-                                                    "pay", 0)))
+    text = "\n".join(
+        data_loss_warning(unclean_plan(snap(topic("pay", [(-1, [1, 2], [1])]), brokers=(2,), log_dirs=zero), "pay", 0))
+    )
     assert "reports no offset lag" in text and "can show 0 and still be behind" in text
 
 
@@ -109,8 +119,7 @@ def test_election_commands_split_as_a_shell_would() -> None:
 # ----------------------------------------------------------------------------- reassignment planner
 def test_raise_rf_spreads_racks_keeps_the_leader_first_and_picks_the_least_loaded() -> None:
     busy = topic("busy", [(2, [2], [2]), (2, [2], [2]), (3, [3], [3])])  # 2 and 3 carry load
-    s = snap(topic("orders", [(1, [1], [1]), (5, [4, 5], [4, 5])]), busy,
-             brokers=range(1, 7), racks=SIX_ON_THREE_RACKS)
+    s = snap(topic("orders", [(1, [1], [1]), (5, [4, 5], [4, 5])]), busy, brokers=range(1, 7), racks=SIX_ON_THREE_RACKS)
     plan = plan_replication_factor(s, "orders", 3)
     first, second = plan.moves
     assert first.new[0] == 1 and set(first.adding) == {5, 6}  # b: 5 (not busy 2), c: 6 (not busy 3)
@@ -127,8 +136,7 @@ def test_raise_rf_with_fewer_racks_than_replicas_balances_the_racks() -> None:
 
 
 def test_raise_rf_without_racks_uses_load_only_and_never_a_down_broker() -> None:
-    s = snap(topic("t", [(1, [1], [1]), (1, [1], [1])]), healthy("x", 2, rf=1, brokers=2),
-             brokers=(1, 2, 3, 4))
+    s = snap(topic("t", [(1, [1], [1]), (1, [1], [1])]), healthy("x", 2, rf=1, brokers=2), brokers=(1, 2, 3, 4))
     plan = plan_replication_factor(s, "t", 2)
     assert [m.new for m in plan.moves] == [(1, 3), (1, 4)]  # 2 hosts x; 3 then 4 least loaded
     assert all(r in (1, 2, 3, 4) for m in plan.moves for r in m.new)
@@ -156,10 +164,14 @@ def test_planner_refusals_and_nothing_to_do() -> None:
 def test_reassignment_json_and_its_rollback_parse() -> None:
     moves = [PartitionMove("t", 0, (1,), (1, 2, 3))]
     doc = json.loads(reassignment_json(moves))
-    assert doc == {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3],
-                                                  "log_dirs": ["any", "any", "any"]}]}
+    assert doc == {
+        "version": 1,
+        "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2, 3], "log_dirs": ["any", "any", "any"]}],
+    }
     assert json.loads(reassignment_json(moves, rollback=True))["partitions"][0]["replicas"] == [1]
-    execute, verify, rollback = (shlex.split(line.split("   #")[0]) for line in reassign_commands("k:9092", throttle=5000))
+    execute, verify, rollback = (
+        shlex.split(line.split("   #")[0]) for line in reassign_commands("k:9092", throttle=5000)
+    )
     assert execute[-4:] == ["reassign.json", "--execute", "--throttle", "5000"] and verify[-1] == "--verify"
     assert rollback[-2:] == ["rollback.json", "--execute"] and "--throttle" not in reassign_commands("k:9092")[0]
 
@@ -184,8 +196,13 @@ def test_progress_counts_replicas_in_the_isr_and_finished_partitions() -> None:
 
 @pytest.mark.parametrize(
     ("rf", "min_isr", "fragment"),
-    [(1, "2", "every acks=all write to t will fail"), (2, "2", "any broker loss stops acks=all writes"),
-     (1, "1", "RF 1: t keeps a single copy"), (3, "1", "acknowledged by the leader alone"), (3, "2", None)],
+    [
+        (1, "2", "every acks=all write to t will fail"),
+        (2, "2", "any broker loss stops acks=all writes"),
+        (1, "1", "RF 1: t keeps a single copy"),
+        (3, "1", "acknowledged by the leader alone"),
+        (3, "2", None),
+    ],
 )
 def test_rf_risks(rf: int, min_isr: str, fragment: str | None) -> None:
     risks = rf_risks(snap(topic("t", [(1, [1], [1])], min_insync_replicas=min_isr)), "t", rf)

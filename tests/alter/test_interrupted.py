@@ -37,8 +37,14 @@ def run(log: Path, *args: str, die_at: str | None = None, timeout: float = 90) -
     env["KAFKATUI_AUDIT_LOG"] = str(log)
     if die_at is not None:
         env[DIE_ENV] = die_at
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
 
 
 def snapshot(bootstrap: str) -> ClusterSnapshot:
@@ -82,8 +88,10 @@ def alter_killed(bootstrap: str, log: Path, step: str) -> None:
     snap = snapshot(bootstrap)
     if took:  # exactly the interrupted change is undone; the older one stays
         assert snap.topic_config("payments", UNCLEAN).source == "DEFAULT_CONFIG"
-        assert (snap.topic_config("orders", MIN_ISR).value, snap.topic_config("orders", MIN_ISR).source) == \
-            ("2", "DYNAMIC_TOPIC_CONFIG")
+        assert (snap.topic_config("orders", MIN_ISR).value, snap.topic_config("orders", MIN_ISR).source) == (
+            "2",
+            "DYNAMIC_TOPIC_CONFIG",
+        )
     else:  # the cluster never took it: the newest change it took is the one undone
         assert snap.topic_config("payments", UNCLEAN).value == "false"
         assert snap.topic_config("orders", MIN_ISR).source == "DEFAULT_CONFIG"
@@ -120,8 +128,22 @@ def unclean_killed(bootstrap: str, log: Path) -> None:
     """payments-0 offline with an out-of-sync replica alive: the unclean election killed after sending is
     recorded as applied by the next run."""
     b = ("--bootstrap", bootstrap)
-    killed(run(log, "elect", *b, "--unclean", "--topic", "payments", "--partition", "0", "--write", "--yes",
-               "--accept-data-loss", die_at="after-send"))
+    killed(
+        run(
+            log,
+            "elect",
+            *b,
+            "--unclean",
+            "--topic",
+            "payments",
+            "--partition",
+            "0",
+            "--write",
+            "--yes",
+            "--accept-data-loss",
+            die_at="after-send",
+        )
+    )
     proc = run(log, "alter", *b, "--history")
     (line,) = warnings(proc)
     assert "an earlier elect-unclean of payments-0 was interrupted: applied, not verified by that run" in line
@@ -143,8 +165,10 @@ def reassign_killed(bootstrap: str, log: Path, step: str, wait: Callable[[], Non
     lines = warnings(proc)
     if step == "before-send":
         assert proc.returncode == 16, proc.stderr
-        assert len(lines) == 1 and "an earlier reassign of orders-0, orders-1, orders-2 was interrupted: not applied" \
-            in lines[0]
+        assert (
+            len(lines) == 1
+            and "an earlier reassign of orders-0, orders-1, orders-2 was interrupted: not applied" in lines[0]
+        )
     else:
         assert proc.returncode == 0, proc.stderr
         # killed while following the moves: the start had its outcome already, nothing to report
@@ -152,8 +176,9 @@ def reassign_killed(bootstrap: str, log: Path, step: str, wait: Callable[[], Non
         assert all("was interrupted: applied, not verified by that run" in line for line in lines)
         assert {p.partition: list(p.replicas) for p in snapshot(bootstrap).topics["orders"].partitions} == old
     outcomes = {r["resource"]["name"]: r["outcome"] for r in settled(log, intent["command_id"])}
-    assert outcomes == dict.fromkeys(("orders-0", "orders-1", "orders-2"),
-                                     "not applied" if step == "before-send" else "applied")
+    assert outcomes == dict.fromkeys(
+        ("orders-0", "orders-1", "orders-2"), "not applied" if step == "before-send" else "applied"
+    )
 
 
 # ----------------------------------------------------------------------------- against the simulator
@@ -181,23 +206,42 @@ def test_reassign_killed(sim_factory: Callable[..., SimRunner], tmp_path: Path, 
     sim = racked_cluster(sim_factory)
 
     def finished() -> None:
-        assert sim.wait_for(lambda c: all(len(p.replicas) == 3 and len(p.isr) == 3 and not p.adding
-                                          for p in c.topic("orders").partitions), 60)
+        assert sim.wait_for(
+            lambda c: all(
+                len(p.replicas) == 3 and len(p.isr) == 3 and not p.adding for p in c.topic("orders").partitions
+            ),
+            60,
+        )
 
     reassign_killed(sim.bootstrap, tmp_path / "audit.jsonl", step, finished)
 
 
 @pytest.mark.parametrize("step", ["throttle-before-send", "throttle-after-send"])
-def test_throttle_killed_is_reported_and_can_be_cleared(sim_factory: Callable[..., SimRunner], tmp_path: Path,
-                                                        step: str) -> None:
+def test_throttle_killed_is_reported_and_can_be_cleared(
+    sim_factory: Callable[..., SimRunner], tmp_path: Path, step: str
+) -> None:
     """A reassignment with --throttle killed while setting the throttle: the next run says whether the
     throttle was left on the cluster (a forgotten throttle slows every later move), and --clear-throttle
     removes it."""
     sim = racked_cluster(sim_factory)
     log = tmp_path / "audit.jsonl"
     b = ("--bootstrap", sim.bootstrap)
-    killed(run(log, "reassign", *b, "--topic", "orders", "--rf", "3", "--throttle", "1000000", "--write", "--yes",
-               die_at=step))
+    killed(
+        run(
+            log,
+            "reassign",
+            *b,
+            "--topic",
+            "orders",
+            "--rf",
+            "3",
+            "--throttle",
+            "1000000",
+            "--write",
+            "--yes",
+            die_at=step,
+        )
+    )
     (intent,) = intents(log)
     assert intent["action"] == "throttle" and str(intent["command_id"]).endswith("/throttle")
     left = sim.call(lambda c: {k for k in c.configs.topic_overrides("orders") if "throttled" in k})

@@ -17,12 +17,18 @@ from tests.model.builders import healthy, snap, topic
 
 # ----------------------------------------------------------------------------- plan
 def test_plan_sets_and_unsets_on_every_resource() -> None:
-    plan = build_plan(targets(["orders", "payments"], [2], True), ["min.insync.replicas=2"],
-                      ["unclean.leader.election.enable"])
+    plan = build_plan(
+        targets(["orders", "payments"], [2], True), ["min.insync.replicas=2"], ["unclean.leader.election.enable"]
+    )
     assert len(plan.changes) == 8  # 4 resources x 2 keys
     assert ConfigChange("broker", "2", "min.insync.replicas", "2") in plan.changes
     assert ConfigChange("broker-default", "", "unclean.leader.election.enable", None) in plan.changes
-    assert list(plan.resources()) == [("topic", "orders"), ("topic", "payments"), ("broker", "2"), ("broker-default", "")]
+    assert list(plan.resources()) == [
+        ("topic", "orders"),
+        ("topic", "payments"),
+        ("broker", "2"),
+        ("broker-default", ""),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -59,15 +65,17 @@ def test_raising_min_isr_above_the_current_isr() -> None:
     t = topic("orders", [(1, [1, 2, 3], [1, 2])] * 4 + [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2")
     s = snap(t)
     risks = change_risks(s, _one("orders", "min.insync.replicas", "3"))
-    assert ("raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, "
-            "acks=all producers will fail at once") in risks
+    assert (
+        "raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers will fail at once"
+    ) in risks
     assert "min.insync.replicas >= RF (3): any broker loss stops acks=all writes" in risks
 
 
 def test_min_isr_above_rf_and_lowering_to_one() -> None:
     s = snap(healthy("orders", 3, rf=3, min_insync_replicas="2"))
     assert "min.insync.replicas > RF (3): every acks=all write fails" in change_risks(
-        s, _one("orders", "min.insync.replicas", "4"))
+        s, _one("orders", "min.insync.replicas", "4")
+    )
     low = change_risks(s, _one("orders", "min.insync.replicas", "1"))
     assert low == ["lowering min.insync.replicas to 1: acks=all acknowledged by the leader alone"]
     assert change_risks(s, _one("orders", "min.insync.replicas", "2")) == []
@@ -76,12 +84,17 @@ def test_min_isr_above_rf_and_lowering_to_one() -> None:
 def test_unclean_and_strimzi() -> None:
     s = snap(healthy("orders", 1), healthy("strimzi-store-topic", 1))
     assert change_risks(s, _one("orders", "unclean.leader.election.enable", "true")) == [
-        "unclean.leader.election.enable=true: acknowledged data can be lost"]
+        "unclean.leader.election.enable=true: acknowledged data can be lost"
+    ]
     assert change_risks(s, _one("orders", "unclean.leader.election.enable", "false")) == []
-    assert any(r.startswith("managed by Strimzi: use the YAML export instead")
-               for r in change_risks(s, _one("strimzi-store-topic", "min.insync.replicas", "1")))
-    assert any(r.startswith("managed by Strimzi") for r in change_risks(
-        s, _one("orders", "min.insync.replicas", "1"), strimzi=True))
+    assert any(
+        r.startswith("managed by Strimzi: use the YAML export instead")
+        for r in change_risks(s, _one("strimzi-store-topic", "min.insync.replicas", "1"))
+    )
+    assert any(
+        r.startswith("managed by Strimzi")
+        for r in change_risks(s, _one("orders", "min.insync.replicas", "1"), strimzi=True)
+    )
 
 
 def test_broker_default_change_names_topics_without_override() -> None:
@@ -134,17 +147,22 @@ def test_wizard_one_failure_is_the_durable_triple_and_rf_goes_up_before_min_isr(
         assert (rec.rf, rec.min_isr) == (3, 2)
     rec = recommend(1, 1, 2)
     assert (rec.rf, rec.min_isr) == (3, 2) and rec.raise_rf_first
-    assert any("raise RF from 2 to 3 first" in n and "any broker loss would stop acks=all writes" in n
-               for n in rec.notes)
+    assert any(
+        "raise RF from 2 to 3 first" in n and "any broker loss would stop acks=all writes" in n for n in rec.notes
+    )
     # RF 2 topic: the plan waits for the reassignment; a no-op is not a change
-    s = snap(healthy("pairs", 2, rf=2), healthy("orders", 2, rf=3),
-             broker_configs={"unclean.leader.election.enable": "false"})
+    s = snap(
+        healthy("pairs", 2, rf=2),
+        healthy("orders", 2, rf=3),
+        broker_configs={"unclean.leader.election.enable": "false"},
+    )
     assert recommendation_changes(rec, ["pairs"], s).changes == ()
     assert recommendation_changes(rec, ["orders"], s).changes == (_one("orders", "min.insync.replicas", "2"),)
     # configs not read: the value in force is unknown, so the change stays
     unread = snap(healthy("orders", 2, rf=3, min_insync_replicas="2"))
     assert recommendation_changes(rec, ["orders"], unread).changes == (
-        _one("orders", "unclean.leader.election.enable", "false"),)
+        _one("orders", "unclean.leader.election.enable", "false"),
+    )
     with pytest.raises(ValueError):
         recommend(None, None, 3)
     with pytest.raises(ValueError):
@@ -155,15 +173,27 @@ def test_lowering_min_isr_says_it_lowers_durability() -> None:
     s = snap(healthy("payments", 3, rf=3, min_insync_replicas="3"))
     assert change_risks(s, _one("payments", "min.insync.replicas", "2")) == [
         "lowering min.insync.replicas from 3 to 2 on payments: acknowledged acks=all writes then survive "
-        "1 broker failure instead of 2 (less durable, more available)"]
+        "1 broker failure instead of 2 (less durable, more available)"
+    ]
 
 
 def test_kafka_configs_export_splits_and_names_the_values() -> None:
     plan = build_plan(targets(["orders"], [3], True), ["min.insync.replicas=2"], ["unclean.leader.election.enable"])
     cmds = [shlex.split(c) for c in kafka_configs_commands(plan, "k1:9092,k2:9092")]
-    assert cmds[0] == ["kafka-configs.sh", "--bootstrap-server", "k1:9092,k2:9092", "--alter", "--entity-type", "topics",
-                       "--entity-name", "orders", "--add-config", "min.insync.replicas=2",
-                       "--delete-config", "unclean.leader.election.enable"]
+    assert cmds[0] == [
+        "kafka-configs.sh",
+        "--bootstrap-server",
+        "k1:9092,k2:9092",
+        "--alter",
+        "--entity-type",
+        "topics",
+        "--entity-name",
+        "orders",
+        "--add-config",
+        "min.insync.replicas=2",
+        "--delete-config",
+        "unclean.leader.election.enable",
+    ]
     assert cmds[1][4:8] == ["--entity-type", "brokers", "--entity-name", "3"]
     assert cmds[2][4:7] == ["--entity-type", "brokers", "--entity-default"]
 
@@ -187,8 +217,9 @@ def test_strimzi_patch_for_deletes_and_broker_defaults() -> None:
     text = strimzi_yaml(plan)
     topic_patch, kafka_patch = yaml.safe_load_all(text)
     assert topic_patch == {"spec": {"config": {"min.insync.replicas": 2, "unclean.leader.election.enable": None}}}
-    assert kafka_patch == {"spec": {"kafka": {"config": {"min.insync.replicas": 2,
-                                                        "unclean.leader.election.enable": None}}}}
+    assert kafka_patch == {
+        "spec": {"kafka": {"config": {"min.insync.replicas": 2, "unclean.leader.election.enable": None}}}
+    }
     patch_lines = [ln[2:] for ln in text.splitlines() if ln.startswith("# kubectl")]
     assert shlex.split(patch_lines[0])[:4] == ["kubectl", "patch", "kafkatopic", "orders"]
     with pytest.raises(UsageError, match="per-broker"):
@@ -199,8 +230,10 @@ def test_alter_never_imports_textual() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, kafkatui.alter.cli, kafkatui.alter.audit, kafkatui.alter.export; "
-            "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    code = (
+        "import sys, kafkatui.alter.cli, kafkatui.alter.audit, kafkatui.alter.export; "
+        "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

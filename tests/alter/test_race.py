@@ -32,8 +32,14 @@ class Terminal:
         env = {k: v for k, v in os.environ.items() if k not in (DIE_ENV, "KAFKATUI_PROFILES")}
         env["KAFKATUI_AUDIT_LOG"] = str(log)
         self.master, slave = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", *args], stdin=slave, stderr=slave,
-                                     stdout=subprocess.PIPE, env=env, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kafkatui.cli", *args],
+            stdin=slave,
+            stderr=slave,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
         os.close(slave)
         self.screen = ""
 
@@ -82,9 +88,10 @@ def preview_then_someone_else_changes(bootstrap: str, log: Path) -> None:
     a.type("orders")
     code, out, _ = a.finish()
     assert code == 0, out
-    assert ("! the cluster changed since the preview (someone else changed it):\n"
-            "!   topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) in the preview, 3 (DYNAMIC_TOPIC_CONFIG) now\n") \
-        in out
+    assert (
+        "! the cluster changed since the preview (someone else changed it):\n"
+        "!   topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) in the preview, 3 (DYNAMIC_TOPIC_CONFIG) now\n"
+    ) in out
     assert "ok      topic orders min.insync.replicas: 3 (DYNAMIC_TOPIC_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in out
     mine = intents(log)[-1]
     assert mine["changes"][0]["before"] == {"value": "3", "source": "DYNAMIC_TOPIC_CONFIG"}
@@ -98,8 +105,12 @@ def not_confirmed_again_changes_nothing(bootstrap: str, log: Path) -> None:
     """The same race, and A does not confirm again: nothing of A's is applied or logged (exit 14)."""
     a = Terminal(log, "alter", "--bootstrap", bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}=2", "--write")
     a.wait_for("type the topic name to apply: ")
-    assert run(log, "alter", "--bootstrap", bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}=3", "--write",
-               "--yes").returncode == 0
+    assert (
+        run(
+            log, "alter", "--bootstrap", bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}=3", "--write", "--yes"
+        ).returncode
+        == 0
+    )
     a.type("orders")
     a.wait_for("type the topic name to apply: ", times=2)
     a.type("no")
@@ -114,9 +125,30 @@ def concurrent_writers_keep_every_record(bootstrap: str, log: Path, topics: list
     """One kafkatui per topic, all at once, on one log: every intent and outcome whole, none lost."""
     env = {k: v for k, v in os.environ.items() if k not in (DIE_ENV, "KAFKATUI_PROFILES")}
     env["KAFKATUI_AUDIT_LOG"] = str(log)
-    procs = [subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "alter", "--bootstrap", bootstrap, "--topic", t,
-                               "--set", f"{MIN_ISR}=2", "--write", "--yes"], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True) for t in topics]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kafkatui.cli",
+                "alter",
+                "--bootstrap",
+                bootstrap,
+                "--topic",
+                t,
+                "--set",
+                f"{MIN_ISR}=2",
+                "--write",
+                "--yes",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        for t in topics
+    ]
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err

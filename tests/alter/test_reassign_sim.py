@@ -38,11 +38,11 @@ def test_read_only_refusal(racked: SimRunner, capsys: pytest.CaptureFixture[str]
     assert replicas_isr(racked) == before and not audit_log.exists()
 
 
-def test_raise_rf_1_to_3_until_the_isr_holds_3(racked: SimRunner, capsys: pytest.CaptureFixture[str],
-                                               audit_log: Path) -> None:
+def test_raise_rf_1_to_3_until_the_isr_holds_3(
+    racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     before = replicas_isr(racked)
-    assert reassign(racked, "--topic", "orders", "--replication-factor", "3", "--write",
-                    stdin=Tty("orders\n")) == 0
+    assert reassign(racked, "--topic", "orders", "--replication-factor", "3", "--write", stdin=Tty("orders\n")) == 0
     captured = capsys.readouterr()
     assert "reassignment of orders: replication factor 1 -> 3 (3 partition(s))" in captured.out
     assert "3 of 3 partitions finished: 6 of 6 new replicas in the ISR" in captured.out
@@ -57,11 +57,13 @@ def test_raise_rf_1_to_3_until_the_isr_holds_3(racked: SimRunner, capsys: pytest
     started = {e.partition: e.ts_ms for e in events if e.kind == EventKind.REASSIGNMENT_STARTED}
     expands = [e for e in events if e.kind == EventKind.ISR_EXPAND and e.topic == "orders"]
     assert len(expands) == 6 and all(e.ts_ms > started[e.partition] for e in expands)
-    assert racked.call(lambda c: all(p.leo[r] == RECORDS_PER_PARTITION for p in c.topic("orders").partitions
-                                     for r in p.replicas))
+    assert racked.call(
+        lambda c: all(p.leo[r] == RECORDS_PER_PARTITION for p in c.topic("orders").partitions for r in p.replicas)
+    )
     recs = records(audit_log)
     assert [(r["resource"]["partition"], r["before"]["replicas"], r["after"]["replicas"]) for r in recs] == [
-        (i, old, new) for i, ((old, _), (new, _)) in enumerate(zip(before, after, strict=True))]
+        (i, old, new) for i, ((old, _), (new, _)) in enumerate(zip(before, after, strict=True))
+    ]
     assert all(r["action"] == "reassign" and r["result"] == "ok" for r in recs)
 
 
@@ -80,8 +82,9 @@ def test_no_wait_returns_while_the_isr_is_still_growing(racked: SimRunner, capsy
     assert racked.wait_for(lambda c: all(len(p.isr) == 3 for p in c.topic("orders").partitions), 20)
 
 
-def test_export_json_parses_and_changes_nothing(racked: SimRunner, capsys: pytest.CaptureFixture[str],
-                                                audit_log: Path) -> None:
+def test_export_json_parses_and_changes_nothing(
+    racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     before = replicas_isr(racked)
     assert reassign(racked, "--topic", "orders", "--rf", "3", "--export") == 0
     captured = capsys.readouterr()
@@ -97,8 +100,9 @@ def test_export_json_parses_and_changes_nothing(racked: SimRunner, capsys: pytes
     assert replicas_isr(racked) == before and not audit_log.exists()
 
 
-def test_cancel_an_inflight_reassignment(racked: SimRunner, capsys: pytest.CaptureFixture[str],
-                                         audit_log: Path) -> None:
+def test_cancel_an_inflight_reassignment(
+    racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     before = replicas_isr(racked)
     set_rate(racked, 2_000.0)  # 15 s of copying: still going when it is cancelled
     assert reassign(racked, "--topic", "orders", "--rf", "3", "--write", "--yes", "--no-wait") == 0
@@ -137,8 +141,22 @@ def test_refusals(racked: SimRunner, capsys: pytest.CaptureFixture[str]) -> None
 
 def test_audit_records_hold_no_secret(racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:
     secret = "S3cr3t-Pa55w0rd-xyz"
-    assert reassign(racked, "-X", f"sasl.password={secret}", "-X", "sasl.username=ops", "--topic", "orders",
-                    "--rf", "2", "--write", "--yes") == 0
+    assert (
+        reassign(
+            racked,
+            "-X",
+            f"sasl.password={secret}",
+            "-X",
+            "sasl.username=ops",
+            "--topic",
+            "orders",
+            "--rf",
+            "2",
+            "--write",
+            "--yes",
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert len(records(audit_log)) == 3 and secret not in audit_log.read_text()
     assert secret not in captured.out and secret not in captured.err
@@ -146,28 +164,37 @@ def test_audit_records_hold_no_secret(racked: SimRunner, capsys: pytest.CaptureF
 
 def throttles(sim: SimRunner, topic: str = "orders") -> tuple[dict[str, str], dict[int, dict[str, str]]]:
     """The topic's throttle overrides and each broker's dynamic throttle rates, as the simulator holds them."""
+
     def read(c: SimCluster) -> tuple[dict[str, str], dict[int, dict[str, str]]]:
         store = c.configs
         t = {k: v for k, v in store.topic_overrides(topic).items() if "throttled" in k}
-        b = {bid: {k: v for k, v in store.dynamic_broker_configs(bid).items() if "throttled" in k}
-             for bid in store.broker_ids()}
+        b = {
+            bid: {k: v for k, v in store.dynamic_broker_configs(bid).items() if "throttled" in k}
+            for bid in store.broker_ids()
+        }
         return t, {bid: v for bid, v in b.items() if v}
+
     return sim.call(read)
 
 
-def test_throttle_is_set_while_copying_and_removed_when_done(racked: SimRunner, capsys: pytest.CaptureFixture[str],
-                                                             audit_log: Path) -> None:
+def test_throttle_is_set_while_copying_and_removed_when_done(
+    racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     set_rate(racked, 2_000.0)
-    assert reassign(racked, "--topic", "orders", "--rf", "2", "--throttle", "1000000", "--write", "--yes",
-                    "--no-wait") == 0
+    assert (
+        reassign(racked, "--topic", "orders", "--rf", "2", "--throttle", "1000000", "--write", "--yes", "--no-wait")
+        == 0
+    )
     assert "--clear-throttle --write" in capsys.readouterr().out
     topic_cfg, broker_cfg = throttles(racked)
     moves = racked.call(lambda c: [(p.index, p.replicas) for p in c.topic("orders").partitions])
     assert topic_cfg["leader.replication.throttled.replicas"] == ",".join(f"{i}:{r[0]}" for i, r in moves)
     assert topic_cfg["follower.replication.throttled.replicas"] == ",".join(f"{i}:{r[1]}" for i, r in moves)
     assert set(broker_cfg) == {b for _, r in moves for b in r}
-    assert all(v == {"leader.replication.throttled.rate": "1000000", "follower.replication.throttled.rate": "1000000"}
-               for v in broker_cfg.values())
+    assert all(
+        v == {"leader.replication.throttled.rate": "1000000", "follower.replication.throttled.rate": "1000000"}
+        for v in broker_cfg.values()
+    )
     # cancelling removes the throttle too
     assert reassign(racked, "--topic", "orders", "--cancel", "--write", "--yes") == 0
     assert "throttle removed" in capsys.readouterr().out
@@ -180,7 +207,10 @@ def test_throttle_is_set_while_copying_and_removed_when_done(racked: SimRunner, 
     recs = records(audit_log)
     set_twice = [r for r in recs if r["action"] == "throttle"]
     assert len(set_twice) == 2 * (2 + 2 * len(broker_cfg))  # 2 topic keys + 2 rates per broker, each run
-    assert all(r["result"] == "ok" for r in set_twice) and {r["resource"]["kind"] for r in set_twice} == {"topic", "broker"}
+    assert all(r["result"] == "ok" for r in set_twice) and {r["resource"]["kind"] for r in set_twice} == {
+        "topic",
+        "broker",
+    }
     assert [r["command_id"] for r in recs if r["action"] == "throttle-clear"]
 
 
@@ -195,14 +225,17 @@ def test_clear_throttle_and_a_refused_throttle(racked: SimRunner, capsys: pytest
 
 
 def test_topic_deleted_during_the_confirmation_is_shown_and_nothing_sent(
-        racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path) -> None:
+    racked: SimRunner, capsys: pytest.CaptureFixture[str], audit_log: Path
+) -> None:
     # the topic disappears while kafkatui waits for the confirmation: read again, shown, refused
     stdin = Tty("orders\n", before_read=lambda: racked.call(lambda c: c.delete_topic("orders")))
     assert reassign(racked, "--topic", "orders", "--rf", "2", "--write", stdin=stdin) == 23
     captured = capsys.readouterr()
     assert "! the cluster changed since the preview:\n!   orders-0 no longer exists" in captured.out
     assert "started" not in captured.out
-    assert captured.err.endswith("kafkatui: error: the cluster changed since the preview: orders-0 no longer exists "
-                                 "(and 2 more); nothing changed: look at the new values and start again\n")
+    assert captured.err.endswith(
+        "kafkatui: error: the cluster changed since the preview: orders-0 no longer exists "
+        "(and 2 more); nothing changed: look at the new values and start again\n"
+    )
     assert not audit_log.exists()  # nothing was sent: no intent either
     assert reassign(racked, "--revert-last", "--write", "--yes") == 16  # nothing succeeded: nothing to revert

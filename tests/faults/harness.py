@@ -251,8 +251,11 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
             assert not gaps, f"a gap record at {ts} without failed refreshes"
         for r in batch:
             if r["type"] == "snapshot":
-                parts = {(name, row[0]): (row[1], tuple(row[4]))
-                         for name, t in r["topics"].items() for row in t["partitions"]}
+                parts = {
+                    (name, row[0]): (row[1], tuple(row[4]))
+                    for name, t in r["topics"].items()
+                    for row in t["partitions"]
+                }
                 brokers = {b[0] for b in r["brokers"]}
             elif r["type"] == "partition":
                 parts[(r["topic"], r["partition"])] = (r["leader"], tuple(r["isr"]))
@@ -264,7 +267,9 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
             assert parts == want_parts, f"the recording differs from the refresh at {ts}"
             assert frozenset(brokers) == want_brokers
         else:
-            assert state_digest(parts, frozenset(brokers)) == poll.digest, f"the recording differs from the refresh at {ts}"
+            assert state_digest(parts, frozenset(brokers)) == poll.digest, (
+                f"the recording differs from the refresh at {ts}"
+            )
         failures = 0
         last_ok = poll.start
         counts["refreshes"] += 1
@@ -274,7 +279,7 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
         assert gap["failures"] == failures and (last_ok is None or gap["from"] == round(last_ok, 3))
         counts["gaps"] += 1
         i += 1
-    assert i == len(records), f"{len(records) - i} records belong to no refresh: {records[i:i + 3]}"
+    assert i == len(records), f"{len(records) - i} records belong to no refresh: {records[i : i + 3]}"
     return counts
 
 

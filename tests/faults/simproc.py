@@ -23,18 +23,19 @@ from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.runner import SimRunner
 
 ROOT = Path(__file__).resolve().parents[2]
-FAST_CONFIGS = {"broker.session.timeout.ms": "1500", "replica.lag.time.max.ms": "2000",
-                "min.insync.replicas": "2"}
+FAST_CONFIGS = {"broker.session.timeout.ms": "1500", "replica.lag.time.max.ms": "2000", "min.insync.replicas": "2"}
 FAULTS = ("crash", "restore", "hang", "isolate", "slow", "delay_responses")
 
 
 def healthy(c: SimCluster) -> bool:
     return all(not b.fenced for b in c.brokers.values()) and all(
-        p.leader != -1 and len(p.isr) == len(p.replicas) for p in c.partitions())
+        p.leader != -1 and len(p.isr) == len(p.replicas) for p in c.partitions()
+    )
 
 
 def serve(brokers: int, topics: int, partitions: int) -> None:
     with SimRunner(brokers=brokers, static_configs=FAST_CONFIGS) as sim:
+
         def create(c: SimCluster) -> None:
             for i in range(topics):
                 c.create_topic(f"soak-{i:04d}", partitions, 3)
@@ -63,7 +64,10 @@ class SimProcess:
     def __init__(self, brokers: int, topics: int, partitions: int) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.faults.simproc", str(brokers), str(topics), str(partitions)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()

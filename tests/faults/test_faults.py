@@ -117,6 +117,7 @@ def _churn_start(sim: SimRunner) -> None:
 def _churn_stop(sim: SimRunner) -> None:
     _CHURNS.pop(id(sim)).stop(sim)
 
+
 FAULTS = [
     # --bootstrap names broker 3 only; the client has learnt the others from the metadata
     Fault("bootstrap-broker-crashes", lambda s: s.crash(3), lambda s: s.restore(3), bootstrap=(3,), down=3),
@@ -128,10 +129,15 @@ FAULTS = [
     # a snapshot reads the metadata, then the configs (broker configs from each broker itself), in one
     # --timeout: a broker answering every request in 0.45 x timeout still lets both fit, so nothing may be
     # missing; at 1.2 x timeout its configs cannot arrive, so the view must say PARTIAL and name it
-    Fault("slow-just-under-timeout", lambda s: s.delay_responses(2, TIMEOUT * 0.45), lambda s: s.restore(2),
-          complete=True),
-    Fault("slow-just-over-timeout", lambda s: s.delay_responses(2, TIMEOUT * 1.2), lambda s: s.restore(2),
-          partial="broker 2"),
+    Fault(
+        "slow-just-under-timeout", lambda s: s.delay_responses(2, TIMEOUT * 0.45), lambda s: s.restore(2), complete=True
+    ),
+    Fault(
+        "slow-just-over-timeout",
+        lambda s: s.delay_responses(2, TIMEOUT * 1.2),
+        lambda s: s.restore(2),
+        partial="broker 2",
+    ),
     Fault("network-cut-isolates-one-broker", lambda s: s.isolate(3), lambda s: s.restore(3), down=3),
     Fault("leadership-churns-every-second", _churn_start, _churn_stop, hold=4.0),
 ]
@@ -194,7 +200,9 @@ async def key_latencies(pilot: Pilot[None], app: KafkaTuiApp) -> tuple[list[floa
         await reacted_within(app, back, None, lambda: topics.cursor_row == row),
     ]
     screens = [
-        await reacted_within(app, "question_mark", "?", lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted),
+        await reacted_within(
+            app, "question_mark", "?", lambda: isinstance(app.screen, HelpScreen) and app.screen.is_mounted
+        ),
         await reacted_within(app, "escape", None, lambda: not isinstance(app.screen, HelpScreen)),
     ]
     await pilot.pause()
@@ -203,12 +211,17 @@ async def key_latencies(pilot: Pilot[None], app: KafkaTuiApp) -> tuple[list[floa
 
 def healthy(c: SimCluster) -> bool:
     return all(not b.fenced for b in c.brokers.values()) and all(
-        p.leader != -1 and len(p.isr) == len(p.replicas) for p in c.partitions())
+        p.leader != -1 and len(p.isr) == len(p.replicas) for p in c.partitions()
+    )
 
 
 def sim_state(sim: SimRunner) -> object:
-    return sim.call(lambda c: ({(p.topic, p.index): (p.leader, tuple(p.isr)) for p in c.partitions()},
-                               frozenset(b.id for b in c.brokers.values() if not b.fenced)))
+    return sim.call(
+        lambda c: (
+            {(p.topic, p.index): (p.leader, tuple(p.isr)) for p in c.partitions()},
+            frozenset(b.id for b in c.brokers.values() if not b.fenced),
+        )
+    )
 
 
 def cluster(sim_factory: Callable[..., SimRunner]) -> SimRunner:
@@ -255,8 +268,12 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
             marks["fault"] = time.time()
             fault.inject(sim)
             if fault.outage:
-                marks["stale"] = await until(lambda: re.search(r"STALE \d+s", summary_text(app)) is not None,
-                                             REFRESH + 2 * ATTEMPT_MAX) or 0
+                marks["stale"] = (
+                    await until(
+                        lambda: re.search(r"STALE \d+s", summary_text(app)) is not None, REFRESH + 2 * ATTEMPT_MAX
+                    )
+                    or 0
+                )
                 assert marks["stale"], f"never marked stale: {summary_text(app)!r}"
                 assert app.state.snapshot is not None  # the last data stays on screen
             if fault.down is not None:
@@ -268,9 +285,17 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
                 marks["shown"] = shown
             if fault.partial is not None:
                 want = fault.partial
-                marks["shown"] = await until(
-                    lambda: app.state.snapshot is not None and app.state.snapshot.partial
-                    and any(want in p for p in app.state.snapshot.problems), REFRESH + 2 * ATTEMPT_MAX) or 0
+                marks["shown"] = (
+                    await until(
+                        lambda: (
+                            app.state.snapshot is not None
+                            and app.state.snapshot.partial
+                            and any(want in p for p in app.state.snapshot.problems)
+                        ),
+                        REFRESH + 2 * ATTEMPT_MAX,
+                    )
+                    or 0
+                )
                 assert marks["shown"], f"no problem naming {want}: {app.state.snapshot and app.state.snapshot.problems}"
                 assert "PARTIAL" in summary_text(app)
             # keys while the fault holds and refreshes run (or hang) in the worker
@@ -288,10 +313,19 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
             assert sim.wait_for(healthy, 20), "the simulator did not recover"
             marks["recovered"] = max([marks["fault"], *(t for t, _ in truth.events)])
             final = sim_state(sim)
-            marks["view"] = await until(
-                lambda: not app.state.stale and app.state.snapshot is not None
-                and snapshot_state(app.state.snapshot) == final and "STALE" not in summary_text(app)
-                and "brokers 3/3" in summary_text(app), 20) or 0
+            marks["view"] = (
+                await until(
+                    lambda: (
+                        not app.state.stale
+                        and app.state.snapshot is not None
+                        and snapshot_state(app.state.snapshot) == final
+                        and "STALE" not in summary_text(app)
+                        and "brokers 3/3" in summary_text(app)
+                    ),
+                    20,
+                )
+                or 0
+            )
             assert marks["view"], f"the view did not recover: {summary_text(app)!r}"
             await pilot.pause(2 * REFRESH)  # a few more refreshes of the healthy cluster
             assert app.is_running and app.return_code is None
@@ -308,7 +342,8 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
     # responsive: every key while the fault held
     assert latencies and max(latencies) <= KEY_BUDGET, f"key latencies {[round(x, 3) for x in latencies]}"
     assert screen_latencies and max(screen_latencies) <= SCREEN_BUDGET, (
-        f"help screen open/close latencies {[round(x, 3) for x in screen_latencies]}")
+        f"help screen open/close latencies {[round(x, 3) for x in screen_latencies]}"
+    )
     if fault.outage:
         # stale within one refresh: the first refresh that started after the fault (and after the one
         # in flight then) failed, and the screen said so as soon as it ended
@@ -321,18 +356,25 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
         assert marks["shown"] - marks["effect"] <= REFRESH + ATTEMPT_MAX + SLACK
     # recovered within two refreshes of the cluster
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK, (
-        f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster")
+        f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster"
+    )
     # nothing lost
     truth.check_complete(sim)
     assert check_snapshots_against_truth(polls, truth) >= 3
     if fault.name.startswith("leadership"):
         assert truth.changes([EventKind.LEADER_CHANGE]) >= 3 * 9  # three rounds or more, each moving all 9
     counts = check_recording(tmp_path, polls)
-    print(f"\n{fault.name}: keys max {max(latencies) * 1000:.0f} ms, screens max {max(screen_latencies) * 1000:.0f} ms, "
-          f"recovered {marks['view'] - marks['recovered']:.2f} s after the cluster, "
-          + (f"stale {marks['stale'] - marks['fault']:.2f} s after the fault, " if fault.outage else "")
-          + (f"shown {marks['shown'] - marks.get('effect', marks['fault']):.2f} s after the effect, " if "shown" in marks else "")
-          + f"{counts}, {len(truth.events)} sim events")
+    print(
+        f"\n{fault.name}: keys max {max(latencies) * 1000:.0f} ms, screens max {max(screen_latencies) * 1000:.0f} ms, "
+        f"recovered {marks['view'] - marks['recovered']:.2f} s after the cluster, "
+        + (f"stale {marks['stale'] - marks['fault']:.2f} s after the fault, " if fault.outage else "")
+        + (
+            f"shown {marks['shown'] - marks.get('effect', marks['fault']):.2f} s after the effect, "
+            if "shown" in marks
+            else ""
+        )
+        + f"{counts}, {len(truth.events)} sim events"
+    )
     if fault.outage:
         assert counts["gaps"] >= 1 and counts["failures"] >= 1
     else:
@@ -340,7 +382,8 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
 
 
 def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
-        sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    sim_factory: Callable[..., SimRunner], tmp_path: Path
+) -> None:
     """Retries back off while the cluster is gone, but never so far that its return goes unseen for long."""
     sim = cluster(sim_factory)
     app, source, feed = dashboard(sim, (1, 2, 3), tmp_path)
@@ -362,13 +405,15 @@ def test_after_a_long_outage_the_view_is_back_within_two_refreshes(
     run_dashboard(scenario, source, feed)
     assert app._exception is None
     assert marks["view"] - marks["recovered"] <= ATTEMPT_MAX + 2 * REFRESH + SLACK, (
-        f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster")
+        f"view recovered {marks['view'] - marks['recovered']:.1f}s after the cluster"
+    )
     counts = check_recording(tmp_path, source.polls)
     assert counts["gaps"] == 1 and counts["failures"] >= 6
 
 
 def test_bootstrap_broker_stays_down_while_the_others_blink(
-        sim_factory: Callable[..., SimRunner], tmp_path: Path) -> None:
+    sim_factory: Callable[..., SimRunner], tmp_path: Path
+) -> None:
     """--bootstrap names broker 3 only. It crashes for good; then 1 and 2 crash and return. New clients
     bootstrap from the brokers the cluster named, so refreshes stay whole and the view comes back."""
     sim = cluster(sim_factory)
@@ -391,8 +436,14 @@ def test_bootstrap_broker_stays_down_while_the_others_blink(
             assert await until(lambda: "STALE" in summary_text(app), REFRESH + 2 * ATTEMPT_MAX)
             for b in (1, 2):
                 sim.restore(b)
-            assert sim.wait_for(lambda c: not c.brokers[1].fenced and not c.brokers[2].fenced
-                                and all(p.leader in (1, 2) for p in c.partitions()), 20)
+            assert sim.wait_for(
+                lambda c: (
+                    not c.brokers[1].fenced
+                    and not c.brokers[2].fenced
+                    and all(p.leader in (1, 2) for p in c.partitions())
+                ),
+                20,
+            )
             marks["recovered"] = max([time.time(), *(t for t, _ in truth.events)])
             marks["view"] = await until(lambda: not app.state.stale and "STALE" not in summary_text(app), 20) or 0
             assert marks["view"], f"never recovered: {summary_text(app)!r}"

@@ -21,7 +21,10 @@ def test_ctrl_c_during_a_hung_check_is_one_line(sim_factory: Callable[..., SimRu
         sim.hang(b)
     proc = subprocess.Popen(
         [sys.executable, "-m", "kafkatui.cli", "check", "--bootstrap", sim.bootstrap, "--timeout", str(TIMEOUT)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     try:
         time.sleep(2.0)  # connected, waiting on the hung brokers

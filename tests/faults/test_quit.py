@@ -37,9 +37,25 @@ def test_q_during_a_hang_exits_promptly(sim_factory: Callable[..., SimRunner], t
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     env = {**os.environ, "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state"), "TERM": "xterm-256color"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kafkatui.cli", "--bootstrap", sim.bootstrap, "--timeout", str(TIMEOUT),
-         "--refresh", "1", "--no-record"],
-        stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "--bootstrap",
+            sim.bootstrap,
+            "--timeout",
+            str(TIMEOUT),
+            "--refresh",
+            "1",
+            "--no-record",
+        ],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=ROOT,
+        env=env,
+        close_fds=True,
+        start_new_session=True,
     )
     os.close(slave)
     seen = bytearray()

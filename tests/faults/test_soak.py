@@ -63,8 +63,12 @@ def status(key: str) -> int:
 
 def measure() -> dict[str, float]:
     gc.collect()
-    return {"rss_mb": status("VmRSS") / 1024, "fds": len(os.listdir("/proc/self/fd")), "threads": status("Threads"),
-            "py_blocks": sys.getallocatedblocks()}
+    return {
+        "rss_mb": status("VmRSS") / 1024,
+        "fds": len(os.listdir("/proc/self/fd")),
+        "threads": status("Threads"),
+        "py_blocks": sys.getallocatedblocks(),
+    }
 
 
 class Injector:
@@ -117,6 +121,7 @@ def test_soak_memory_and_descriptors_stay_flat(tmp_path: Path) -> None:
         next_fault = start + FAULT_EVERY
         before: dict[str, float] | None = None
         try:
+
             def healed() -> dict[str, float]:
                 """Repair every fault, let the feed see the healthy cluster, then measure: like with like."""
                 nonlocal next_fault
@@ -150,10 +155,12 @@ def test_soak_memory_and_descriptors_stay_flat(tmp_path: Path) -> None:
     counts = check_recording(tmp_path, polls)
     ok = [p.end - p.start for p in polls if p.ok]
     growth = {k: after[k] - before[k] for k in after}
-    print(f"\nsoak {duration:.0f}s: {len(polls)} refreshes ({counts['failures']} failed, {counts['gaps']} gaps), "
-          f"refresh p50 {sorted(ok)[len(ok) // 2]:.2f}s max {max(ok):.2f}s, {len(injector.log)} faults: "
-          f"{'; '.join(injector.log)}\nwarm-up {before}\nend     {after}\ngrowth  {growth}, "
-          f"{counts['partition_records']} partition records")
+    print(
+        f"\nsoak {duration:.0f}s: {len(polls)} refreshes ({counts['failures']} failed, {counts['gaps']} gaps), "
+        f"refresh p50 {sorted(ok)[len(ok) // 2]:.2f}s max {max(ok):.2f}s, {len(injector.log)} faults: "
+        f"{'; '.join(injector.log)}\nwarm-up {before}\nend     {after}\ngrowth  {growth}, "
+        f"{counts['partition_records']} partition records"
+    )
     assert not internal, internal
     assert len(injector.log) >= duration / FAULT_EVERY / 2
     assert growth["py_blocks"] <= PY_BLOCKS_BOUND, growth

@@ -26,8 +26,12 @@ def fetch_jars() -> Path | None:
     if shutil.which("mvn") is None:
         return None
     CACHE.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-                           f"-DoutputDirectory={CACHE}"], capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        ["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={CACHE}"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     if proc.returncode != 0:
         return None
     for stale in CACHE.glob("jackson-core-2.10*.jar"):  # the pom pins 2.12.7
@@ -48,14 +52,29 @@ class MiniHdfs:
     def start(self, seconds: float = 300) -> None:
         self.work.mkdir(parents=True, exist_ok=True)
         log = self.work / "hdfs.log"
-        loopback = ["dfs.namenode.http-address", "dfs.datanode.address", "dfs.datanode.http.address",
-                    "dfs.datanode.ipc.address"]
-        argv = ["java", "-Xmx512m", "-cp", f"{self.jars}/*", "org.apache.hadoop.test.MiniDFSClusterManager",
-                "-format", "-nnport", str(self.port), "-datanodes", "1"]
+        loopback = [
+            "dfs.namenode.http-address",
+            "dfs.datanode.address",
+            "dfs.datanode.http.address",
+            "dfs.datanode.ipc.address",
+        ]
+        argv = [
+            "java",
+            "-Xmx512m",
+            "-cp",
+            f"{self.jars}/*",
+            "org.apache.hadoop.test.MiniDFSClusterManager",
+            "-format",
+            "-nnport",
+            str(self.port),
+            "-datanodes",
+            "1",
+        ]
         for key in loopback:
             argv += ["-D", f"{key}=127.0.0.1:0"]
-        self.proc = subprocess.Popen(argv, cwd=self.work, stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, cwd=self.work, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
+        )
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -69,8 +69,13 @@ def dedupe(steps: Sequence[Step]) -> list[Step]:
 
 def recorded_isr_steps(recs: Sequence[dict[str, Any]], topic: str) -> list[Step]:
     """The recorder's (leader, ISR) states of ``topic``-0; "offline" when it had no (live) leader."""
-    return dedupe([Step(round(r["ts"] * 1000), "offline" if r["class"] == "OFFLINE" else (r["leader"], frozenset(r["isr"])))
-                   for r in recs if r["type"] == "partition" and r["topic"] == topic and r["partition"] == 0])
+    return dedupe(
+        [
+            Step(round(r["ts"] * 1000), "offline" if r["class"] == "OFFLINE" else (r["leader"], frozenset(r["isr"])))
+            for r in recs
+            if r["type"] == "partition" and r["topic"] == topic and r["partition"] == 0
+        ]
+    )
 
 
 def logged_isr_steps(events: Sequence[IsrLogEvent], topic: str) -> list[Step]:
@@ -144,5 +149,10 @@ def expected_class(r: dict[str, Any], min_isr: int) -> str:
 
 
 def recorded_class_steps(recs: Sequence[dict[str, Any]], topic: str, min_isr: int) -> list[Step]:
-    return dedupe([Step(round(r["ts"] * 1000), expected_class(r, min_isr))
-                   for r in recs if r["type"] == "partition" and r["topic"] == topic and r["partition"] == 0])
+    return dedupe(
+        [
+            Step(round(r["ts"] * 1000), expected_class(r, min_isr))
+            for r in recs
+            if r["type"] == "partition" and r["topic"] == topic and r["partition"] == 0
+        ]
+    )

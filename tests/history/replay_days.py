@@ -103,10 +103,13 @@ def log_lines() -> dict[str, list[str]]:
         fmt = ",".join(map(str, new))
         lines = []
         if len(new) < len(old):
-            oos = " ".join(f"(brokerId: {b}, endOffset: 100, lastCaughtUpTimeMs: 1795140000000)"
-                           for b in old if b not in new)
-            lines.append(f"{head}Shrinking ISR from {','.join(map(str, old))} to {fmt}. Leader: "
-                         f"(highWatermark: 100, endOffset: 120). Out of sync replicas: {oos}.{tail}")
+            oos = " ".join(
+                f"(brokerId: {b}, endOffset: 100, lastCaughtUpTimeMs: 1795140000000)" for b in old if b not in new
+            )
+            lines.append(
+                f"{head}Shrinking ISR from {','.join(map(str, old))} to {fmt}. Leader: "
+                f"(highWatermark: 100, endOffset: 120). Out of sync replicas: {oos}.{tail}"
+            )
         marker = " (under-min-isr) " if under else "  "
         lines.append(f"{head}ISR updated to {fmt}{marker}and version updated to 7{tail}")
         name = f"server.log.2026-11-{d}-{t[:2]}"

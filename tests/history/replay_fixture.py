@@ -42,13 +42,32 @@ class DayBuilder:
     gaps: list[dict[str, Any]] = field(default_factory=list)
     broker_stats: list[dict[str, Any]] = field(default_factory=list)
 
-    def partition(self, when: str, topic: str, partition: int, leader: int, isr: list[int],
-                  replicas: list[int] | None, min_isr: int | None, cls: str | None = None) -> DayBuilder:
+    def partition(
+        self,
+        when: str,
+        topic: str,
+        partition: int,
+        leader: int,
+        isr: list[int],
+        replicas: list[int] | None,
+        min_isr: int | None,
+        cls: str | None = None,
+    ) -> DayBuilder:
         if cls is None:
             info = PartitionInfo(topic, partition, leader, tuple(replicas or isr), tuple(isr))
             cls = classify(info, min_isr or 1, frozenset()).name
-        self.partitions.append({"ts_ms": at(when), "topic": topic, "partition": partition, "leader": leader,
-                                "isr": isr, "replicas": replicas, "min_isr": min_isr, "class": cls})
+        self.partitions.append(
+            {
+                "ts_ms": at(when),
+                "topic": topic,
+                "partition": partition,
+                "leader": leader,
+                "isr": isr,
+                "replicas": replicas,
+                "min_isr": min_isr,
+                "class": cls,
+            }
+        )
         return self
 
     def broker(self, when: str, broker: int, up: bool, rack: str | None = None) -> DayBuilder:
@@ -58,13 +77,32 @@ class DayBuilder:
         self.brokers.append(frame)
         return self
 
-    def incident(self, start: str, end: str, first_out: int | None, first_out_at: str | None, topics: list[str],
-                 partitions: int, peak_under: int, peak_offline: int = 0) -> DayBuilder:
+    def incident(
+        self,
+        start: str,
+        end: str,
+        first_out: int | None,
+        first_out_at: str | None,
+        topics: list[str],
+        partitions: int,
+        peak_under: int,
+        peak_offline: int = 0,
+    ) -> DayBuilder:
         s, e = at(start), at(end)
-        self.incidents.append({
-            "id": len(self.incidents) + 1, "start_ms": s, "end_ms": e, "duration_s": (e - s) / 1000,
-            "first_broker_out": first_out, "first_out_ms": at(first_out_at) if first_out_at else None,
-            "topics": topics, "partitions": partitions, "peak_under_min_isr": peak_under, "peak_offline": peak_offline})
+        self.incidents.append(
+            {
+                "id": len(self.incidents) + 1,
+                "start_ms": s,
+                "end_ms": e,
+                "duration_s": (e - s) / 1000,
+                "first_broker_out": first_out,
+                "first_out_ms": at(first_out_at) if first_out_at else None,
+                "topics": topics,
+                "partitions": partitions,
+                "peak_under_min_isr": peak_under,
+                "peak_offline": peak_offline,
+            }
+        )
         return self
 
     def gap(self, start: str, end: str, reason: str) -> DayBuilder:
@@ -76,8 +114,12 @@ class DayBuilder:
         by_key: dict[tuple[str, int], list[tuple[int, Health]]] = {}
         for f in sorted(self.partitions, key=lambda f: f["ts_ms"]):
             by_key.setdefault((f["topic"], f["partition"]), []).append((f["ts_ms"], Health[f["class"]]))
-        names = {Health.OFFLINE: "offline", Health.UNDER_MIN_ISR: "under_min_isr", Health.AT_MIN_ISR: "at_min_isr",
-                 Health.UNDER_REPLICATED: "under_replicated"}
+        names = {
+            Health.OFFLINE: "offline",
+            Health.UNDER_MIN_ISR: "under_min_isr",
+            Health.AT_MIN_ISR: "at_min_isr",
+            Health.UNDER_REPLICATED: "under_replicated",
+        }
         out = []
         for m in range(1440):
             start = self.day_start_ms + m * 60_000
@@ -99,11 +141,22 @@ class DayBuilder:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "schema": "kafkatui.replay/1", "day": self.day, "day_start_ms": self.day_start_ms,
-            "inputs": {"history": "/var/lib/history", "broker_logs": [], "events": len(self.partitions),
-                       "torn_lines": 0, "unparsed_log_lines": 0, "newer_schema_records": 0},
-            "gaps": self.gaps, "timeline": self.timeline(), "incidents": self.incidents,
-            "brokers": self.broker_stats, "top_partitions": [],
+            "schema": "kafkatui.replay/1",
+            "day": self.day,
+            "day_start_ms": self.day_start_ms,
+            "inputs": {
+                "history": "/var/lib/history",
+                "broker_logs": [],
+                "events": len(self.partitions),
+                "torn_lines": 0,
+                "unparsed_log_lines": 0,
+                "newer_schema_records": 0,
+            },
+            "gaps": self.gaps,
+            "timeline": self.timeline(),
+            "incidents": self.incidents,
+            "brokers": self.broker_stats,
+            "top_partitions": [],
         }
 
     def write(self, out: Path, seed: int = 7, compact: bool = False, by_hour: bool = False) -> Path:
@@ -202,7 +255,9 @@ def incident_day(out: Path, compact: bool = False, by_hour: bool = False) -> Pat
     b.partition("14:20:00", "logs", 0, 2, [2, 1], None, None)
     b.incident("14:04:50", "14:20:00", 2, "14:04:50", ["payments"], 1, 1, 1)
     b.gap("20:00:00", "20:10:00", "cannot connect to kafka-1:9092: connection refused")
-    b.broker_stats = [{"broker": 1, "shrinks": 5, "expands": 5, "flapping_score": 0.0},
-                      {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
-                      {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25}]
+    b.broker_stats = [
+        {"broker": 1, "shrinks": 5, "expands": 5, "flapping_score": 0.0},
+        {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
+        {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25},
+    ]
     return b.write(out, compact=compact, by_hour=by_hour)

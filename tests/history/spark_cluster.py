@@ -58,29 +58,67 @@ class Cluster:
         conf = shared / "spark-conf"
         conf.mkdir(parents=True, exist_ok=True)
         (conf / "spark-defaults.conf").write_text("spark.shuffle.readHostLocalDisk false\n")
-        self.env = dict(os.environ, SPARK_HOME=str(self.home), SPARK_LOCAL_IP="127.0.0.1", SPARK_CONF_DIR=str(conf),
-                        SPARK_NO_DAEMONIZE="1", PYSPARK_PYTHON=sys.executable)
+        self.env = dict(
+            os.environ,
+            SPARK_HOME=str(self.home),
+            SPARK_LOCAL_IP="127.0.0.1",
+            SPARK_CONF_DIR=str(conf),
+            SPARK_NO_DAEMONIZE="1",
+            PYSPARK_PYTHON=sys.executable,
+        )
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         log = self.shared / f"{name}.log"
-        proc = subprocess.Popen(argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            argv, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+        )
         self.procs.append(proc)
         return proc
 
     def start(self) -> None:
         cls = str(self.home / "bin" / "spark-class")
-        master = self._start("master", [cls, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                                        "--port", str(self.port), "--webui-port", str(free_port())])
+        master = self._start(
+            "master",
+            [
+                cls,
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--webui-port",
+                str(free_port()),
+            ],
+        )
         wait_port(self.port, master, self.shared / "master.log")
         for n in range(1, self.workers + 1):
             wport = free_port()
             # a private mount namespace with an empty tmpfs over /tmp: the driver's temp dir is not there
-            worker = self._start(f"worker{n}", [
-                "unshare", "--mount", "sh", "-c", 'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"', cls,
-                "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--port", str(wport),
-                "--webui-port", str(free_port()), "--cores", str(self.cores), "--memory", self.memory, "--work-dir", "/tmp/work",
-                self.url])
+            worker = self._start(
+                f"worker{n}",
+                [
+                    "unshare",
+                    "--mount",
+                    "sh",
+                    "-c",
+                    'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"',
+                    cls,
+                    "org.apache.spark.deploy.worker.Worker",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(wport),
+                    "--webui-port",
+                    str(free_port()),
+                    "--cores",
+                    str(self.cores),
+                    "--memory",
+                    self.memory,
+                    "--work-dir",
+                    "/tmp/work",
+                    self.url,
+                ],
+            )
             wait_port(wport, worker, self.shared / f"worker{n}.log")
         deadline = time.monotonic() + 60
         while (self.shared / "master.log").read_text().count("Registering worker") < self.workers:
@@ -97,5 +135,3 @@ class Cluster:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
-
-

@@ -21,160 +21,235 @@ def one(line: str) -> IsrLogEvent:
 
 # -- shrink ------------------------------------------------------------------------------------------
 
+
 def test_shrink_2x() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. "
-             "Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: 3, endOffset: 100). "
-             "(kafka.cluster.Partition)\n")
-    assert ev == IsrLogEvent(TS, 1, "orders", 0, "shrink", (1, 2, 3), (1, 2), None, ((3, 100, None),), 100, 120,
-                             None, "f:1")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. "
+        "Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: 3, endOffset: 100). "
+        "(kafka.cluster.Partition)\n"
+    )
+    assert ev == IsrLogEvent(
+        TS, 1, "orders", 0, "shrink", (1, 2, 3), (1, 2), None, ((3, 100, None),), 100, 120, None, "f:1"
+    )
 
 
 def test_shrink_several_replicas_space_separated() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Partition orders-7 broker=1] Shrinking ISR from 1,2,3 to 1. "
-             "Leader: (highWatermark: 5985570, endOffset: 5985849). Out of sync replicas: "
-             "(brokerId: 2, endOffset: 5985570) (brokerId: 3, endOffset: 5985001). (kafka.cluster.Partition)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-7 broker=1] Shrinking ISR from 1,2,3 to 1. "
+        "Leader: (highWatermark: 5985570, endOffset: 5985849). Out of sync replicas: "
+        "(brokerId: 2, endOffset: 5985570) (brokerId: 3, endOffset: 5985001). (kafka.cluster.Partition)"
+    )
     assert ev.partition == 7
     assert ev.new_isr == (1,)
     assert ev.out_of_sync == ((2, 5985570, None), (3, 5985001, None))
 
 
 def test_shrink_36_last_caught_up() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1. "
-             "Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: "
-             "(brokerId: 2, endOffset: 100, lastCaughtUpTimeMs: 1763604824000) "
-             "(brokerId: 3, endOffset: unknown, lastCaughtUpTimeMs: 1763604820000). (kafka.cluster.Partition)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1. "
+        "Leader: (highWatermark: 100, endOffset: 120). Out of sync replicas: "
+        "(brokerId: 2, endOffset: 100, lastCaughtUpTimeMs: 1763604824000) "
+        "(brokerId: 3, endOffset: unknown, lastCaughtUpTimeMs: 1763604820000). (kafka.cluster.Partition)"
+    )
     assert ev.out_of_sync == ((2, 100, 1763604824000), (3, None, 1763604820000))
     assert (ev.high_watermark, ev.end_offset) == (100, 120)
 
 
 # -- expand ------------------------------------------------------------------------------------------
 
+
 def test_expand_2x() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 "
-             "(kafka.cluster.Partition)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 "
+        "(kafka.cluster.Partition)"
+    )
     assert (ev.kind, ev.old_isr, ev.new_isr, ev.under_min_isr) == ("expand", (1, 2), (1, 2, 3), None)
 
 
 # -- ISR updated to ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("line", "isr", "under"), [
-    # 2.4-2.7 (ZooKeeper)
-    ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to [1,2] and zkVersion updated to [7] "
-     "(kafka.cluster.Partition)", (1, 2), None),
-    # 2.8 / 3.0
-    ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and version updated to [5] "
-     "(kafka.cluster.Partition)", (1, 2), None),
-    # 3.1 - 3.4
-    ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and version updated to 5 "
-     "(kafka.cluster.Partition)", (1, 2), None),
-    # 3.5+ / 4.x, under min ISR
-    ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1 (under-min-isr) and version "
-     "updated to 5 (kafka.cluster.Partition)", (1,), True),
-    # 3.5+ / 4.x, not under min ISR: two spaces before "and"
-    ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3  and version updated to 6 "
-     "(kafka.cluster.Partition)", (1, 2, 3), False),
-])
+
+@pytest.mark.parametrize(
+    ("line", "isr", "under"),
+    [
+        # 2.4-2.7 (ZooKeeper)
+        (
+            "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to [1,2] and zkVersion updated to [7] "
+            "(kafka.cluster.Partition)",
+            (1, 2),
+            None,
+        ),
+        # 2.8 / 3.0
+        (
+            "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and version updated to [5] "
+            "(kafka.cluster.Partition)",
+            (1, 2),
+            None,
+        ),
+        # 3.1 - 3.4
+        (
+            "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and version updated to 5 "
+            "(kafka.cluster.Partition)",
+            (1, 2),
+            None,
+        ),
+        # 3.5+ / 4.x, under min ISR
+        (
+            "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1 (under-min-isr) and version "
+            "updated to 5 (kafka.cluster.Partition)",
+            (1,),
+            True,
+        ),
+        # 3.5+ / 4.x, not under min ISR: two spaces before "and"
+        (
+            "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2,3  and version updated to 6 "
+            "(kafka.cluster.Partition)",
+            (1, 2, 3),
+            False,
+        ),
+    ],
+)
 def test_isr_updated_variants(line: str, isr: tuple[int, ...], under: bool | None) -> None:
     ev = one(line)
     assert (ev.ts_ms, ev.broker, ev.topic, ev.partition) == (TS, 1, "orders", 0)
     assert (ev.kind, ev.old_isr, ev.new_isr, ev.under_min_isr) == ("update", None, isr, under)
 
 
-@pytest.mark.parametrize(("prefix", "topic", "partition"), [
-    ("payments.eu-west_1.v2-13", "payments.eu-west_1.v2", 13),
-    ("__consumer_offsets-49", "__consumer_offsets", 49),
-    ("a-b-c-0", "a-b-c", 0),
-    ("orders-10-3", "orders-10", 3),
-])
+@pytest.mark.parametrize(
+    ("prefix", "topic", "partition"),
+    [
+        ("payments.eu-west_1.v2-13", "payments.eu-west_1.v2", 13),
+        ("__consumer_offsets-49", "__consumer_offsets", 49),
+        ("a-b-c-0", "a-b-c", 0),
+        ("orders-10-3", "orders-10", 3),
+    ],
+)
 def test_topic_names_partition_after_last_dash(prefix: str, topic: str, partition: int) -> None:
-    ev = one(f"[2026-11-20 02:13:44,123] INFO [Partition {prefix} broker=12] ISR updated to 12,13  and version "
-             "updated to 5 (kafka.cluster.Partition)")
+    ev = one(
+        f"[2026-11-20 02:13:44,123] INFO [Partition {prefix} broker=12] ISR updated to 12,13  and version "
+        "updated to 5 (kafka.cluster.Partition)"
+    )
     assert (ev.topic, ev.partition, ev.broker) == (topic, partition, 12)
 
 
 # -- leader lines ------------------------------------------------------------------------------------
 
+
 def test_leader_state_change_log_3x_4x() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Broker id=2] Leader orders.v1-3 with topic id Some(JEBHuSVSTC-4b0wSYaiylg) "
-             "starts at leader epoch 7 from offset 5120 with partition epoch 9, high watermark 5100, ISR [2,3], "
-             "adding replicas [] and removing replicas []. Previous leader epoch was 6. (state.change.logger)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Broker id=2] Leader orders.v1-3 with topic id Some(JEBHuSVSTC-4b0wSYaiylg) "
+        "starts at leader epoch 7 from offset 5120 with partition epoch 9, high watermark 5100, ISR [2,3], "
+        "adding replicas [] and removing replicas []. Previous leader epoch was 6. (state.change.logger)"
+    )
     assert (ev.kind, ev.broker, ev.topic, ev.partition, ev.leader_epoch, ev.new_isr) == (
-        "leader", 2, "orders.v1", 3, 7, (2, 3))
+        "leader",
+        2,
+        "orders.v1",
+        3,
+        7,
+        (2, 3),
+    )
     assert (ev.end_offset, ev.high_watermark) == (5120, 5100)
 
 
 def test_leader_state_change_log_newest_wording() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Broker id=0] Leader trader-updates-0 with topic id "
-             "Some(xwOSmueMQ26UEYGZcRxw-w) starts at leader epoch 0 from offset 0 with partition epoch 0, high "
-             "watermark 0, ISR [0], adding replicas [] and removing replicas [] . Previous leader None and previous "
-             "leader epoch was -1. (state.change.logger)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Broker id=0] Leader trader-updates-0 with topic id "
+        "Some(xwOSmueMQ26UEYGZcRxw-w) starts at leader epoch 0 from offset 0 with partition epoch 0, high "
+        "watermark 0, ISR [0], adding replicas [] and removing replicas [] . Previous leader None and previous "
+        "leader epoch was -1. (state.change.logger)"
+    )
     assert (ev.topic, ev.partition, ev.leader_epoch, ev.new_isr) == ("trader-updates", 0, 0, (0,))
 
 
 def test_leader_state_change_log_2x_without_topic_id() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Broker id=1] Leader orders-0 starts at leader epoch 4 from offset 88 "
-             "with high watermark 80 ISR [1,2,3] addingReplicas [] removingReplicas []. Previous leader epoch was 3. "
-             "(state.change.logger)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Broker id=1] Leader orders-0 starts at leader epoch 4 from offset 88 "
+        "with high watermark 80 ISR [1,2,3] addingReplicas [] removingReplicas []. Previous leader epoch was 3. "
+        "(state.change.logger)"
+    )
     assert (ev.kind, ev.leader_epoch, ev.new_isr, ev.high_watermark) == ("leader", 4, (1, 2, 3), 80)
 
 
 def test_leader_server_log_2x() -> None:
-    ev = one("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] orders-0 starts at Leader Epoch 5 from "
-             "offset 0. Previous Leader Epoch was: 4 (kafka.cluster.Partition)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] orders-0 starts at Leader Epoch 5 from "
+        "offset 0. Previous Leader Epoch was: 4 (kafka.cluster.Partition)"
+    )
     assert (ev.kind, ev.broker, ev.leader_epoch, ev.new_isr) == ("leader", 1, 5, ())
 
 
 def test_kraft_leader_told_of_a_new_isr_without_new_epoch() -> None:
     """A broker fenced or shut down leaves the ISR by the controller's hand: the leader logs only this."""
-    ev = one("[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
-             "topic id Some(JEBHuSVSTC-4b0wSYaiylg) and partition state LeaderAndIsrPartitionState(topicName='orders', "
-             "partitionIndex=7, controllerEpoch=-1, leader=1, leaderEpoch=4, isr=[1, 2], partitionEpoch=9, "
-             "replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false, leaderRecoveryState=0) since "
-             "it is already the leader with leader epoch 4. Current high watermark 5100, ISR [1,2], adding replicas [] "
-             "and removing replicas []. (state.change.logger)")
+    ev = one(
+        "[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
+        "topic id Some(JEBHuSVSTC-4b0wSYaiylg) and partition state LeaderAndIsrPartitionState(topicName='orders', "
+        "partitionIndex=7, controllerEpoch=-1, leader=1, leaderEpoch=4, isr=[1, 2], partitionEpoch=9, "
+        "replicas=[1, 2, 3], addingReplicas=[], removingReplicas=[], isNew=false, leaderRecoveryState=0) since "
+        "it is already the leader with leader epoch 4. Current high watermark 5100, ISR [1,2], adding replicas [] "
+        "and removing replicas []. (state.change.logger)"
+    )
     assert (ev.kind, ev.broker, ev.topic, ev.partition, ev.leader_epoch, ev.new_isr, ev.high_watermark) == (
-        "update", 1, "orders", 7, 4, (1, 2), 5100)
+        "update",
+        1,
+        "orders",
+        7,
+        4,
+        (1, 2),
+        5100,
+    )
 
 
 def test_skipped_become_leader_without_isr_is_not_an_event() -> None:
-    line = ("[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
-            "topic id AAAAAAAAAAAAAAAAAAAAAA because this partition is already a local leader. (state.change.logger)")
+    line = (
+        "[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "
+        "topic id AAAAAAAAAAAAAAAAAAAAAA because this partition is already a local leader. (state.change.logger)"
+    )
     assert parse_line(line) is None
 
 
 # -- what is not an event ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("line", [
-    "",
-    "garbage \x00\xff line",
-    "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Log loaded for partition orders-0 with initial "
-    "high watermark 0 (kafka.cluster.Partition)",
-    "[2026-11-20 02:13:44,123] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)",
-    "\tat kafka.cluster.Partition.shrinkIsr(Partition.scala:123)",
-])
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "garbage \x00\xff line",
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Log loaded for partition orders-0 with initial "
+        "high watermark 0 (kafka.cluster.Partition)",
+        "[2026-11-20 02:13:44,123] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)",
+        "\tat kafka.cluster.Partition.shrinkIsr(Partition.scala:123)",
+    ],
+)
 def test_other_lines_are_none(line: str) -> None:
     assert parse_line(line) is None
 
 
-@pytest.mark.parametrize("line", [
-    # truncated mid-line (the logger suffix is missing)
-    "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and vers",
-    "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: (highWat",
-    # mangled numbers
-    "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,x and version updated to 5 "
-    "(kafka.cluster.Partition)",
-    "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: "
-    "(highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: three). (kafka.cluster.Partition)",
-    # no timestamp
-    "INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 (kafka.cluster.Partition)",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        # truncated mid-line (the logger suffix is missing)
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,2 and vers",
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: (highWat",
+        # mangled numbers
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] ISR updated to 1,x and version updated to 5 "
+        "(kafka.cluster.Partition)",
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: "
+        "(highWatermark: 100, endOffset: 120). Out of sync replicas: (brokerId: three). (kafka.cluster.Partition)",
+        # no timestamp
+        "INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 (kafka.cluster.Partition)",
+    ],
+)
 def test_broken_isr_lines_parse_to_none(line: str) -> None:
     assert parse_line(line) is None
 
 
 def test_tz_parameter() -> None:
-    line = ("[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 "
-            "(kafka.cluster.Partition)")
+    line = (
+        "[2026-11-20 02:13:44,123] INFO [Partition orders-0 broker=1] Expanding ISR from 1,2 to 1,2,3 "
+        "(kafka.cluster.Partition)"
+    )
     cet = timezone(timedelta(hours=1))
     assert one(line).ts_ms == TS
     ev = parse_line(line, tz=cet)
@@ -182,6 +257,7 @@ def test_tz_parameter() -> None:
 
 
 # -- files -------------------------------------------------------------------------------------------
+
 
 def _line(ts: str, broker: int, msg: str, topic: str = "orders-0") -> str:
     return f"[2026-11-20 {ts}] INFO [Partition {topic} broker={broker}] {msg} (kafka.cluster.Partition)\n"
@@ -194,13 +270,19 @@ def test_files_plain_rotated_gz_merged_in_time_order(tmp_path: Path) -> None:
     b2.mkdir()
     # broker 1: rotated hour 02 (plain), current server.log
     (b1 / "server.log.2026-11-20-02").write_text(
-        _line("02:13:44,123", 1, "Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 1, endOffset: 2). "
-              "Out of sync replicas: (brokerId: 3, endOffset: 1).")
+        _line(
+            "02:13:44,123",
+            1,
+            "Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 1, endOffset: 2). "
+            "Out of sync replicas: (brokerId: 3, endOffset: 1).",
+        )
         + "[2026-11-20 02:13:45,000] INFO [KafkaServer id=1] something else (kafka.server.KafkaServer)\n"
-        + _line("02:20:00,000", 1, "ISR updated to 1,2,3  and version updated to 9"))
+        + _line("02:20:00,000", 1, "ISR updated to 1,2,3  and version updated to 9")
+    )
     (b1 / "server.log").write_text(
         _line("03:00:00,500", 1, "ISR updated to 1,x and version updated to 9")  # unparsed
-        + _line("03:00:01,000", 1, "ISR updated to 1 (under-min-isr) and version updated to 10"))
+        + _line("03:00:01,000", 1, "ISR updated to 1 (under-min-isr) and version updated to 10")
+    )
     # broker 2: a gzipped rotated hour
     with gzip.open(b2 / "server.log.2026-11-20-02.gz", "wt") as f:
         f.write(_line("02:15:00,000", 2, "Expanding ISR from 2 to 2,3", "payments.eu-1"))
@@ -220,8 +302,9 @@ def test_files_plain_rotated_gz_merged_in_time_order(tmp_path: Path) -> None:
 
 
 def test_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
-    body = "".join(_line(f"02:{m:02d}:00,000", 1, f"ISR updated to 1,2  and version updated to {m}")
-                   for m in range(60)).encode()
+    body = "".join(
+        _line(f"02:{m:02d}:00,000", 1, f"ISR updated to 1,2  and version updated to {m}") for m in range(60)
+    ).encode()
     whole = gzip.compress(body)
     path = tmp_path / "server.log.2026-11-20-02.gz"
     path.write_bytes(whole[: len(whole) * 2 // 3])

@@ -34,7 +34,7 @@ def test_a_truncated_last_line_is_counted_unparsed(line: str, tmp_path: Path) ->
     shutil.copytree(rl.fixture_dir(line), tmp_path / "f", ignore=shutil.ignore_patterns("history"))
     whole = next(x for x in (tmp_path / "f" / "b1" / "server.log").read_text().splitlines() if "Shrinking ISR" in x)
     with open(tmp_path / "f" / "b1" / "server.log", "a") as f:
-        f.write(whole[:len(whole) // 2])  # the broker died mid-write
+        f.write(whole[: len(whole) // 2])  # the broker died mid-write
     ctl = tmp_path / "f" / "controller" / "controller.log"
     reg = next(x for x in ctl.read_text().splitlines() if "fenced=1" in x)
     with open(ctl, "a") as f:
@@ -75,8 +75,13 @@ def test_each_fault_is_in_the_logs(line: str) -> None:
 
 
 def test_one_line_of_each_real_form(line: str) -> None:
-    forms = {"shrink": "Shrinking ISR", "update": "ISR updated to", "leader": "Leader isr-0",
-             "offline": "Current leader is -1", "unclean": "UNCLEAN partition change"}
+    forms = {
+        "shrink": "Shrinking ISR",
+        "update": "ISR updated to",
+        "leader": "Leader isr-0",
+        "offline": "Current leader is -1",
+        "unclean": "UNCLEAN partition change",
+    }
     text = "".join(p.read_text() for p in sorted(rl.fixture_dir(line).glob("*/*.log")))
     for kind, needle in forms.items():
         sample = next(x for x in text.splitlines() if needle in x)

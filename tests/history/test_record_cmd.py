@@ -62,8 +62,9 @@ def test_unwritable_directory_is_one_line(tmp_path: Path, capsys: object) -> Non
 
 def test_stopped_while_the_cluster_is_down_the_gap_is_written(tmp_path: Path) -> None:
     # nothing listens on port 9: every snapshot fails, and stopping writes the outage as a gap
-    ns = parse("--bootstrap", "127.0.0.1:9", "--dir", str(tmp_path), "--count", "2", "--interval", "0.1",
-               "--timeout", "1")
+    ns = parse(
+        "--bootstrap", "127.0.0.1:9", "--dir", str(tmp_path), "--count", "2", "--interval", "0.1", "--timeout", "1"
+    )
     assert record_cmd.run(ns) == 0  # type: ignore[arg-type]
     records, _ = read_day(tmp_path, datetime.now(UTC).strftime("%Y-%m-%d"))
     assert [(r["type"], r["failures"]) for r in records] == [("gap", 2)]

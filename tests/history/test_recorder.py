@@ -37,8 +37,10 @@ def at(s: ClusterSnapshot, ts: float) -> ClusterSnapshot:
 
 
 def base() -> ClusterSnapshot:
-    return snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="2"),
-                healthy("payments.eu", 4))
+    return snap(
+        topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="2"),
+        healthy("payments.eu", 4),
+    )
 
 
 def with_partition(s: ClusterSnapshot, name: str, i: int, **changes: Any) -> ClusterSnapshot:
@@ -64,28 +66,32 @@ def test_first_record_is_a_snapshot_in_the_hour_file(tmp_path: Path) -> None:
     (s,) = records
     assert (s["v"], s["type"], s["reason"], s["cluster"], s["ts"]) == (1, "snapshot", "start", "test", T0)
     assert s["brokers"][0] == [1, "broker1.example", 9092, None]
-    assert s["topics"]["orders"] == {"min_isr": 2, "partitions": [[0, 1, -1, [1, 2, 3], [1, 2, 3], "HEALTHY"],
-                                                                  [1, 2, -1, [2, 3, 1], [2, 3, 1], "HEALTHY"]]}
+    assert s["topics"]["orders"] == {
+        "min_isr": 2,
+        "partitions": [[0, 1, -1, [1, 2, 3], [1, 2, 3], "HEALTHY"], [1, 2, -1, [2, 3, 1], [2, 3, 1], "HEALTHY"]],
+    }
     assert s["topics"]["payments.eu"]["min_isr"] == 1
 
 
 def test_shrink_expand_leader_and_broker_events_read_back(tmp_path: Path) -> None:
     rec = Recorder(tmp_path)
     s0 = at(base(), T0)
-    s1 = at(with_partition(s0, "orders", 0, isr=(1, 2)), T0 + 10)                       # shrink, at minISR
-    s2 = at(with_partition(s1, "orders", 0, isr=(1,)), T0 + 20)                         # under minISR
-    s3 = at(with_partition(s2, "orders", 0, isr=(1, 2, 3)), T0 + 30)                    # expand
-    s4 = at(with_partition(s3, "orders", 1, leader=3, leader_epoch=8), T0 + 40)         # leader move
-    s5 = at(dataclasses.replace(s4, brokers=s4.brokers[:2]), T0 + 50)                   # broker 3 leaves
-    s6 = at(dataclasses.replace(s5, brokers=s4.brokers), T0 + 60)                       # and comes back
+    s1 = at(with_partition(s0, "orders", 0, isr=(1, 2)), T0 + 10)  # shrink, at minISR
+    s2 = at(with_partition(s1, "orders", 0, isr=(1,)), T0 + 20)  # under minISR
+    s3 = at(with_partition(s2, "orders", 0, isr=(1, 2, 3)), T0 + 30)  # expand
+    s4 = at(with_partition(s3, "orders", 1, leader=3, leader_epoch=8), T0 + 40)  # leader move
+    s5 = at(dataclasses.replace(s4, brokers=s4.brokers[:2]), T0 + 50)  # broker 3 leaves
+    s6 = at(dataclasses.replace(s5, brokers=s4.brokers), T0 + 60)  # and comes back
     assert rec.record(s0) == 1
     assert rec.record(s0) == 0  # nothing changed: nothing written
     for s in (s1, s2, s3, s4, s5, s6):
         rec.record(s)
     records, stats = read_day(tmp_path, DAY)
     assert stats.torn == stats.garbled == stats.future_version == 0
-    parts = [(r["ts"] - T0, r["topic"], r["partition"], r["isr"], r["leader"], r["class"], r["changed"], r["prev_isr"])
-             for r in by_type(records, "partition")]
+    parts = [
+        (r["ts"] - T0, r["topic"], r["partition"], r["isr"], r["leader"], r["class"], r["changed"], r["prev_isr"])
+        for r in by_type(records, "partition")
+    ]
     assert parts == [
         (10, "orders", 0, [1, 2], 1, "AT_MIN_ISR", ["isr"], [1, 2, 3]),
         (20, "orders", 0, [1], 1, "UNDER_MIN_ISR", ["isr"], [1, 2]),
@@ -112,15 +118,28 @@ def test_topic_added_removed_and_min_isr_change(tmp_path: Path) -> None:
     del topics["payments.eu"]
     topics["new.topic"] = healthy("new.topic", 2)
     orders = topics["orders"]
-    topics["orders"] = dataclasses.replace(orders, configs={
-        **orders.configs, "min.insync.replicas": dataclasses.replace(orders.configs["min.insync.replicas"], value="3")})
+    topics["orders"] = dataclasses.replace(
+        orders,
+        configs={
+            **orders.configs,
+            "min.insync.replicas": dataclasses.replace(orders.configs["min.insync.replicas"], value="3"),
+        },
+    )
     rec.record(at(dataclasses.replace(s0, topics=topics), T0 + 5))
     records, _ = read_day(tmp_path, DAY)
-    assert [(r["topic"], r["op"]) for r in by_type(records, "topic")] == [("payments.eu", "removed"),
-                                                                          ("new.topic", "added")]
-    parts = [(r["topic"], r["partition"], r["min_isr"], r["class"], r["changed"]) for r in by_type(records, "partition")]
-    assert parts == [("new.topic", 0, 1, "HEALTHY", ["new"]), ("new.topic", 1, 1, "HEALTHY", ["new"]),
-                     ("orders", 0, 3, "AT_MIN_ISR", ["min_isr"]), ("orders", 1, 3, "AT_MIN_ISR", ["min_isr"])]
+    assert [(r["topic"], r["op"]) for r in by_type(records, "topic")] == [
+        ("payments.eu", "removed"),
+        ("new.topic", "added"),
+    ]
+    parts = [
+        (r["topic"], r["partition"], r["min_isr"], r["class"], r["changed"]) for r in by_type(records, "partition")
+    ]
+    assert parts == [
+        ("new.topic", 0, 1, "HEALTHY", ["new"]),
+        ("new.topic", 1, 1, "HEALTHY", ["new"]),
+        ("orders", 0, 3, "AT_MIN_ISR", ["min_isr"]),
+        ("orders", 1, 3, "AT_MIN_ISR", ["min_isr"]),
+    ]
 
 
 def test_snapshot_at_first_write_of_every_hour(tmp_path: Path) -> None:
@@ -133,7 +152,11 @@ def test_snapshot_at_first_write_of_every_hour(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / DAY).iterdir()) == ["02.events.jsonl.gz", "03.events.jsonl.gz"]
     records, _ = read_day(tmp_path, DAY)
     assert [(r["type"], r.get("reason")) for r in records] == [
-        ("snapshot", "start"), ("partition", None), ("snapshot", "hour"), ("partition", None)]
+        ("snapshot", "start"),
+        ("partition", None),
+        ("snapshot", "hour"),
+        ("partition", None),
+    ]
     # the hour's snapshot is the state after the records before it
     assert records[2]["topics"]["orders"]["partitions"][0][4] == [1, 2]
 
@@ -192,7 +215,11 @@ def test_poll_records_an_unreachable_cluster_as_a_failure(tmp_path: Path) -> Non
     assert rec.poll(src) is not None
     records, _ = read_day(tmp_path, DAY)
     (gap,) = by_type(records, "gap")
-    assert (gap["from"], gap["to"], gap["reason"]) == (T0 + 1, T0 + 3, "cannot connect to kafka:9092: connection refused")
+    assert (gap["from"], gap["to"], gap["reason"]) == (
+        T0 + 1,
+        T0 + 3,
+        "cannot connect to kafka:9092: connection refused",
+    )
 
 
 def test_kill_during_write_loses_only_the_torn_line(tmp_path: Path) -> None:
@@ -229,8 +256,14 @@ def test_kill_during_write_loses_only_the_torn_line(tmp_path: Path) -> None:
 def test_reader_counts_garbled_lines_and_future_versions(tmp_path: Path) -> None:
     folder = tmp_path / DAY
     folder.mkdir()
-    lines = [b'{"v":1,"type":"gap","ts":1.0}', b"{not json", b"[1,2]", b'{"v":2,"type":"partition","ts":2.0}',
-             b'{"type":"partition"}', b'{"v":1,"type":"broker","ts":3.0}']
+    lines = [
+        b'{"v":1,"type":"gap","ts":1.0}',
+        b"{not json",
+        b"[1,2]",
+        b'{"v":2,"type":"partition","ts":2.0}',
+        b'{"type":"partition"}',
+        b'{"v":1,"type":"broker","ts":3.0}',
+    ]
     (folder / "05.events.jsonl.gz").write_bytes(gzip.compress(b"\n".join(lines) + b"\n", mtime=0) + b"junk bytes")
     records, stats = read_day(tmp_path, DAY)
     assert [r["ts"] for r in records] == [1.0, 3.0]
@@ -248,8 +281,13 @@ def test_retention(tmp_path: Path) -> None:
     (tmp_path / "2026-11-01").write_text("a file, not a day folder")
     now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC).timestamp()
     assert Recorder(tmp_path).prune(4, now=now) == ["2026-11-10", "2026-11-17"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["2026-11-01", "2026-11-18", "2026-11-20", "2026-11-22",
-                                                          "notes"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "2026-11-01",
+        "2026-11-18",
+        "2026-11-20",
+        "2026-11-22",
+        "notes",
+    ]
     assert prune(tmp_path / "missing", 1, now=now) == []
     with pytest.raises(ValueError):
         prune(tmp_path, -1)
@@ -273,8 +311,11 @@ def test_unwritable_directory_raises_one_recorder_error(tmp_path: Path) -> None:
 def test_directory_that_cannot_exist_raises_one_recorder_error(tmp_path: Path) -> None:
     """Runs as root too: a path below a regular file can never be created."""
     (tmp_path / "file").write_text("x")
-    with pytest.raises(RecorderError, match=r"^cannot write ISR history to .*/file/sub/2026-11-20/02\.events"
-                                             r"\.jsonl\.gz: Not a directory$"):
+    with pytest.raises(
+        RecorderError,
+        match=r"^cannot write ISR history to .*/file/sub/2026-11-20/02\.events"
+        r"\.jsonl\.gz: Not a directory$",
+    ):
         Recorder(tmp_path / "file" / "sub").record(at(base(), T0))
 
 
@@ -320,13 +361,22 @@ def test_disk_full_rolls_back_and_the_next_write_catches_up(tmp_path: Path, monk
     records, stats = read_day(tmp_path, DAY)
     assert stats.torn == stats.garbled == 0
     assert [(r["partition"], r["isr"], r["ts"] - T0) for r in by_type(records, "partition")] == [
-        (0, [1, 2], 20), (1, [2, 3], 20)]
+        (0, [1, 2], 20),
+        (1, [2, 3], 20),
+    ]
 
 
 def test_classify_matches_assess() -> None:
     specs: list[tuple[int, list[int], list[int]]] = [
-        (1, [1, 2, 3], [1, 2, 3]), (2, [1, 2, 3], [1, 2, 3]), (1, [1, 2, 3], [1, 2]), (1, [1, 2, 3], [1]),
-        (-1, [1, 2, 3], [1]), (4, [4, 1, 2], [4, 1, 2]), (1, [1], [1]), (1, [1, 2, 3, 4], [1, 2, 3]), (1, [], []),
+        (1, [1, 2, 3], [1, 2, 3]),
+        (2, [1, 2, 3], [1, 2, 3]),
+        (1, [1, 2, 3], [1, 2]),
+        (1, [1, 2, 3], [1]),
+        (-1, [1, 2, 3], [1]),
+        (4, [4, 1, 2], [4, 1, 2]),
+        (1, [1], [1]),
+        (1, [1, 2, 3, 4], [1, 2, 3]),
+        (1, [], []),
     ]
     for min_isr in ("1", "2", "3", "bad"):
         s = snap(topic("t", specs, min_insync_replicas=min_isr), brokers=(1, 2, 3))
@@ -341,8 +391,10 @@ def test_classify_matches_assess() -> None:
 
 
 def test_no_secrets_written(tmp_path: Path) -> None:
-    s = snap(topic("orders", [(1, [1, 2], [1, 2])], sasl_jaas_config="password=hunter2"),
-             broker_configs={"ssl.keystore.password": "hunter2"})
+    s = snap(
+        topic("orders", [(1, [1, 2], [1, 2])], sasl_jaas_config="password=hunter2"),
+        broker_configs={"ssl.keystore.password": "hunter2"},
+    )
     rec = Recorder(tmp_path)
     rec.record(at(s, T0))
     rec.record(at(with_partition(s, "orders", 0, isr=(1,)), T0 + 1))

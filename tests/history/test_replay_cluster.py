@@ -106,31 +106,67 @@ def local_reference(spark: Any, cluster: Cluster, inputs: tuple[Path, Path]) -> 
     return out
 
 
-def test_spark_submit_on_two_workers_gives_local_results(spark: Any, cluster: Cluster, inputs: tuple[Path, Path],
-                                                         local_reference: Path) -> None:
+def test_spark_submit_on_two_workers_gives_local_results(
+    spark: Any, cluster: Cluster, inputs: tuple[Path, Path], local_reference: Path
+) -> None:
     history, logs = inputs
     out = cluster.shared / "out-submit"
     submit = cluster.home / "bin" / "spark-submit"
-    proc = subprocess.run([str(submit), "--master", cluster.url, "--conf", "spark.ui.enabled=false",
-                           str(ROOT / "kafkatui" / "history" / "replay_job.py"), "--day", rd.DAY,
-                           "--history", f"file://{history}", "--broker-logs", f"file://{logs}/server.log.*",
-                           "--out", f"file://{out}"],
-                          capture_output=True, text=True, env=dict(cluster.env, PYTHONPATH=str(ROOT)), timeout=600)
+    proc = subprocess.run(
+        [
+            str(submit),
+            "--master",
+            cluster.url,
+            "--conf",
+            "spark.ui.enabled=false",
+            str(ROOT / "kafkatui" / "history" / "replay_job.py"),
+            "--day",
+            rd.DAY,
+            "--history",
+            f"file://{history}",
+            "--broker-logs",
+            f"file://{logs}/server.log.*",
+            "--out",
+            f"file://{out}",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(cluster.env, PYTHONPATH=str(ROOT)),
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"written to file://{out}" in proc.stdout
     _same_as_local(spark, local_reference, out)
 
 
-def test_kafkatui_replay_master_on_two_workers_gives_local_results(spark: Any, cluster: Cluster,
-                                                                    inputs: tuple[Path, Path],
-                                                                    local_reference: Path) -> None:
+def test_kafkatui_replay_master_on_two_workers_gives_local_results(
+    spark: Any, cluster: Cluster, inputs: tuple[Path, Path], local_reference: Path
+) -> None:
     history, logs = inputs
     out = cluster.shared / "out-cli"
-    proc = subprocess.run([sys.executable, "-m", "kafkatui.cli", "replay", "--master", cluster.url, "--day", rd.DAY,
-                           "--history", f"file://{history}", "--broker-logs", f"file://{logs}/server.log.*",
-                           "--out", f"file://{out}"],
-                          capture_output=True, text=True, env=dict(cluster.env, PYTHONPATH=str(ROOT), COLUMNS="200"),
-                          timeout=600, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "replay",
+            "--master",
+            cluster.url,
+            "--day",
+            rd.DAY,
+            "--history",
+            f"file://{history}",
+            "--broker-logs",
+            f"file://{logs}/server.log.*",
+            "--out",
+            f"file://{out}",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(cluster.env, PYTHONPATH=str(ROOT), COLUMNS="200"),
+        timeout=600,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     _same_as_local(spark, local_reference, out)
 
@@ -138,10 +174,24 @@ def test_kafkatui_replay_master_on_two_workers_gives_local_results(spark: Any, c
 def test_an_unreachable_filesystem_under_spark_submit_is_one_line(cluster: Cluster) -> None:
     submit = cluster.home / "bin" / "spark-submit"
     port = free_port()  # nothing listens there
-    proc = subprocess.run([str(submit), "--master", "local[1]", str(ROOT / "kafkatui" / "history" / "replay_job.py"),
-                           "--day", rd.DAY, "--history", f"hdfs://127.0.0.1:{port}/history",
-                           "--out", f"file://{cluster.shared}/out-bad"],
-                          capture_output=True, text=True, env=dict(cluster.env, PYTHONPATH=str(ROOT)), timeout=600)
+    proc = subprocess.run(
+        [
+            str(submit),
+            "--master",
+            "local[1]",
+            str(ROOT / "kafkatui" / "history" / "replay_job.py"),
+            "--day",
+            rd.DAY,
+            "--history",
+            f"hdfs://127.0.0.1:{port}/history",
+            "--out",
+            f"file://{cluster.shared}/out-bad",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(cluster.env, PYTHONPATH=str(ROOT)),
+        timeout=600,
+    )
     # spark-submit's PythonRunner merges the Python driver's stderr into its own stdout
     ours = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("replay: error:")]
     assert proc.returncode == 3, proc.stderr[-3000:]

@@ -19,8 +19,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def kafkatui(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     full = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", "replay", *args], capture_output=True, text=True,
-                          env=full, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", "replay", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 @pytest.mark.timeout(400)
@@ -28,12 +34,16 @@ def test_replay_end_to_end_prints_outputs_and_incidents(tmp_path: Path) -> None:
     if find_java() is None:
         pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
     rd.write_recordings(tmp_path / "history")
-    hostile = [{"v": 1, "type": "partition", "ts": "yesterday", "topic": "orders", "partition": 0, "leader": 1},
-               {"v": 1, "type": "partition", "topic": "orders", "partition": 0, "leader": 1},
-               {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "down"}]
+    hostile = [
+        {"v": 1, "type": "partition", "ts": "yesterday", "topic": "orders", "partition": 0, "leader": 1},
+        {"v": 1, "type": "partition", "topic": "orders", "partition": 0, "leader": 1},
+        {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "down"},
+    ]
     hour = tmp_path / "history" / rd.DAY / "07.events.jsonl.gz"
-    hour.write_bytes(hour.read_bytes() + gzip.compress(
-        "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in hostile).encode(), mtime=0))
+    hour.write_bytes(
+        hour.read_bytes()
+        + gzip.compress("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in hostile).encode(), mtime=0)
+    )
     out = tmp_path / "out"
     proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
@@ -67,28 +77,41 @@ def test_a_foreign_directory_is_refused_and_left_as_it_was(tmp_path: Path) -> No
     before = sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*"))
     proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(out))
     assert proc.returncode == 17
-    assert proc.stderr.strip() == (f"kafkatui replay: error: --out {out}: not empty and not a replay directory "
-                                   f"(frames.csv, timeline); give a new or empty directory (nothing in it was "
-                                   f"changed)")
+    assert proc.stderr.strip() == (
+        f"kafkatui replay: error: --out {out}: not empty and not a replay directory "
+        f"(frames.csv, timeline); give a new or empty directory (nothing in it was "
+        f"changed)"
+    )
     assert sorted((str(p), p.read_bytes() if p.is_file() else b"") for p in out.rglob("*")) == before
 
 
 def test_no_java_is_one_line_naming_what_to_install(tmp_path: Path) -> None:
     rd.write_recordings(tmp_path / "history")
-    proc = kafkatui("--day", rd.DAY, "--history", str(tmp_path / "history"), "--out", str(tmp_path / "o"),
-                    env={"JAVA_HOME": str(tmp_path / "no-jdk")})
+    proc = kafkatui(
+        "--day",
+        rd.DAY,
+        "--history",
+        str(tmp_path / "history"),
+        "--out",
+        str(tmp_path / "o"),
+        env={"JAVA_HOME": str(tmp_path / "no-jdk")},
+    )
     assert proc.returncode == 20
     assert proc.stderr.strip().splitlines() == [
         "kafkatui replay: error: Java not found: PySpark needs a JDK 17+ (Debian: apt-get install "
-        "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME"]
+        "openjdk-17-jre-headless; `make tools` installs it), or set JAVA_HOME"
+    ]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--day", "2026-11-31", "--history", "."], "--day must be a date as YYYY-MM-DD, got '2026-11-31'"),
-    (["--day", "2026-11-20"], "give --history DIR and/or --broker-logs GLOB"),
-    (["--day", "2026-11-20", "--history", "/nonexistent/h"], "--history /nonexistent/h: no such directory"),
-    (["--day", "2026-11-20", "--history", ".", "--tz", "Mars/Olympus"], "--tz: unknown time zone 'Mars/Olympus'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--day", "2026-11-31", "--history", "."], "--day must be a date as YYYY-MM-DD, got '2026-11-31'"),
+        (["--day", "2026-11-20"], "give --history DIR and/or --broker-logs GLOB"),
+        (["--day", "2026-11-20", "--history", "/nonexistent/h"], "--history /nonexistent/h: no such directory"),
+        (["--day", "2026-11-20", "--history", ".", "--tz", "Mars/Olympus"], "--tz: unknown time zone 'Mars/Olympus'"),
+    ],
+)
 def test_bad_arguments_exit_3_with_one_line(args: list[str], message: str) -> None:
     proc = kafkatui(*args)
     assert proc.returncode == 3
@@ -100,5 +123,7 @@ def test_a_day_without_recordings_exits_3_naming_the_files_looked_for(tmp_path: 
     rd.write_recordings(tmp_path / "history")
     proc = kafkatui("--day", "2026-11-22", "--history", str(tmp_path / "history"))
     assert proc.returncode == 3
-    assert proc.stderr.strip() == (f"kafkatui replay: error: no ISR history for 2026-11-22 (UTC): looked for "
-                                   f"{tmp_path / 'history' / '2026-11-22' / 'HH.events.jsonl.gz'}")
+    assert proc.stderr.strip() == (
+        f"kafkatui replay: error: no ISR history for 2026-11-22 (UTC): looked for "
+        f"{tmp_path / 'history' / '2026-11-22' / 'HH.events.jsonl.gz'}"
+    )

@@ -97,11 +97,24 @@ def test_summary_incidents_gaps_and_history(day: ReplayData) -> None:
     assert day.gap_at(minute("20:05")) is not None and day.gap_at(minute("20:10")) is None
     assert s.timeline[minute("20:05")].gap
     hist = day.history("orders", 0)
-    assert [c.ts_ms for c in hist] == [at("00:00:00"), at("02:13:30"), at("02:13:44.120"), at("02:19:10.500"),
-                                       at("02:31:00"), at("14:05:00"), at("14:20:00")]
-    assert [c.health for c in hist] == [Health.HEALTHY, Health.AT_MIN_ISR, Health.UNDER_MIN_ISR,
-                                        Health.AT_MIN_ISR, Health.HEALTHY, Health.AT_MIN_ISR,
-                                        Health.NON_PREFERRED_LEADER]
+    assert [c.ts_ms for c in hist] == [
+        at("00:00:00"),
+        at("02:13:30"),
+        at("02:13:44.120"),
+        at("02:19:10.500"),
+        at("02:31:00"),
+        at("14:05:00"),
+        at("14:20:00"),
+    ]
+    assert [c.health for c in hist] == [
+        Health.HEALTHY,
+        Health.AT_MIN_ISR,
+        Health.UNDER_MIN_ISR,
+        Health.AT_MIN_ISR,
+        Health.HEALTHY,
+        Health.AT_MIN_ISR,
+        Health.NON_PREFERRED_LEADER,
+    ]
     assert day.history("nope", 0) == []
 
 
@@ -128,16 +141,26 @@ def test_garbled_frame_lines_are_counted_not_fatal(tmp_path: Path) -> None:
     assert data.stats.garbled == 2 and data.frames == total
 
 
-@pytest.mark.parametrize(("setup", "message"), [
-    (lambda out: None, "no such directory"),
-    (lambda out: out.mkdir(), "no summary.json"),
-    (lambda out: (out.mkdir(), (out / "summary.json").write_text("{\"schema\": \"kafk")), "not valid JSON"),
-    (lambda out: (out.mkdir(), (out / "summary.json").write_text('{"schema": "kafkatui.replay/2", "day": "x"}')),
-     "newer than this kafkatui reads"),
-    (lambda out: (out.mkdir(), (out / "summary.json").write_text('{"schema": "kafkatui.replay/1", "day": "20 Nov"}')),
-     "malformed"),
-    (lambda out: (out.mkdir(), (out / "summary.json").write_text('[1, 2]')), "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda out: None, "no such directory"),
+        (lambda out: out.mkdir(), "no summary.json"),
+        (lambda out: (out.mkdir(), (out / "summary.json").write_text('{"schema": "kafk')), "not valid JSON"),
+        (
+            lambda out: (out.mkdir(), (out / "summary.json").write_text('{"schema": "kafkatui.replay/2", "day": "x"}')),
+            "newer than this kafkatui reads",
+        ),
+        (
+            lambda out: (
+                out.mkdir(),
+                (out / "summary.json").write_text('{"schema": "kafkatui.replay/1", "day": "20 Nov"}'),
+            ),
+            "malformed",
+        ),
+        (lambda out: (out.mkdir(), (out / "summary.json").write_text("[1, 2]")), "not a JSON object"),
+    ],
+)
 def test_unusable_directories_give_one_line_errors(tmp_path: Path, setup: object, message: str) -> None:
     out = tmp_path / "out"
     setup(out)  # type: ignore[operator]
@@ -155,19 +178,39 @@ def test_moving_a_minute_on_a_big_day_is_incremental(tmp_path: Path) -> None:
     frames = []
     for t in range(n_topics):
         for p in range(per_topic):
-            frames.append({"ts_ms": DAY_START_MS, "topic": f"t{t}", "partition": p, "leader": 1, "isr": [1, 2, 3],
-                           "replicas": [1, 2, 3], "min_isr": 2, "class": "HEALTHY"})
+            frames.append(
+                {
+                    "ts_ms": DAY_START_MS,
+                    "topic": f"t{t}",
+                    "partition": p,
+                    "leader": 1,
+                    "isr": [1, 2, 3],
+                    "replicas": [1, 2, 3],
+                    "min_isr": 2,
+                    "class": "HEALTHY",
+                }
+            )
     for _ in range(50_000):
         isr = rng.choice(([1, 2, 3], [1, 2], [1]))
-        frames.append({"ts_ms": DAY_START_MS + rng.randrange(86_400_000), "topic": f"t{rng.randrange(n_topics)}",
-                       "partition": rng.randrange(per_topic), "leader": 1, "isr": isr, "replicas": [1, 2, 3],
-                       "min_isr": 2, "class": "HEALTHY"})
+        frames.append(
+            {
+                "ts_ms": DAY_START_MS + rng.randrange(86_400_000),
+                "topic": f"t{rng.randrange(n_topics)}",
+                "partition": rng.randrange(per_topic),
+                "leader": 1,
+                "isr": isr,
+                "replicas": [1, 2, 3],
+                "min_isr": 2,
+                "class": "HEALTHY",
+            }
+        )
     (out / "frames" / "partitions").mkdir(parents=True)
     with gzip.open(out / "frames" / "partitions" / "part-00000.json.gz", "wt", compresslevel=1) as fh:
         fh.writelines(json.dumps(f) + "\n" for f in frames)
     timeline = [{"minute": m, "worst": "HEALTHY"} for m in range(MINUTES)]
-    (out / "summary.json").write_text(json.dumps({"schema": "kafkatui.replay/1", "day": "2026-11-20",
-                                                  "timeline": timeline}))
+    (out / "summary.json").write_text(
+        json.dumps({"schema": "kafkatui.replay/1", "day": "2026-11-20", "timeline": timeline})
+    )
     data = ReplayData.load(out)
 
     def changed_during(m: int) -> set[str]:
@@ -201,7 +244,8 @@ def test_loading_reports_how_many_frames_it_has_read(tmp_path: Path, monkeypatch
 
 
 def test_the_jobs_own_layout_is_read_without_json_and_gives_the_same_day(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Frames as Spark writes them take a regex fast path (twice as fast on a 5M-frame day); any other
     JSON layout is decoded. Both give the same cluster at every minute."""
     spaced = ReplayData.load(incident_day(tmp_path / "spaced"))
@@ -237,5 +281,6 @@ def test_one_hour_read_alone_gives_the_whole_days_state_for_its_minutes(tmp_path
             # from broker logs only, replicas and min ISR are inferred from the whole day's frames: until the
             # day is read, the view infers from what it has; leaders and ISRs are the same
             assert [(p.leader, p.isr) for p in got.topics["logs"].partitions] == [
-                (p.leader, p.isr) for p in want.topics["logs"].partitions], minute
+                (p.leader, p.isr) for p in want.topics["logs"].partitions
+            ], minute
     assert ReplayData.load_hour(tmp_path / "flat", 2) is None  # an older job's output: the whole day it is

@@ -50,10 +50,19 @@ def test_hdfs_inputs_and_output_give_local_results(spark: Any, hdfs: MiniHdfs, t
     for name in ("history", "logs"):
         fs.copyFromLocalFile(False, True, path(f"file://{tmp_path / name}"), path(f"{base}/{name}"))
     day = parse_day(rd.DAY)
-    remote = run_job(spark, ReplayConfig(day=day, out=f"{base}/out", history=f"{base}/history",
-                                         broker_logs=[f"{base}/logs/server.log.*"]))
-    local = run_job(spark, ReplayConfig(day=day, out=tmp_path / "out", history=tmp_path / "history",
-                                        broker_logs=[str(tmp_path / "logs" / "server.log.*")]))
+    remote = run_job(
+        spark,
+        ReplayConfig(day=day, out=f"{base}/out", history=f"{base}/history", broker_logs=[f"{base}/logs/server.log.*"]),
+    )
+    local = run_job(
+        spark,
+        ReplayConfig(
+            day=day,
+            out=tmp_path / "out",
+            history=tmp_path / "history",
+            broker_logs=[str(tmp_path / "logs" / "server.log.*")],
+        ),
+    )
     for s in (remote.summary, local.summary):
         s["inputs"].pop("history")
         s["inputs"].pop("broker_logs")

@@ -26,8 +26,11 @@ def test_the_fast_scan_counts_what_the_recorder_reader_reads(tmp_path: Path) -> 
     rd.write_recordings(tmp_path / "h")
     day = tmp_path / "h" / rd.DAY
     odd = day / "13.events.jsonl.gz"  # lines the recorder did not write: spaced JSON, garbage, a newer schema
-    lines = [json.dumps({"v": 1, "type": "broker", "ts": rd.ts("13:00:00.000"), "broker": 2, "op": "down"}),
-             "not json", json.dumps({"v": 2, "type": "partition", "ts": rd.ts("13:00:01.000")})]
+    lines = [
+        json.dumps({"v": 1, "type": "broker", "ts": rd.ts("13:00:00.000"), "broker": 2, "op": "down"}),
+        "not json",
+        json.dumps({"v": 2, "type": "partition", "ts": rd.ts("13:00:01.000")}),
+    ]
     odd.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode(), mtime=0))
     for path in sorted(day.iterdir()):
         scan = scan_file(path)
@@ -37,7 +40,8 @@ def test_the_fast_scan_counts_what_the_recorder_reader_reads(tmp_path: Path) -> 
         assert scan.events == sum(r["type"] in ("partition", "broker") for r in records)
         assert (scan.garbled, scan.newer) == (stats.garbled, stats.future_version)
         assert [(m["type"], m["ts_ms"]) for m in scan.meta] == [
-            (r["type"], round(r["ts"] * 1000)) for r in records if r["type"] in ("broker", "snapshot", "gap")]
+            (r["type"], round(r["ts"] * 1000)) for r in records if r["type"] in ("broker", "snapshot", "gap")
+        ]
 
 
 def scan_day(history: Path) -> list[HourScan]:
@@ -55,14 +59,18 @@ def test_spark_expands_only_the_snapshots_that_say_something_new(tmp_path: Path)
     scans = scan_day(tmp_path / "h")
     picked = [json.loads(line) for s in scans for line in s.snapshots]
     assert [(r["reason"], r["ts"]) for r in picked] == [
-        ("start", rd.ts("23:00:00.000", 19)), ("hour", rd.ts("00:00:05.000")), ("after-gap", rd.ts(rd.GAP[1]))]
+        ("start", rd.ts("23:00:00.000", 19)),
+        ("hour", rd.ts("00:00:05.000")),
+        ("after-gap", rd.ts(rd.GAP[1])),
+    ]
     assert all(r["topics"]["orders"]["partitions"] for r in picked)
     # the snapshot heads were read without their topics, and agree with the whole records
     history = tmp_path / "h"
     paths = carry_files(history, parse_day(rd.DAY)) + hour_files(history, parse_day(rd.DAY))
     whole = [r for path in paths for r in read_file(path, ReadStats()) if r["type"] == "snapshot"]
     assert [(m["ts_ms"], m["reason"], m["ids"]) for s in scans for m in s.meta if m["type"] == "snapshot"] == [
-        (round(r["ts"] * 1000), r["reason"], [b[0] for b in r["brokers"]]) for r in whole]
+        (round(r["ts"] * 1000), r["reason"], [b[0] for b in r["brokers"]]) for r in whole
+    ]
 
     torn = tmp_path / "h" / rd.DAY / "05.events.jsonl.gz"
     torn.write_bytes(torn.read_bytes()[:-5])
@@ -80,16 +88,18 @@ def test_a_torn_file_is_read_to_its_damage_and_counted(tmp_path: Path) -> None:
     assert scan_file(path) is None
     got = scan_task(3, path.read_bytes(), False, False)
     assert got.damaged and got.torn == 1 and got.rank == 3
-    assert [json.loads(line) for line in got.lines] == good[:len(got.lines)]
+    assert [json.loads(line) for line in got.lines] == good[: len(got.lines)]
 
 
 def test_records_with_a_time_that_is_no_number_are_garbled_not_fatal() -> None:
-    lines = [{"v": 1, "type": "partition", "ts": "yesterday", "topic": "t", "partition": 0},
-             {"v": 1, "type": "partition", "topic": "t", "partition": 0},
-             {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "up"},
-             {"v": 1, "type": "broker", "ts": 1.0, "broker": "one", "op": "up"},
-             {"v": 1, "type": "gap", "ts": 1.0, "from": "x", "to": 2},
-             {"v": 1, "type": "partition", "ts": 1795132800.0, "topic": "t", "partition": 0}]
+    lines = [
+        {"v": 1, "type": "partition", "ts": "yesterday", "topic": "t", "partition": 0},
+        {"v": 1, "type": "partition", "topic": "t", "partition": 0},
+        {"v": 1, "type": "broker", "ts": "yesterday", "broker": 1, "op": "up"},
+        {"v": 1, "type": "broker", "ts": 1.0, "broker": "one", "op": "up"},
+        {"v": 1, "type": "gap", "ts": 1.0, "from": "x", "to": 2},
+        {"v": 1, "type": "partition", "ts": 1795132800.0, "topic": "t", "partition": 0},
+    ]
     for spaced in (False, True):  # the recorder's compact layout (counted by substring) and any other
         text = "\n".join(json.dumps(r, separators=(", ", ": ") if spaced else (",", ":")) for r in lines)
         got = scan_task(0, gzip.compress(text.encode() + b"\n"), True, False)

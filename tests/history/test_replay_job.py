@@ -23,10 +23,21 @@ pytestmark = pytest.mark.timeout(600)
 def damage(history: Path) -> None:
     """A recorder killed mid-write at 12:00 (torn line), a garbled line, a record of a newer schema."""
     day = history / rd.DAY
-    line = json.dumps({"v": 1, "type": "broker", "ts": rd.ts("12:00:00.000"), "cluster": "test", "broker": 3,
-                       "op": "up", "host": "b3", "port": 9092, "rack": None}).encode()
+    line = json.dumps(
+        {
+            "v": 1,
+            "type": "broker",
+            "ts": rd.ts("12:00:00.000"),
+            "cluster": "test",
+            "broker": 3,
+            "op": "up",
+            "host": "b3",
+            "port": 9092,
+            "rack": None,
+        }
+    ).encode()
     member = gzip.compress(line + b"\n" + line + b"\n", mtime=0)
-    (day / "12.events.jsonl.gz").write_bytes(gzip.compress(line + b"\n", mtime=0) + member[:len(member) - 12])
+    (day / "12.events.jsonl.gz").write_bytes(gzip.compress(line + b"\n", mtime=0) + member[: len(member) - 12])
     newer = json.dumps({"v": 2, "type": "partition", "ts": rd.ts("13:00:00.000"), "topic": "orders"}).encode()
     (day / "13.events.jsonl.gz").write_bytes(gzip.compress(newer + b"\nnot json\n", mtime=0))
 
@@ -45,14 +56,20 @@ def from_logs(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> ReplayRes
     root = tmp_path_factory.mktemp("logs")
     rd.write_logs(root / "logs")
     (root / "logs" / "server.log.2026-11-20-03").write_text(
-        "[2026-11-20 03:00:00,000] INFO [Partition orders-1 broker=2] ISR updated to garbage (kafka.cluster.Partition)\n")
+        "[2026-11-20 03:00:00,000] INFO [Partition orders-1 broker=2] ISR updated to garbage "
+        "(kafka.cluster.Partition)\n"
+    )
     cfg = ReplayConfig(day=parse_day(rd.DAY), out=root / "out", broker_logs=[str(root / "logs" / "server.log.*")])
     return run_job(spark, cfg)
 
 
 def intervals(spark: Any, result: ReplayResult, topic: str, partition: int) -> list[tuple[str, int, int, float]]:
-    rows = spark.read.parquet(str(result.out / "intervals")).where(
-        f"topic = '{topic}' and partition = {partition}").orderBy("start_ms").collect()
+    rows = (
+        spark.read.parquet(str(result.out / "intervals"))
+        .where(f"topic = '{topic}' and partition = {partition}")
+        .orderBy("start_ms")
+        .collect()
+    )
     return [(r["class"], r["start_ms"], r["end_ms"], r["duration_s"]) for r in rows]
 
 
@@ -81,18 +98,37 @@ def test_state_at_midnight_is_carried_from_the_previous_day(spark: Any, recorded
     day_start = [f for f in frames(recorded, "partitions") if f["ts_ms"] == rd.D0_MS]
     assert len(day_start) == 5  # every partition of orders and payments
     o1 = next(f for f in day_start if f["topic"] == "orders" and f["partition"] == 1)
-    assert o1 == {"ts_ms": rd.D0_MS, "topic": "orders", "partition": 1, "leader": 2, "isr": [2, 1],
-                  "replicas": [2, 3, 1], "min_isr": 2, "class": "AT_MIN_ISR"}
+    assert o1 == {
+        "ts_ms": rd.D0_MS,
+        "topic": "orders",
+        "partition": 1,
+        "leader": 2,
+        "isr": [2, 1],
+        "replicas": [2, 3, 1],
+        "min_isr": 2,
+        "class": "AT_MIN_ISR",
+    }
 
 
 def test_timeline_counts_a_partition_in_every_state_it_touched_that_minute(recorded: ReplayResult) -> None:
     tl = recorded.summary["timeline"]
     assert len(tl) == 1440
     assert [tl[m]["at_min_isr"] for m in (0, 59, 60)] == [1, 1, 0]
-    assert tl[133] == {"minute": 133, "offline": 0, "under_min_isr": 1, "at_min_isr": 1, "under_replicated": 0,
-                       "worst": "UNDER_MIN_ISR", "gap": False}
+    assert tl[133] == {
+        "minute": 133,
+        "offline": 0,
+        "under_min_isr": 1,
+        "at_min_isr": 1,
+        "under_replicated": 0,
+        "worst": "UNDER_MIN_ISR",
+        "gap": False,
+    }
     assert [(tl[m]["under_min_isr"], tl[m]["at_min_isr"]) for m in (134, 138, 139, 140)] == [
-        (1, 0), (1, 0), (1, 1), (0, 0)]
+        (1, 0),
+        (1, 0),
+        (1, 1),
+        (0, 0),
+    ]
     assert tl[140]["worst"] == "HEALTHY"
     assert [tl[m]["at_min_isr"] for m in (299, 300, 301, 302)] == [0, 1, 1, 0]
     assert [tl[m]["under_min_isr"] for m in (1437, 1438, 1439)] == [0, 1, 1]
@@ -100,24 +136,46 @@ def test_timeline_counts_a_partition_in_every_state_it_touched_that_minute(recor
 
 
 def test_a_recorder_gap_is_unknown_not_unchanged(spark: Any, recorded: ReplayResult) -> None:
-    assert recorded.summary["gaps"] == [{"start_ms": rd.ms("10:00:05.000"), "end_ms": rd.ms("10:30:00.000"),
-                                         "reason": "cannot connect to kafka:9092"}]
+    assert recorded.summary["gaps"] == [
+        {"start_ms": rd.ms("10:00:05.000"), "end_ms": rd.ms("10:30:00.000"), "reason": "cannot connect to kafka:9092"}
+    ]
     tl = recorded.summary["timeline"]
     assert [m for m in range(1440) if tl[m]["gap"]] == list(range(600, 630))
     # no interval covers the gap, for any partition
-    rows = spark.read.parquet(str(recorded.out / "intervals")).where(
-        f"start_ms < {rd.ms('10:30:00.000')} and end_ms > {rd.ms('10:00:05.000')}").count()
+    rows = (
+        spark.read.parquet(str(recorded.out / "intervals"))
+        .where(f"start_ms < {rd.ms('10:30:00.000')} and end_ms > {rd.ms('10:00:05.000')}")
+        .count()
+    )
     assert rows == 0
 
 
 def test_incidents_with_first_broker_out_and_clipped_at_midnight(recorded: ReplayResult) -> None:
     assert recorded.summary["incidents"] == [
-        {"id": 1, "start_ms": rd.ms("02:13:44.120"), "end_ms": rd.ms("02:19:10.500"), "duration_s": 326.38,
-         "first_broker_out": 3, "first_out_ms": rd.ms("02:13:30.000"), "topics": ["orders"], "partitions": 1,
-         "peak_under_min_isr": 1, "peak_offline": 0},
-        {"id": 2, "start_ms": rd.ms("23:58:00.250"), "end_ms": rd.D0_MS + 86_400_000, "duration_s": 119.75,
-         "first_broker_out": 1, "first_out_ms": rd.ms("23:57:30.000"), "topics": ["orders"], "partitions": 1,
-         "peak_under_min_isr": 1, "peak_offline": 0},
+        {
+            "id": 1,
+            "start_ms": rd.ms("02:13:44.120"),
+            "end_ms": rd.ms("02:19:10.500"),
+            "duration_s": 326.38,
+            "first_broker_out": 3,
+            "first_out_ms": rd.ms("02:13:30.000"),
+            "topics": ["orders"],
+            "partitions": 1,
+            "peak_under_min_isr": 1,
+            "peak_offline": 0,
+        },
+        {
+            "id": 2,
+            "start_ms": rd.ms("23:58:00.250"),
+            "end_ms": rd.D0_MS + 86_400_000,
+            "duration_s": 119.75,
+            "first_broker_out": 1,
+            "first_out_ms": rd.ms("23:57:30.000"),
+            "topics": ["orders"],
+            "partitions": 1,
+            "peak_under_min_isr": 1,
+            "peak_offline": 0,
+        },
     ]
 
 
@@ -151,18 +209,29 @@ def test_outputs_follow_the_contract(spark: Any, recorded: ReplayResult) -> None
     assert classes == {"HEALTHY", "AT_MIN_ISR", "UNDER_MIN_ISR"}
 
 
-def test_broker_logs_alone_give_the_same_incidents(spark: Any, recorded: ReplayResult,
-                                                   from_logs: ReplayResult) -> None:
+def test_broker_logs_alone_give_the_same_incidents(spark: Any, recorded: ReplayResult, from_logs: ReplayResult) -> None:
     assert from_logs.summary["incidents"] == recorded.summary["incidents"]
     assert from_logs.summary["top_partitions"] == recorded.summary["top_partitions"]
     assert from_logs.summary["brokers"] == recorded.summary["brokers"]
     assert from_logs.summary["inputs"]["unparsed_log_lines"] == 1
     # min ISR 2 inferred from "(under-min-isr)"; the assignment is not in the logs
     o1 = next(f for f in frames(from_logs, "partitions") if f["topic"] == "orders" and f["partition"] == 1)
-    assert o1 == {"ts_ms": rd.D0_MS, "topic": "orders", "partition": 1, "leader": 2, "isr": [2, 1],
-                  "replicas": None, "min_isr": 2, "class": "AT_MIN_ISR"}
+    assert o1 == {
+        "ts_ms": rd.D0_MS,
+        "topic": "orders",
+        "partition": 1,
+        "leader": 2,
+        "isr": [2, 1],
+        "replicas": None,
+        "min_isr": 2,
+        "class": "AT_MIN_ISR",
+    }
     assert intervals(spark, from_logs, "orders", 0)[2] == (
-        "UNDER_MIN_ISR", rd.ms("02:13:44.120"), rd.ms("02:19:10.500"), 326.38)
+        "UNDER_MIN_ISR",
+        rd.ms("02:13:44.120"),
+        rd.ms("02:19:10.500"),
+        326.38,
+    )
 
 
 def test_a_day_without_input_is_a_clear_error(spark: Any, tmp_path: Path) -> None:
@@ -171,15 +240,20 @@ def test_a_day_without_input_is_a_clear_error(spark: Any, tmp_path: Path) -> Non
     with pytest.raises(ReplayError) as err:
         run_job(spark, cfg)
     assert err.value.exit_code == EXIT_NO_INPUT
-    assert str(err.value) == (f"no ISR history for 2026-11-25 (UTC): looked for "
-                              f"{tmp_path / 'history' / '2026-11-25' / 'HH.events.jsonl.gz'}")
+    assert str(err.value) == (
+        f"no ISR history for 2026-11-25 (UTC): looked for {tmp_path / 'history' / '2026-11-25' / 'HH.events.jsonl.gz'}"
+    )
 
 
 def test_recordings_and_broker_logs_together_agree(spark: Any, tmp_path: Path, recorded: ReplayResult) -> None:
     rd.write_recordings(tmp_path / "history")
     rd.write_logs(tmp_path / "logs")
-    cfg = ReplayConfig(day=parse_day(rd.DAY), out=tmp_path / "out", history=tmp_path / "history",
-                       broker_logs=[str(tmp_path / "logs" / "server.log.*")])
+    cfg = ReplayConfig(
+        day=parse_day(rd.DAY),
+        out=tmp_path / "out",
+        history=tmp_path / "history",
+        broker_logs=[str(tmp_path / "logs" / "server.log.*")],
+    )
     both = run_job(spark, cfg)
     assert both.summary["incidents"] == recorded.summary["incidents"]
     assert both.summary["brokers"] == recorded.summary["brokers"]

@@ -24,18 +24,24 @@ pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module", params=rl.LINES)
-def replayed(request: pytest.FixtureRequest, spark: Any, tmp_path_factory: pytest.TempPathFactory
-             ) -> tuple[str, ReplayResult]:
+def replayed(
+    request: pytest.FixtureRequest, spark: Any, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[str, ReplayResult]:
     line = str(request.param)
     day = datetime.fromtimestamp(rl.run_info(line)["timeline"][0]["ts"], UTC).date()
-    cfg = ReplayConfig(day=day, out=tmp_path_factory.mktemp(f"replay{line}") / "out",
-                       broker_logs=[rl.log_glob(line)], min_isr=2)  # the lab brokers' min.insync.replicas
+    cfg = ReplayConfig(
+        day=day, out=tmp_path_factory.mktemp(f"replay{line}") / "out", broker_logs=[rl.log_glob(line)], min_isr=2
+    )  # the lab brokers' min.insync.replicas
     return line, run_job(spark, cfg)
 
 
 def intervals(spark: Any, result: ReplayResult, topic: str) -> list[tuple[str, int, int]]:
-    rows = spark.read.parquet(str(Path(result.out) / "intervals")).where(
-        f"topic = '{topic}' and partition = 0").orderBy("start_ms").collect()
+    rows = (
+        spark.read.parquet(str(Path(result.out) / "intervals"))
+        .where(f"topic = '{topic}' and partition = 0")
+        .orderBy("start_ms")
+        .collect()
+    )
     return [(r["class"], r["start_ms"], r["end_ms"]) for r in rows]
 
 
@@ -46,7 +52,9 @@ def test_intervals_match_the_recording(spark: Any, replayed: tuple[str, ReplayRe
     st = rl.stamps(recs)
     for topic in rl.TOPICS:
         recorded = rl.recorded_class_steps(recs, topic, MIN_ISR[topic])
-        logged = rl.dedupe([rl.Step(start, cls) for cls, start, _ in intervals(spark, result, topic) if start <= st[-1]])
+        logged = rl.dedupe(
+            [rl.Step(start, cls) for cls, start, _ in intervals(spark, result, topic) if start <= st[-1]]
+        )
         assert rl.match(recorded, logged, st, st[-1]) == [], (topic, recorded, logged)
     classes = {cls for t in rl.TOPICS for cls, _, _ in intervals(spark, result, t)}
     assert {"OFFLINE", "AT_MIN_ISR", "HEALTHY"} <= classes
@@ -93,54 +101,112 @@ def test_first_out_is_the_start_of_the_episode_however_long_before(spark: Any, t
     sc = "(state.change.logger)"
     logs = tmp_path / "b1"
     logs.mkdir()
-    (logs / "server.log").write_text("".join([
-        _line("09:00:00", f"[Partition u-0 broker=1] Shrinking ISR from 1,2,3 to 1,3. Leader: (highWatermark: 5, "
-                          f"endOffset: 9). Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}"),
-        _line("09:01:00", f"[Partition u-0 broker=1] ISR updated to 1,3,2  and version updated to 2 {p}"),
-        _line("10:00:10", f"[Partition t-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 5, "
-                          f"endOffset: 9). Out of sync replicas: (brokerId: 3, endOffset: 5, lastCaughtUpTimeMs: 1). {p}"),
-        _line("10:05:00", f"[Partition t-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, "
-                          f"endOffset: 9). Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}"),
-        _line("10:05:00", f"[Partition t-0 broker=1] ISR updated to 1 (under-min-isr) and version updated to 3 {p}"),
-        _line("10:06:00", f"[Partition t-0 broker=1] ISR updated to 1,2,3  and version updated to 4 {p}"),
-    ]))
-    (logs / "state-change.log").write_text("".join([
-        _line("08:00:00", f"[Broker id=1] Leader {t}-0 with topic id Some(x) starts at leader epoch 0 from offset 0 with "
-                          f"partition epoch 0, high watermark 0, ISR [1,2,3], adding replicas [] and removing replicas "
-                          f"[] . Previous leader None and previous leader epoch was -1. {sc}") for t in ("t", "u")
-    ] + [_line("08:00:00", f"[Broker id=2] Leader s-0 with topic id Some(y) starts at leader epoch 0 from offset 0 with "
-                           f"partition epoch 0, high watermark 0, ISR [2], adding replicas [] and removing replicas [] . "
-                           f"Previous leader None and previous leader epoch was -1. {sc}")]))
-    (tmp_path / "controller.log").write_text(_line(
-        "11:00:00", "[QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for "
-                    "broker 2: BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=9, fenced=1, inControlledShutdown=0, "
-                    "logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)"))
-    cfg = ReplayConfig(day=datetime(2026, 11, 20, tzinfo=UTC).date(), out=tmp_path / "out",
-                       broker_logs=[str(logs / "*.log"), str(tmp_path / "controller.log")], min_isr=2)
+    (logs / "server.log").write_text(
+        "".join(
+            [
+                _line(
+                    "09:00:00",
+                    f"[Partition u-0 broker=1] Shrinking ISR from 1,2,3 to 1,3. Leader: (highWatermark: 5, "
+                    f"endOffset: 9). Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}",
+                ),
+                _line("09:01:00", f"[Partition u-0 broker=1] ISR updated to 1,3,2  and version updated to 2 {p}"),
+                _line(
+                    "10:00:10",
+                    f"[Partition t-0 broker=1] Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 5, "
+                    f"endOffset: 9). Out of sync replicas: (brokerId: 3, endOffset: 5, lastCaughtUpTimeMs: 1). {p}",
+                ),
+                _line(
+                    "10:05:00",
+                    f"[Partition t-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, "
+                    f"endOffset: 9). Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}",
+                ),
+                _line(
+                    "10:05:00",
+                    f"[Partition t-0 broker=1] ISR updated to 1 (under-min-isr) and version updated to 3 {p}",
+                ),
+                _line("10:06:00", f"[Partition t-0 broker=1] ISR updated to 1,2,3  and version updated to 4 {p}"),
+            ]
+        )
+    )
+    (logs / "state-change.log").write_text(
+        "".join(
+            [
+                _line(
+                    "08:00:00",
+                    f"[Broker id=1] Leader {t}-0 with topic id Some(x) starts at leader epoch 0 from offset 0 with "
+                    f"partition epoch 0, high watermark 0, ISR [1,2,3], adding replicas [] and removing replicas "
+                    f"[] . Previous leader None and previous leader epoch was -1. {sc}",
+                )
+                for t in ("t", "u")
+            ]
+            + [
+                _line(
+                    "08:00:00",
+                    f"[Broker id=2] Leader s-0 with topic id Some(y) starts at leader epoch 0 from offset 0 with "
+                    f"partition epoch 0, high watermark 0, ISR [2], adding replicas [] and removing replicas [] . "
+                    f"Previous leader None and previous leader epoch was -1. {sc}",
+                )
+            ]
+        )
+    )
+    (tmp_path / "controller.log").write_text(
+        _line(
+            "11:00:00",
+            "[QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for "
+            "broker 2: BrokerRegistrationChangeRecord(brokerId=2, brokerEpoch=9, fenced=1, inControlledShutdown=0, "
+            "logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)",
+        )
+    )
+    cfg = ReplayConfig(
+        day=datetime(2026, 11, 20, tzinfo=UTC).date(),
+        out=tmp_path / "out",
+        broker_logs=[str(logs / "*.log"), str(tmp_path / "controller.log")],
+        min_isr=2,
+    )
     inc = run_job(spark, cfg).summary["incidents"]
     d0 = int(datetime(2026, 11, 20, tzinfo=UTC).timestamp() * 1000)
     assert [(i["topics"], i["first_broker_out"], (i["first_out_ms"] - d0) / 1000, i["peak_offline"]) for i in inc] == [
-        (["t"], 3, 36010.0, 0), (["s"], 2, 39600.0, 1)]
+        (["t"], 3, 36010.0, 0),
+        (["s"], 2, 39600.0, 1),
+    ]
 
 
 def _stale_logs(root: Path) -> str:
     """p-0: broker 1 leads, is replaced by 2 (a leader line) and, woken from a pause, still logs a
     shrink; then 2's only fellow ISR member 1 and 2 itself are fenced: OFFLINE at 2's fence."""
     p, sc = "(kafka.cluster.Partition)", "(state.change.logger)"
-    reg = ("[QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker {b}: "
-           "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch=9, fenced={f}, inControlledShutdown=0, "
-           "logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)")
+    reg = (
+        "[QuorumController id=0] Replayed BrokerRegistrationChangeRecord modifying the registration for broker {b}: "
+        "BrokerRegistrationChangeRecord(brokerId={b}, brokerEpoch=9, fenced={f}, inControlledShutdown=0, "
+        "logDirs=[]) (org.apache.kafka.controller.ClusterControlManager)"
+    )
     root.mkdir()
-    (root / "server.log").write_text(_line("10:00:05", (
-        f"[Partition p-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, endOffset: 9). "
-        f"Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}")))
-    (root / "state-change.log").write_text("".join(
-        _line(hms, f"[Broker id={b}] Leader p-0 with topic id Some(x) starts at leader epoch {e} from offset 0 with "
-                   f"partition epoch {e}, high watermark 0, ISR [1,2], adding replicas [] and removing replicas [] . "
-                   f"Previous leader None and previous leader epoch was -1. {sc}")
-        for hms, b, e in (("09:00:00", 1, 0), ("10:00:00", 2, 1))))
-    (root / "controller.log").write_text("".join(
-        _line(hms, reg.format(b=b, f=f)) for hms, b, f in (("11:00:00", 1, 1), ("11:00:00", 2, 1), ("12:00:00", 1, -1))))
+    (root / "server.log").write_text(
+        _line(
+            "10:00:05",
+            (
+                f"[Partition p-0 broker=1] Shrinking ISR from 1,2 to 1. Leader: (highWatermark: 5, endOffset: 9). "
+                f"Out of sync replicas: (brokerId: 2, endOffset: 5, lastCaughtUpTimeMs: 1). {p}"
+            ),
+        )
+    )
+    (root / "state-change.log").write_text(
+        "".join(
+            _line(
+                hms,
+                f"[Broker id={b}] Leader p-0 with topic id Some(x) starts at leader epoch {e} from offset 0 with "
+                f"partition epoch {e}, high watermark 0, ISR [1,2], adding replicas [] and removing replicas [] . "
+                f"Previous leader None and previous leader epoch was -1. {sc}",
+            )
+            for hms, b, e in (("09:00:00", 1, 0), ("10:00:00", 2, 1))
+        )
+    )
+    (root / "controller.log").write_text(
+        "".join(
+            _line(hms, reg.format(b=b, f=f))
+            for hms, b, f in (("11:00:00", 1, 1), ("11:00:00", 2, 1), ("12:00:00", 1, -1))
+        )
+    )
     return str(root / "*.log")
 
 
@@ -156,17 +222,23 @@ def test_the_spark_log_stage_gives_the_reference_rows(spark: Any, tmp_path: Path
     cfg = ReplayConfig(day=day, out=tmp_path / "out", broker_logs=[glob], min_isr=2)
     side = read_logs(spark, HadoopFs(spark), cfg)
     assert side.events is not None
-    got = sorted((r["ts"], r["topic"], r["partition"], r["leader"], tuple(r["isr"]), tuple(r["rset"]), r["min_isr"],
-                  r["weak"]) for r in side.events.collect())
+    got = sorted(
+        (r["ts"], r["topic"], r["partition"], r["leader"], tuple(r["isr"]), tuple(r["rset"]), r["min_isr"], r["weak"])
+        for r in side.events.collect()
+    )
     for c in side.cached:
         c.unpersist()
     events, report = parse_logs(glob)
-    want = sorted((r[0], r[1], r[2], r[3], tuple(r[4]), tuple(r[5]), r[6], r[8])
-                  for r in log_rows(events, cfg.day_start, 2).rows)
+    want = sorted(
+        (r[0], r[1], r[2], r[3], tuple(r[4]), tuple(r[5]), r[6], r[8]) for r in log_rows(events, cfg.day_start, 2).rows
+    )
     assert got == want
     assert report.derived >= 1 and any(r[3] == -1 for r in got)
     if line == "stale":
         assert report.stale == 1
         d0 = cfg.day_start
         assert [(r[0] - d0, r[3], r[4]) for r in got if not r[7]] == [
-            (32_400_000, 1, (1, 2)), (36_000_000, 2, (1, 2)), (39_600_000, -1, (1, 2))]
+            (32_400_000, 1, (1, 2)),
+            (36_000_000, 2, (1, 2)),
+            (39_600_000, -1, (1, 2)),
+        ]

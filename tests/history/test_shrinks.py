@@ -18,8 +18,9 @@ T0 = 1_764_000_000.0  # 2025-11-24 16:00 UTC
 
 
 def at(isr: list[int], ts: float) -> ClusterSnapshot:
-    s = snap(topic("orders", [(1, [1, 2, 3], isr), (2, [2, 3, 1], isr[::-1] if 2 in isr else isr)],
-                   min_insync_replicas="2"))
+    s = snap(
+        topic("orders", [(1, [1, 2, 3], isr), (2, [2, 3, 1], isr[::-1] if 2 in isr else isr)], min_insync_replicas="2")
+    )
     return dataclasses.replace(s, taken_at=ts)
 
 

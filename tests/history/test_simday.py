@@ -79,7 +79,8 @@ def test_generates_in_seconds_and_says_what_it_wrote(day: tuple[Path, DayResult]
     assert 55 <= result.partitions <= 65
     assert result.isr_changes > 500 and result.events > result.isr_changes
     assert [p.name for p in result.recording_files] == ["23.events.jsonl.gz"] + [
-        f"{h:02d}.events.jsonl.gz" for h in range(24)]
+        f"{h:02d}.events.jsonl.gz" for h in range(24)
+    ]
     assert result.recording_files[0].parent.name == "2026-11-19"
     line = result.summary()
     assert "6 brokers" in line and "7 incidents scripted" in line and f"{result.log_lines} lines" in line
@@ -103,13 +104,19 @@ def test_recordings_hold_the_scripted_incidents_at_the_scripted_times(records: l
     ]
     brokers = [(ts(r), r["broker"], r["op"]) for r in records if r["type"] == "broker"]
     assert brokers[:6] == [
-        (ms("23:40:00.000", "2026-11-19"), 6, "down"), (ms("00:25:00.100"), 6, "up"),
-        (ms("02:13:38.020"), 3, "down"), (ms("02:13:52.120"), 5, "down"),  # fenced 18 s after the crash
-        (ms("02:19:10.500"), 5, "up"), (ms("02:31:00.100"), 3, "up"),
+        (ms("23:40:00.000", "2026-11-19"), 6, "down"),
+        (ms("00:25:00.100"), 6, "up"),
+        (ms("02:13:38.020"), 3, "down"),
+        (ms("02:13:52.120"), 5, "down"),  # fenced 18 s after the crash
+        (ms("02:19:10.500"), 5, "up"),
+        (ms("02:31:00.100"), 3, "up"),
     ]
     storm = [b for b in brokers if ms("15:20:00.000") <= b[0] <= ms("15:25:00.000")]
-    assert storm == [(ms(f"15:2{m}:18.100"), 2, "down") if i % 2 == 0 else (ms(f"15:2{m}:20.000"), 2, "up")
-                     for m in (0, 2, 4) for i in (0, 1)]
+    assert storm == [
+        (ms(f"15:2{m}:18.100"), 2, "down") if i % 2 == 0 else (ms(f"15:2{m}:20.000"), 2, "up")
+        for m in (0, 2, 4)
+        for i in (0, 1)
+    ]
     assert (ms("21:07:30.600"), 4, "down") in brokers  # crashed 21:07:12.500
 
 
@@ -131,11 +138,17 @@ def test_every_broker_log_line_parses_and_files_roll_like_log4j(day: tuple[Path,
     assert len(events) > result.isr_changes  # a shrink is two lines
     for b in range(1, 7):
         names = {p.name for p in (logs / f"broker-{b}").iterdir()}
-        assert {"server.log", "state-change.log", "server.log.2026-11-19-23.gz", "server.log.2026-11-20-11.gz",
-                "server.log.2026-11-20-12"} <= names
+        assert {
+            "server.log",
+            "state-change.log",
+            "server.log.2026-11-19-23.gz",
+            "server.log.2026-11-20-11.gz",
+            "server.log.2026-11-20-12",
+        } <= names
         assert not any(n.endswith(".gz") and n[-5:-3] >= "12" and "2026-11-20" in n for n in names)
         assert gzip.decompress((logs / f"broker-{b}" / "server.log.2026-11-20-11.gz").read_bytes()).startswith(
-            b"[2026-11-20 11:")
+            b"[2026-11-20 11:"
+        )
     # broker 3 was down from its crash at 02:13:20 to 02:31: no file of it holds a line in between
     quiet = [e for e in events if e.broker == 3 and ms("02:13:20.001") <= e.ts_ms < ms("02:31:00.000")]
     assert quiet == []
@@ -175,8 +188,9 @@ def isr_changes_from_logs(events: list[IsrLogEvent], start: dict[Key, tuple[int,
     return seq
 
 
-def test_isr_rebuilt_from_broker_logs_equals_the_recordings(day: tuple[Path, DayResult],
-                                                            records: list[dict[str, Any]]) -> None:
+def test_isr_rebuilt_from_broker_logs_equals_the_recordings(
+    day: tuple[Path, DayResult], records: list[dict[str, Any]]
+) -> None:
     out, _ = day
     start, from_records = isr_changes_from_records(records)
     events, _ = parse_logs(str(out / "broker-logs" / "*" / "*.log*"))
@@ -190,9 +204,26 @@ def test_same_seed_same_bytes_from_the_cli_other_seed_other_ids(day: tuple[Path,
     out, result = day
     again = tmp_path / "again"
     # another process: another hash seed, so another order of the simulator's sets
-    proc = subprocess.run([sys.executable, "-m", "kafkatui.cli", "sim", "--history-day", "2026-11-20", "--out",
-                           str(again), "--partitions", str(PARTITIONS), "--seed", "7"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONHASHSEED": "random"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "sim",
+            "--history-day",
+            "2026-11-20",
+            "--out",
+            str(again),
+            "--partitions",
+            str(PARTITIONS),
+            "--seed",
+            "7",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONHASHSEED": "random"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("kafkatui sim: simulated 2026-11-20: 6 brokers,") and proc.stderr == ""
     mine = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
@@ -226,13 +257,17 @@ def test_unwritable_out_is_one_line_exit_17(tmp_path: Path, capsys: pytest.Captu
     assert err.count("\n") == 1 and "cannot write" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    ([], "needs --out"),
-    (["--out", "{tmp}/d", "--brokers", "3"], "--brokers must be at least 6"),
-    (["--out", "{tmp}/d", "--partitions", "2"], "--partitions must be at least 8"),
-])
-def test_other_bad_input_is_one_line_exit_3(args: list[str], words: str, tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ([], "needs --out"),
+        (["--out", "{tmp}/d", "--brokers", "3"], "--brokers must be at least 6"),
+        (["--out", "{tmp}/d", "--partitions", "2"], "--partitions must be at least 8"),
+    ],
+)
+def test_other_bad_input_is_one_line_exit_3(
+    args: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run_cli(["--history-day", "2026-11-20", *[a.format(tmp=tmp_path) for a in args]], capsys)
     assert (code, out) == (3, "")
     assert err.count("\n") == 1 and words in err
@@ -255,8 +290,10 @@ def test_skipped_lines_are_other_broker_lines_not_isr_lines(day: tuple[Path, Day
 
 
 def test_no_textual() -> None:
-    code = ("import sys, kafkatui.sim.simday, kafkatui.sim.brokerlog, kafkatui.sim.snapshot; "
-            "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))")
+    code = (
+        "import sys, kafkatui.sim.simday, kafkatui.sim.brokerlog, kafkatui.sim.snapshot; "
+        "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
@@ -269,11 +306,16 @@ def test_incremental_snapshots_equal_fresh_ones(tmp_path: Path) -> None:
     cluster.events.subscribe(EventTap(cluster, builder, BrokerLogWriter(tmp_path)))
     builder.snapshot(0)
     steps: list[tuple[int, Any]] = [
-        (0, lambda: cluster.crash(3)), (20_000, lambda: cluster.crash(5)), (30_000, lambda: cluster.restart(5)),
-        (1_000, lambda: cluster.pause(4, 14_000)), (12_000, lambda: cluster.shutdown(1)),
+        (0, lambda: cluster.crash(3)),
+        (20_000, lambda: cluster.crash(5)),
+        (30_000, lambda: cluster.restart(5)),
+        (1_000, lambda: cluster.pause(4, 14_000)),
+        (12_000, lambda: cluster.shutdown(1)),
         (500, lambda: cluster.alter_configs(("topic", "orders"), [("min.insync.replicas", 0, "3")], False)),
-        (2_000, lambda: cluster.restart(1)), (1_000, lambda: cluster.create_topic("late", 3, 3)),
-        (1_000, lambda: cluster.create_partitions("late", 5)), (400_000, lambda: cluster.restart(3)),
+        (2_000, lambda: cluster.restart(1)),
+        (1_000, lambda: cluster.create_topic("late", 3, 3)),
+        (1_000, lambda: cluster.create_partitions("late", 5)),
+        (400_000, lambda: cluster.restart(3)),
     ]
     for wait, action in steps:
         cluster.run_for(wait)

@@ -11,7 +11,8 @@ partitions, RF 3 = 100,000 partitions), on a manual clock so every run sees the 
   from ISRs, byte lag from the log dirs), and leaders moved off their preferred replica.
 
 `masked(doc)` blanks what changes from run to run: the time the snapshot was taken, how long it took,
-the cluster id (random per simulator start), the simulator's ports (in `bootstrap`, broker ports, and every string naming host:port).
+the cluster id (random per simulator start), the simulator's ports (in `bootstrap`, broker ports, and
+every string naming host:port).
 
 Regenerate the fixtures (only when the output is meant to change): ``python -m tests.integration.check_golden``.
 """
@@ -48,8 +49,12 @@ def bench_cluster() -> SimCluster:
 
 def incident_cluster() -> SimCluster:
     """The bench's shape with varied configs, three brokers down, a stalled follower and moved leaders."""
-    cluster = SimCluster(30, racks=RACKS, clock=VirtualClock(manual=True, start_ms=START_MS),
-                         static_configs={"replica.lag.time.max.ms": "2000"})
+    cluster = SimCluster(
+        30,
+        racks=RACKS,
+        clock=VirtualClock(manual=True, start_ms=START_MS),
+        static_configs={"replica.lag.time.max.ms": "2000"},
+    )
     cluster.create_topic("__consumer_offsets", 50, 3, configs={"min.insync.replicas": "2"})
     for i in range(2000):
         configs: dict[str, str] = {}
@@ -67,8 +72,12 @@ def incident_cluster() -> SimCluster:
         cluster.create_topic(f"topic-{i:04d}", 50, rf, configs=configs)
     cluster.create_topic("scratch-test", 4, 1)
     # every replica on rack-0 (brokers 1, 4, 7, ...)
-    cluster.create_topic("one-rack", 6, assignment={p: [1 + 3 * p, 4 + 3 * p, 7 + 3 * p] for p in range(6)},
-                         configs={"min.insync.replicas": "2"})
+    cluster.create_topic(
+        "one-rack",
+        6,
+        assignment={p: [1 + 3 * p, 4 + 3 * p, 7 + 3 * p] for p in range(6)},
+        configs={"min.insync.replicas": "2"},
+    )
     # producers, then broker 12 stops replicating: it drops out of the ISRs of the loaded topics it follows
     for i in range(0, 60, 3):
         cluster.set_load(f"topic-{i:04d}", 500.0)
@@ -161,8 +170,12 @@ def check_doc(state: str) -> tuple[int, dict[str, Any]]:
     with SimRunner(build(state)) as sim:
         boot = sim.bootstrap.split(",")[0]
         kafkatui = str(Path(sys.executable).parent / "kafkatui")
-        proc = subprocess.run([kafkatui, "check", "--json", "--bootstrap", boot, "--timeout", "120"],
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [kafkatui, "check", "--json", "--bootstrap", boot, "--timeout", "120"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     assert proc.stderr == "", proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 

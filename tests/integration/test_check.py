@@ -117,7 +117,9 @@ def test_check_against_a_live_simulator(sim: SimRunner, capsys: pytest.CaptureFi
         ([], 3, "--bootstrap"),
     ],
 )
-def test_bad_input_one_line_and_exit_code(capsys: pytest.CaptureFixture[str], args: list[str], code: int, fragment: str) -> None:
+def test_bad_input_one_line_and_exit_code(
+    capsys: pytest.CaptureFixture[str], args: list[str], code: int, fragment: str
+) -> None:
     assert main_check(args) == code
     err = capsys.readouterr().err.strip()
     assert err.startswith("kafkatui: error:") and fragment in err

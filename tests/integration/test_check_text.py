@@ -14,8 +14,14 @@ from kafkatui.check import main_check
 def run_check(*args: str) -> subprocess.CompletedProcess[str]:
     """check in a child process whose stdout is a pipe (not a terminal), as `check > report.txt` is."""
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", "check", *args], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", "check", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_piped_tables_are_not_cut_at_80_columns() -> None:

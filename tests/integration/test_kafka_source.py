@@ -87,7 +87,9 @@ def test_healthy_cluster_snapshot(sim: SimRunner, source_factory: Callable[..., 
 
     assert set(snap.topics) == {"orders", "audit", "__consumer_offsets"}
     assert snap.topics["__consumer_offsets"].internal and not snap.topics["orders"].internal
-    expected = sim.call(lambda c: [(p.index, p.leader, tuple(p.replicas), tuple(p.isr)) for p in c.topics["orders"].partitions])
+    expected = sim.call(
+        lambda c: [(p.index, p.leader, tuple(p.replicas), tuple(p.isr)) for p in c.topics["orders"].partitions]
+    )
     assert [(p.partition, p.leader, p.replicas, p.isr) for p in snap.topics["orders"].partitions] == expected
     assert all(p.offline_replicas == () and p.elr == () and p.error_code == 0 for p in snap.topics["orders"].partitions)
     assert snap.partition_count() == 11
@@ -134,8 +136,10 @@ def test_log_dirs_sizes_and_lag_of_a_slowed_follower(
     led_elsewhere = [p.index for p in sim.call(lambda c: c.topics["orders"].partitions) if p.leader != 3]
 
     def lagging(c: SimCluster) -> bool:
-        return all(c.topics["orders"].partitions[i].log.end_offset - c.topics["orders"].partitions[i].leo.get(3, 0) > 100
-                   for i in led_elsewhere)
+        return all(
+            c.topics["orders"].partitions[i].log.end_offset - c.topics["orders"].partitions[i].leo.get(3, 0) > 100
+            for i in led_elsewhere
+        )
 
     assert sim.wait_for(lagging, 10)
     snap = source.snapshot()
@@ -255,11 +259,20 @@ def test_describe_configs_denied_gives_a_partial_snapshot(
 
     sim.call(lambda c: c.create_topic("orders", 3, 3))
 
-    async def deny_topics(ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]) -> Any:
+    async def deny_topics(
+        ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]
+    ) -> Any:
         response = await original(ctx, req)
         results = [
-            DCResult(error_code=29, error_message="Authorization failed.", resource_type=r.resource_type,
-                     resource_name=r.resource_name, configs=[]) if int(r.resource_type) == 2 else r
+            DCResult(
+                error_code=29,
+                error_message="Authorization failed.",
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
+            if int(r.resource_type) == 2
+            else r
             for r in response.results
         ]
         return DC(version=ctx.version, throttle_time_ms=0, results=results)
@@ -408,8 +421,10 @@ def test_snapshot_time_of_a_100_partition_cluster(
         start = time.perf_counter()
         source.snapshot()
         times.append(time.perf_counter() - start)
-    print(f"\n3 brokers, 100 partitions: first {first.fetch_seconds * 1000:.0f} ms, "
-          f"warm median {statistics.median(times) * 1000:.0f} ms")
+    print(
+        f"\n3 brokers, 100 partitions: first {first.fetch_seconds * 1000:.0f} ms, "
+        f"warm median {statistics.median(times) * 1000:.0f} ms"
+    )
     assert statistics.median(times) < 1.0
 
 
@@ -422,8 +437,13 @@ def test_config_fallback_when_topic_configs_are_missing(
 
     async def deny_all(ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]) -> Any:
         results = [
-            DCResult(error_code=31, error_message="Cluster authorization failed.", resource_type=r.resource_type,
-                     resource_name=r.resource_name, configs=[])
+            DCResult(
+                error_code=31,
+                error_message="Cluster authorization failed.",
+                resource_type=r.resource_type,
+                resource_name=r.resource_name,
+                configs=[],
+            )
             for r in req.resources
         ]
         return DC(version=ctx.version, throttle_time_ms=0, results=results)

@@ -43,8 +43,12 @@ ENV_VAR = "KAFKATUI_TEST_SASL_PASSWORD"
 def forbidden() -> dict[str, str]:
     """Every form a secret could leak in."""
     out: dict[str, str] = {}
-    for name, secret in {"password": PASSWORD, "wrong password": WRONG, "keystore password": KEYSTORE_SECRET,
-                         "jaas secret": JAAS_SECRET}.items():
+    for name, secret in {
+        "password": PASSWORD,
+        "wrong password": WRONG,
+        "keystore password": KEYSTORE_SECRET,
+        "jaas secret": JAAS_SECRET,
+    }.items():
         out[name] = secret
         out[f"base64 of {name}"] = base64.b64encode(secret.encode()).decode()
     out["PLAIN token"] = base64.b64encode(f"\0{USER}\0{PASSWORD}".encode()).decode()
@@ -56,11 +60,14 @@ def sasl_sim() -> Iterator[SimRunner]:
     static = {
         "broker.session.timeout.ms": "1500",
         "ssl.keystore.password": KEYSTORE_SECRET,
-        "sasl.jaas.config": f'org.apache.kafka.common.security.scram.ScramLoginModule required password="{JAAS_SECRET}";',
+        "sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+        f'password="{JAAS_SECRET}";',
     }
-    with SimRunner(brokers=3, static_configs=static,
-                   security={"protocol": "SASL_PLAINTEXT", "users": {USER: PASSWORD},
-                             "mechanisms": ["SCRAM-SHA-256", "PLAIN"]}) as sim:
+    with SimRunner(
+        brokers=3,
+        static_configs=static,
+        security={"protocol": "SASL_PLAINTEXT", "users": {USER: PASSWORD}, "mechanisms": ["SCRAM-SHA-256", "PLAIN"]},
+    ) as sim:
         sim.call(lambda c: c.create_topic("orders", 3, 3, configs={"min.insync.replicas": "2"}))
         yield sim
 
@@ -124,8 +131,15 @@ def test_no_secret_in_any_artefact_of_a_full_session(
     outputs: dict[str, str] = {}
 
     def cli(name: str, *args: str, expect: tuple[int, ...] = (0, 1, 2), **more_env: str) -> str:
-        proc = subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                              timeout=90, stdin=subprocess.DEVNULL, env={**env, **more_env}, cwd=home)
+        proc = subprocess.run(
+            [sys.executable, "-m", "kafkatui.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            stdin=subprocess.DEVNULL,
+            env={**env, **more_env},
+            cwd=home,
+        )
         outputs[f"{name} stdout"], outputs[f"{name} stderr"] = proc.stdout, proc.stderr
         assert proc.returncode in expect, (name, proc.returncode, proc.stderr[-2000:])
         assert "Traceback" not in proc.stderr, (name, proc.stderr[-2000:])
@@ -136,14 +150,36 @@ def test_no_secret_in_any_artefact_of_a_full_session(
     doc = cli("check --json", "check", "--profile", "plain", "--json", "-X", "debug=security,broker,protocol")
     assert '"schema"' in doc and "orders" in doc
     cli("record", "record", "--profile", "sim", "--count", "3", "--interval", "0.3")
-    cli("alter --dry-run", "alter", "--profile", "sim", "--topic", "orders", "--set", "min.insync.replicas=1",
-        "--dry-run", expect=(0,))
-    cli("alter --write", "alter", "--profile", "sim", "--topic", "orders", "--set", "min.insync.replicas=1",
-        "--write", "--yes", expect=(0,))
+    cli(
+        "alter --dry-run",
+        "alter",
+        "--profile",
+        "sim",
+        "--topic",
+        "orders",
+        "--set",
+        "min.insync.replicas=1",
+        "--dry-run",
+        expect=(0,),
+    )
+    cli(
+        "alter --write",
+        "alter",
+        "--profile",
+        "sim",
+        "--topic",
+        "orders",
+        "--set",
+        "min.insync.replicas=1",
+        "--write",
+        "--yes",
+        expect=(0,),
+    )
     cli("wrong password", "check", "--profile", "sim", expect=(7,), **{ENV_VAR: WRONG})
     assert "SASL authentication" in outputs["wrong password stderr"]
-    cli("wrong password -X", "check", "--profile", "sim", "-X", f"sasl.password={WRONG}", "-X", "debug=all",
-        expect=(7,))
+    cli(
+        "wrong password -X", "check", "--profile", "sim", "-X", f"sasl.password={WRONG}", "-X", "debug=all", expect=(7,)
+    )
 
     screenshot = run_dashboard(home, env, monkeypatch)
     outputs["dashboard screenshot"] = screenshot
@@ -157,7 +193,9 @@ def test_no_secret_in_any_artefact_of_a_full_session(
     log = files[".local/state/kafkatui/kafkatui.log"]
     assert "SASL" in log and len(log.splitlines()) > 50  # librdkafka's debug lines of the SASL handshake are in it
     artefacts = {**outputs, **{f"file {name}": text for name, text in files.items()}}
-    leaks = [(where, what) for where, text in artefacts.items() for what, secret in forbidden().items() if secret in text]
+    leaks = [
+        (where, what) for where, text in artefacts.items() for what, secret in forbidden().items() if secret in text
+    ]
     assert not leaks, leaks
     # the search is not vacuous: the artefacts do name the user and the cluster
     assert any(USER in text for text in artefacts.values())
@@ -178,8 +216,9 @@ def run_dashboard(home: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPat
         monkeypatch.setenv(key, env[key])
     logging.getLogger("kafkatui.librdkafka.test").setLevel(logging.DEBUG)
     conn = resolve_connection(profile="sim", x_options=["debug=security,broker,protocol"])  # librdkafka talks a lot
-    source = KafkaClusterSource(conn.settings, log_dirs="out-of-sync",
-                                librdkafka_logger=logging.getLogger("kafkatui.librdkafka.test"))
+    source = KafkaClusterSource(
+        conn.settings, log_dirs="out-of-sync", librdkafka_logger=logging.getLogger("kafkatui.librdkafka.test")
+    )
     recorder = Recorder(Path(env["XDG_STATE_HOME"]) / "kafkatui" / "history")
     feed = Feed(source, bootstrap=conn.settings.bootstrap_servers, recorder=recorder)
     app = KafkaTuiApp(feed, auto_refresh=False, source_label="sim", read_only=True)
@@ -229,8 +268,15 @@ def run_dashboard(home: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPat
 
 def test_the_broker_reports_its_own_secrets_as_sensitive_without_a_value(sasl_sim: SimRunner) -> None:
     """What kafkatui masks comes masked from the cluster already, as Kafka sends it."""
-    admin = AdminClient({"bootstrap.servers": sasl_sim.bootstrap, "security.protocol": "SASL_PLAINTEXT",
-                         "sasl.mechanism": "SCRAM-SHA-256", "sasl.username": USER, "sasl.password": PASSWORD})
+    admin = AdminClient(
+        {
+            "bootstrap.servers": sasl_sim.bootstrap,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-256",
+            "sasl.username": USER,
+            "sasl.password": PASSWORD,
+        }
+    )
     (future,) = admin.describe_configs([ConfigResource(ResourceType.BROKER, "1")]).values()
     entries = future.result(timeout=10)
     for key in ("ssl.keystore.password", "sasl.jaas.config"):

@@ -93,12 +93,16 @@ def describe_topic(admin: AdminClient, topic: str) -> dict[str, ConfigEntry]:
     return result
 
 
-def alter(admin: AdminClient, resource_type: ResourceType, name: str, validate_only: bool = False,
-          **values: str | None) -> Future[Any]:
+def alter(
+    admin: AdminClient, resource_type: ResourceType, name: str, validate_only: bool = False, **values: str | None
+) -> Future[Any]:
     """IncrementalAlterConfigs: SET each keyword (dots as underscores), DELETE for None."""
     entries = [
-        ConfigEntry(key.replace("_", "."), value,
-                    incremental_operation=AlterConfigOpType.SET if value is not None else AlterConfigOpType.DELETE)
+        ConfigEntry(
+            key.replace("_", "."),
+            value,
+            incremental_operation=AlterConfigOpType.SET if value is not None else AlterConfigOpType.DELETE,
+        )
         for key, value in values.items()
     ]
     resource = ConfigResource(resource_type, name, incremental_configs=entries)
@@ -151,10 +155,12 @@ def test_list_topics_shows_brokers_and_partitions(sim: SimRunner, admin: AdminCl
 
 
 def test_create_topics_rf3_and_explicit_assignment(sim: SimRunner, admin: AdminClient) -> None:
-    futures = admin.create_topics([
-        NewTopic("orders", 6, 3, config={"min.insync.replicas": "2"}),
-        NewTopic("pinned", 2, replica_assignment=[[3, 1], [2, 3]]),
-    ])
+    futures = admin.create_topics(
+        [
+            NewTopic("orders", 6, 3, config={"min.insync.replicas": "2"}),
+            NewTopic("pinned", 2, replica_assignment=[[3, 1], [2, 3]]),
+        ]
+    )
     for f in futures.values():
         assert f.result(timeout=10) is None
     orders = partition_state(sim, "orders")
@@ -179,12 +185,14 @@ def test_create_topics_validate_only_creates_nothing(sim: SimRunner, admin: Admi
 
 def test_create_topics_errors(sim: SimRunner, admin: AdminClient) -> None:
     sim.call(lambda c: c.create_topic("orders", 1, 1))
-    futures = admin.create_topics([
-        NewTopic("orders", 1, 1),
-        NewTopic("too-wide", 1, 4),
-        NewTopic("bad-config", 1, 1, config={"min.insync.replicas": "abc"}),
-        NewTopic("bad/name", 1, 1),
-    ])
+    futures = admin.create_topics(
+        [
+            NewTopic("orders", 1, 1),
+            NewTopic("too-wide", 1, 4),
+            NewTopic("bad-config", 1, 1, config={"min.insync.replicas": "abc"}),
+            NewTopic("bad/name", 1, 1),
+        ]
+    )
     exists = error_of(futures["orders"])
     assert exists.code() == KafkaError.TOPIC_ALREADY_EXISTS
     assert exists.str() == "Topic 'orders' already exists."
@@ -334,7 +342,9 @@ def test_elect_leaders_unclean_on_offline_partition(sim: SimRunner) -> None:
 
 
 # --------------------------------------------------------------------------- kafka-python admin
-def test_describe_log_dirs_sizes_and_lag(sim: SimRunner, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]) -> None:
+def test_describe_log_dirs_sizes_and_lag(
+    sim: SimRunner, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]
+) -> None:
     sim.call(lambda c: c.create_topic("orders", 1, assignment={0: [1, 2, 3]}))
     sim.call(lambda c: c.slow(3, 0.0))  # broker 3 stops copying
     sim.call(lambda c: c.append(1, "orders", 0, None, 10_000, 1, 1000))
@@ -387,9 +397,7 @@ def test_partition_reassignment_raises_rf_1_to_3(
     assert (leader, replicas, sorted(isr)) == (1, [1, 2, 3], [1, 2, 3])
 
 
-def test_partition_reassignment_cancel(
-    sim: SimRunner, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]
-) -> None:
+def test_partition_reassignment_cancel(sim: SimRunner, kadmin_factory: Callable[[SimRunner], KafkaAdminClient]) -> None:
     sim.call(lambda c: c.create_topic("orders", 1, assignment={0: [1]}))
     sim.call(lambda c: c.append(1, "orders", 0, None, 20_000, 1, 1000))
     sim.call(lambda c: c.slow(2, 0.0))
@@ -439,7 +447,8 @@ def test_describe_topic_partitions_pages_with_a_cursor(
     assert page1["next_cursor"] == {"topic_name": "p1", "partition_index": 2}
     page2 = kadmin.describe_topic_partitions(["p1", "p2"], response_partition_limit=2, cursor=page1["next_cursor"])
     assert [(t["name"], [p["partition_index"] for p in t["partitions"]]) for t in page2["topics"]] == [
-        ("p1", [2]), ("p2", [0])
+        ("p1", [2]),
+        ("p2", [0]),
     ]
     assert page2["next_cursor"] == {"topic_name": "p2", "partition_index": 1}
     page3 = kadmin.describe_topic_partitions(["p1", "p2"], response_partition_limit=2, cursor=page2["next_cursor"])
@@ -478,12 +487,22 @@ def test_create_topics_v7_reports_the_created_topic(sim: SimRunner) -> None:
     T = CreateTopicsRequest.CreatableTopic
     request = CreateTopicsRequest(
         topics=[
-            T(name="a", num_partitions=2, replication_factor=3, assignments=[],
-              configs=[T.CreatableTopicConfig(name="min.insync.replicas", value="2")]),
+            T(
+                name="a",
+                num_partitions=2,
+                replication_factor=3,
+                assignments=[],
+                configs=[T.CreatableTopicConfig(name="min.insync.replicas", value="2")],
+            ),
             T(name="b", num_partitions=-1, replication_factor=-1, assignments=[], configs=[]),
             T(name="b", num_partitions=1, replication_factor=1, assignments=[], configs=[]),
-            T(name="c", num_partitions=3, replication_factor=1,
-              assignments=[T.CreatableReplicaAssignment(partition_index=0, broker_ids=[1])], configs=[]),
+            T(
+                name="c",
+                num_partitions=3,
+                replication_factor=1,
+                assignments=[T.CreatableReplicaAssignment(partition_index=0, broker_ids=[1])],
+                configs=[],
+            ),
         ],
         timeout_ms=5000,
         validate_only=False,
@@ -500,8 +519,11 @@ def test_create_topics_v7_reports_the_created_topic(sim: SimRunner) -> None:
     assert by_name["c"].error_code == 42 and "was not set to -1" in (by_name["c"].error_message or "")
     assert sim.call(lambda c: sorted(c.topics)) == ["a"]
 
-    dry = CreateTopicsRequest(topics=[T(name="d", num_partitions=-1, replication_factor=-1, assignments=[], configs=[])],
-                              timeout_ms=5000, validate_only=True)
+    dry = CreateTopicsRequest(
+        topics=[T(name="d", num_partitions=-1, replication_factor=-1, assignments=[], configs=[])],
+        timeout_ms=5000,
+        validate_only=True,
+    )
     (d,) = raw_call(sim.port_of(1), dry, CreateTopicsResponse, 7).topics
     assert (d.error_code, d.num_partitions, d.replication_factor) == (0, 1, 1) and d.configs
     assert sim.call(lambda c: "d" not in c.topics and not c.configs.has_topic("d"))
@@ -513,9 +535,13 @@ def test_delete_topics_v6_by_topic_id(sim: SimRunner) -> None:
     topic_id = topic.topic_id
     D = DeleteTopicsRequest.DeleteTopicState
     unknown = uuid.uuid4()
-    request = DeleteTopicsRequest(topics=[D(name=None, topic_id=topic_id), D(name=None, topic_id=unknown)], timeout_ms=5000)
-    results = {(r.name, r.topic_id): (r.error_code, r.error_message) for r in raw_call(
-        sim.port_of(3), request, DeleteTopicsResponse, 6).responses}
+    request = DeleteTopicsRequest(
+        topics=[D(name=None, topic_id=topic_id), D(name=None, topic_id=unknown)], timeout_ms=5000
+    )
+    results = {
+        (r.name, r.topic_id): (r.error_code, r.error_message)
+        for r in raw_call(sim.port_of(3), request, DeleteTopicsResponse, 6).responses
+    }
     assert results == {
         ("by-id", topic_id): (0, None),
         (None, unknown): (100, "This server does not host this topic ID."),
@@ -553,7 +579,8 @@ def test_admin_requests_time_out_on_a_broker_cut_off_from_the_controller(sim: Si
     T = CreateTopicsRequest.CreatableTopic
     request = CreateTopicsRequest(
         topics=[T(name="stuck", num_partitions=1, replication_factor=1, assignments=[], configs=[])],
-        timeout_ms=300, validate_only=False,
+        timeout_ms=300,
+        validate_only=False,
     )
     started = time.monotonic()
     (result,) = raw_call(sim.port_of(2), request, CreateTopicsResponse, 5).topics
@@ -570,9 +597,21 @@ def test_alter_configs_cluster_default_and_broker_checks(sim: SimRunner) -> None
     C = A.AlterableConfig
     request = IncrementalAlterConfigsRequest(
         resources=[
-            A(resource_type=4, resource_name="", configs=[C(name="log.retention.ms", config_operation=0, value="3600000")]),
-            A(resource_type=4, resource_name="3", configs=[C(name="log.cleaner.threads", config_operation=0, value="2")]),
-            A(resource_type=2, resource_name="orders", configs=[C(name="retention.ms", config_operation=0, value=None)]),
+            A(
+                resource_type=4,
+                resource_name="",
+                configs=[C(name="log.retention.ms", config_operation=0, value="3600000")],
+            ),
+            A(
+                resource_type=4,
+                resource_name="3",
+                configs=[C(name="log.cleaner.threads", config_operation=0, value="2")],
+            ),
+            A(
+                resource_type=2,
+                resource_name="orders",
+                configs=[C(name="retention.ms", config_operation=0, value=None)],
+            ),
             A(resource_type=2, resource_name="dup", configs=[]),
             A(resource_type=2, resource_name="dup", configs=[]),
         ],

@@ -24,7 +24,9 @@ def produce(bootstrap: str, topic: str, n: int, partition: int | None = None, **
     results: list[Any] = []
     for i in range(n):
         kwargs = {"partition": partition} if partition is not None else {}
-        p.produce(topic, value=f"m{i}".encode(), key=str(i).encode(), on_delivery=lambda e, m: results.append(e), **kwargs)
+        p.produce(
+            topic, value=f"m{i}".encode(), key=str(i).encode(), on_delivery=lambda e, m: results.append(e), **kwargs
+        )
     p.flush(20)
     return results
 
@@ -124,7 +126,9 @@ def test_produce_sent_to_a_follower_gets_not_leader_or_follower(sim: SimRunner) 
     builder.close()
     T = ProduceRequest.TopicProduceData
     req = ProduceRequest[9](
-        transactional_id=None, acks=-1, timeout_ms=5000,
+        transactional_id=None,
+        acks=-1,
+        timeout_ms=5000,
         topic_data=[T(name="t", partition_data=[T.PartitionProduceData(index=0, records=bytes(builder.buffer()))])],
     )
     req.with_header(correlation_id=42, client_id="test")
@@ -159,7 +163,9 @@ def test_kcat_metadata_json(sim: SimRunner) -> None:
     sim.call(lambda c: c.create_topic("orders", 3, 3))
     sim.crash(3)
     assert sim.wait_for(lambda c: c.brokers[3].fenced, 15)
-    out = subprocess.run([kcat, "-L", "-J", "-b", sim.bootstrap.split(",")[0]], capture_output=True, text=True, timeout=20)
+    out = subprocess.run(
+        [kcat, "-L", "-J", "-b", sim.bootstrap.split(",")[0]], capture_output=True, text=True, timeout=20
+    )
     assert out.returncode == 0, out.stderr
     md = json.loads(out.stdout)
     assert sorted(b["id"] for b in md["brokers"]) == [1, 2]
@@ -174,9 +180,20 @@ def test_kcat_produce_and_consume(sim: SimRunner) -> None:
     kcat = kcat_path()
     sim.call(lambda c: c.create_topic("logs", 1, 3))
     b = sim.bootstrap.split(",")[0]
-    p = subprocess.run([kcat, "-P", "-b", b, "-t", "logs", "-p", "0"], input="one\ntwo\nthree\n", capture_output=True, text=True, timeout=20)
+    p = subprocess.run(
+        [kcat, "-P", "-b", b, "-t", "logs", "-p", "0"],
+        input="one\ntwo\nthree\n",
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert p.returncode == 0, p.stderr
-    c = subprocess.run([kcat, "-C", "-b", b, "-t", "logs", "-p", "0", "-o", "beginning", "-e", "-q"], capture_output=True, text=True, timeout=20)
+    c = subprocess.run(
+        [kcat, "-C", "-b", b, "-t", "logs", "-p", "0", "-o", "beginning", "-e", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
     assert c.returncode == 0, c.stderr
     assert c.stdout.split() == ["one", "two", "three"]
 
@@ -209,7 +226,9 @@ def test_bad_frames_close_only_that_connection(sim: SimRunner, payload: bytes) -
     assert sorted(md.brokers) == [1, 2, 3]
 
 
-@pytest.mark.parametrize("payload", [b"", struct.pack(">i", 200) + b"\x00\x03\x00\x0c"], ids=["silent", "stalled-mid-request"])
+@pytest.mark.parametrize(
+    "payload", [b"", struct.pack(">i", 200) + b"\x00\x03\x00\x0c"], ids=["silent", "stalled-mid-request"]
+)
 def test_an_idle_or_stalled_connection_is_closed_after_connections_max_idle(sim: SimRunner, payload: bytes) -> None:
     """Kafka's connections.max.idle.ms: a client that stops mid-request does not hold its socket for ever."""
     sim.server.idle_seconds = 0.5

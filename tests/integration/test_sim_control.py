@@ -27,8 +27,12 @@ def controlled() -> Iterator[tuple[SimRunner, int]]:
 
 
 def ctl(port: int, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", "sim", "ctl", "--control-port", str(port), *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", "sim", "ctl", "--control-port", str(port), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_crash_and_restore_through_the_cli(controlled: tuple[SimRunner, int]) -> None:
@@ -54,7 +58,9 @@ def test_every_fault_and_setting_over_the_endpoint(controlled: tuple[SimRunner, 
     assert sim.call(lambda c: c.brokers[1].state) == BrokerState.HUNG
     assert control.send(port, {"cmd": "isolate", "broker": 2})["ok"]
     assert sim.call(lambda c: c.brokers[2].state) == BrokerState.ISOLATED
-    assert control.send(port, {"cmd": "set-config", "topic": "orders", "key": "min.insync.replicas", "value": "2"})["ok"]
+    assert control.send(port, {"cmd": "set-config", "topic": "orders", "key": "min.insync.replicas", "value": "2"})[
+        "ok"
+    ]
     assert sim.call(lambda c: c.configs.min_insync_replicas("orders")) == 2
     assert control.send(port, {"cmd": "load", "topic": "orders", "rate": 50, "acks": 1})["ok"]
     assert sim.call(lambda c: c.loads["orders"].rate) == 50
@@ -66,7 +72,9 @@ def test_bad_requests_get_errors_not_crashes(controlled: tuple[SimRunner, int]) 
     assert not control.send(port, {"cmd": "crash"})["ok"]
     assert "unknown command" in control.send(port, {"cmd": "explode"})["error"]
     assert not control.send(port, {"cmd": "crash", "broker": 99})["ok"]
-    assert not control.send(port, {"cmd": "set-config", "topic": "orders", "key": "min.insync.replicas", "value": "x"})["ok"]
+    assert not control.send(port, {"cmd": "set-config", "topic": "orders", "key": "min.insync.replicas", "value": "x"})[
+        "ok"
+    ]
     proc = ctl(port, "crash")
     assert proc.returncode == 3 and "needs a broker id" in proc.stderr
     assert control.send(port, {"cmd": "status"})["ok"]  # still serving

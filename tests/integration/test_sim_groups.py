@@ -139,8 +139,12 @@ def coordinator_of(sim: SimRunner, group: str) -> int:
 
 def join_request(group: str, member_id: str, session_ms: int = 6000, instance: str | None = None) -> Any:
     return JoinGroupRequest(
-        group_id=group, session_timeout_ms=session_ms, rebalance_timeout_ms=10000, member_id=member_id,
-        group_instance_id=instance, protocol_type="consumer",
+        group_id=group,
+        session_timeout_ms=session_ms,
+        rebalance_timeout_ms=10000,
+        member_id=member_id,
+        group_instance_id=instance,
+        protocol_type="consumer",
         protocols=[JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"subscription")],
     )
 
@@ -155,8 +159,14 @@ def join(conn: Raw, group: str, version: int = 5, **kwargs: Any) -> Any:
 
 def sync(conn: Raw, group: str, gen: int, member: str, assignments: dict[str, bytes], version: int = 3) -> Any:
     items = [SyncGroupRequest.SyncGroupRequestAssignment(member_id=m, assignment=a) for m, a in assignments.items()]
-    req = SyncGroupRequest(group_id=group, generation_id=gen, member_id=member, protocol_type="consumer",
-                           protocol_name="range", assignments=items)
+    req = SyncGroupRequest(
+        group_id=group,
+        generation_id=gen,
+        member_id=member,
+        protocol_type="consumer",
+        protocol_name="range",
+        assignments=items,
+    )
     return conn.send(req, version)
 
 
@@ -236,10 +246,14 @@ def test_group_lifecycle_at_every_version(sim: SimRunner, jv: int) -> None:
         if fetch_v >= 8:
             G = OffsetFetchRequest.OffsetFetchRequestGroup
             GT = G.OffsetFetchRequestTopics
-            wanted = None if topics is None else [
-                GT(topic_id=k, partition_indexes=ps) if fetch_v >= 10 else GT(name=k, partition_indexes=ps)
-                for k, ps in topics
-            ]
+            wanted = (
+                None
+                if topics is None
+                else [
+                    GT(topic_id=k, partition_indexes=ps) if fetch_v >= 10 else GT(name=k, partition_indexes=ps)
+                    for k, ps in topics
+                ]
+            )
             resp = conn.send(OffsetFetchRequest(groups=[G(group_id=group, topics=wanted)]), fetch_v)
             assert resp.groups[0].error_code == E.NONE
             rtopics = resp.groups[0].topics
@@ -261,7 +275,9 @@ def test_group_lifecycle_at_every_version(sim: SimRunner, jv: int) -> None:
         assert fetched(None) == {(key, 0): (42, "m")}
 
     # DescribeGroups and ListGroups (each broker lists the groups it coordinates)
-    described = conn.send(DescribeGroupsRequest(groups=[group], include_authorized_operations=True), describe_v).groups[0]
+    described = conn.send(DescribeGroupsRequest(groups=[group], include_authorized_operations=True), describe_v).groups[
+        0
+    ]
     assert (described.error_code, described.group_state, described.protocol_type) == (E.NONE, "Stable", "consumer")
     assert described.protocol_data == "range"
     assert [(m.member_id, m.client_id, m.client_host, m.member_assignment) for m in described.members] == [
@@ -409,7 +425,10 @@ def test_find_coordinator_without_live_brokers_answers_not_available(sim: SimRun
     old = conn.send(FindCoordinatorRequest(key="g", key_type=0), 3)
     assert (old.error_code, old.node_id, old.port) == (E.COORDINATOR_NOT_AVAILABLE, -1, -1)
     batched = conn.send(FindCoordinatorRequest(key_type=0, coordinator_keys=["g", "h"]), 4).coordinators
-    assert [(c.key, c.error_code) for c in batched] == [("g", E.COORDINATOR_NOT_AVAILABLE), ("h", E.COORDINATOR_NOT_AVAILABLE)]
+    assert [(c.key, c.error_code) for c in batched] == [
+        ("g", E.COORDINATOR_NOT_AVAILABLE),
+        ("h", E.COORDINATOR_NOT_AVAILABLE),
+    ]
     share = conn.send(FindCoordinatorRequest(key_type=2, coordinator_keys=["g:t:0"]), 6).coordinators
     assert share[0].error_code == E.INVALID_REQUEST
     assert conn.send(join_request("g", ""), 5).error_code == E.NOT_COORDINATOR
@@ -426,14 +445,22 @@ def produce(sim: SimRunner, per_partition: int, start: int = 0) -> None:
 
 
 def ck_consumer(sim: SimRunner, group: str, **conf: Any) -> Consumer:
-    return Consumer({
-        "bootstrap.servers": sim.bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-        "enable.auto.commit": False, **SESSION, **QUIET, **conf,
-    })
+    return Consumer(
+        {
+            "bootstrap.servers": sim.bootstrap,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            **SESSION,
+            **QUIET,
+            **conf,
+        }
+    )
 
 
-def poll_until(consumers: list[Consumer], done: Callable[[], bool], timeout: float = 15,
-               sink: list[Any] | None = None) -> bool:
+def poll_until(
+    consumers: list[Consumer], done: Callable[[], bool], timeout: float = 15, sink: list[Any] | None = None
+) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for c in consumers:
@@ -458,8 +485,12 @@ def test_confluent_consumer_gets_all_partitions(sim: SimRunner) -> None:
         assert group.state == GroupState.STABLE and group.generation_id == 1 and group.protocol_name == "range"
         admin = KafkaAdminClient(bootstrap_servers=sim.bootstrap)
         try:
-            assert {"group_id": "solo", "protocol_type": "consumer", "group_state": "Stable",
-                    "group_type": "classic"} in admin.list_groups()
+            assert {
+                "group_id": "solo",
+                "protocol_type": "consumer",
+                "group_state": "Stable",
+                "group_type": "classic",
+            } in admin.list_groups()
             desc = admin.describe_groups(["solo"])["solo"]
             assert desc["group_state"] == "Stable" and len(desc["members"]) == 1
             assigned = desc["members"][0]["member_assignment"]["assigned_partitions"]
@@ -539,7 +570,10 @@ def test_confluent_admin_group_operations(sim: SimRunner) -> None:
         assert desc.state == ConsumerGroupState.STABLE and desc.partition_assignor == "range"
         assert desc.coordinator.id == coordinator_of(sim, "ck-admin")
         [member] = desc.members
-        assert (member.host, sorted(tp.partition for tp in member.assignment.topic_partitions)) == ("/127.0.0.1", [0, 1, 2])
+        assert (member.host, sorted(tp.partition for tp in member.assignment.topic_partitions)) == (
+            "/127.0.0.1",
+            [0, 1, 2],
+        )
     finally:
         c.close()
     # the group is empty now: offsets can be altered and the group deleted
@@ -559,8 +593,10 @@ def test_commit_then_new_consumer_resumes_from_committed_offsets(sim: SimRunner)
     try:
         c.subscribe(["t"])
         assert poll_until([c], lambda: len(seen) >= 30, sink=seen)
-        c.commit(offsets=[TopicPartition("t", 0, 4), TopicPartition("t", 1, 7), TopicPartition("t", 2, 10)],
-                 asynchronous=False)
+        c.commit(
+            offsets=[TopicPartition("t", 0, 4), TopicPartition("t", 1, 7), TopicPartition("t", 2, 10)],
+            asynchronous=False,
+        )
     finally:
         c.close()
     produce(sim, 5, start=10)
@@ -632,8 +668,12 @@ def test_live_consumer_follows_its_coordinator_to_another_broker(sim: SimRunner)
 def test_kafka_python_consumer_group(sim: SimRunner) -> None:
     produce(sim, 4)
     kw: dict[str, Any] = {
-        "bootstrap_servers": sim.bootstrap, "group_id": "kp", "auto_offset_reset": "earliest",
-        "enable_auto_commit": False, "session_timeout_ms": 6000, "heartbeat_interval_ms": 300,
+        "bootstrap_servers": sim.bootstrap,
+        "group_id": "kp",
+        "auto_offset_reset": "earliest",
+        "enable_auto_commit": False,
+        "session_timeout_ms": 6000,
+        "heartbeat_interval_ms": 300,
     }
     c = KafkaConsumer(**kw)
     try:
@@ -677,9 +717,26 @@ def test_kcat_balanced_consumer(sim: SimRunner) -> None:
         pytest.skip(reason="kcat is not installed (Debian: apt-get install kcat)")
     produce(sim, 3)
     out = subprocess.run(
-        [kcat, "-b", sim.bootstrap, "-G", "kc", "-X", "session.timeout.ms=6000", "-X", "auto.offset.reset=earliest",
-         "-c", "9", "-f", "%p:%o\n", "-q", "t"],
-        capture_output=True, text=True, timeout=20,
+        [
+            kcat,
+            "-b",
+            sim.bootstrap,
+            "-G",
+            "kc",
+            "-X",
+            "session.timeout.ms=6000",
+            "-X",
+            "auto.offset.reset=earliest",
+            "-c",
+            "9",
+            "-f",
+            "%p:%o\n",
+            "-q",
+            "t",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=20,
     )
     assert out.returncode == 0, out.stderr
     assert sorted(out.stdout.split()) == sorted(f"{p}:{o}" for p in range(3) for o in range(3))

@@ -84,17 +84,34 @@ def expired_sim(certs: Certs) -> Iterator[SimRunner]:
 @pytest.fixture(scope="module")
 def mtls_sim(certs: Certs) -> Iterator[SimRunner]:
     """SASL_SSL (SCRAM-SHA-256) that also requires a client certificate."""
-    yield from _running(_tls(
-        certs.server_cert, certs.server_key, protocol="SASL_SSL", cafile=str(certs.ca),
-        require_client_cert=True, users={USER: PASSWORD}, mechanisms=["SCRAM-SHA-256"],
-    ))
+    yield from _running(
+        _tls(
+            certs.server_cert,
+            certs.server_key,
+            protocol="SASL_SSL",
+            cafile=str(certs.ca),
+            require_client_cert=True,
+            users={USER: PASSWORD},
+            mechanisms=["SCRAM-SHA-256"],
+        )
+    )
 
 
 # --------------------------------------------------------------------------- client helpers
-def ck_conf(sim: SimRunner, protocol: str, mechanism: str | None = None, password: str = PASSWORD,
-            ca: Path | None = None, cert: Path | None = None, key: Path | None = None) -> dict[str, Any]:
-    conf: dict[str, Any] = {"bootstrap.servers": sim.bootstrap, "security.protocol": protocol,
-                            "socket.connection.setup.timeout.ms": 3000}
+def ck_conf(
+    sim: SimRunner,
+    protocol: str,
+    mechanism: str | None = None,
+    password: str = PASSWORD,
+    ca: Path | None = None,
+    cert: Path | None = None,
+    key: Path | None = None,
+) -> dict[str, Any]:
+    conf: dict[str, Any] = {
+        "bootstrap.servers": sim.bootstrap,
+        "security.protocol": protocol,
+        "socket.connection.setup.timeout.ms": 3000,
+    }
     if mechanism:
         conf.update({"sasl.mechanism": mechanism, "sasl.username": USER, "sasl.password": password})
     if ca:
@@ -116,11 +133,22 @@ def ck_topics(conf: dict[str, Any], timeout: float = TIMEOUT) -> set[str]:
         raise AssertionError(" | ".join([str(exc), *(e.str() for e in events)])) from None
 
 
-def kp_topics(sim: SimRunner, protocol: str, mechanism: str | None = None, password: str = PASSWORD,
-              ca: Path | None = None, cert: Path | None = None, key: Path | None = None,
-              timeout: float = TIMEOUT) -> set[str]:
-    kwargs: dict[str, Any] = {"bootstrap_servers": sim.bootstrap, "security_protocol": protocol,
-                              "request_timeout_ms": int(timeout * 1000), "bootstrap_timeout_ms": int(timeout * 1000)}
+def kp_topics(
+    sim: SimRunner,
+    protocol: str,
+    mechanism: str | None = None,
+    password: str = PASSWORD,
+    ca: Path | None = None,
+    cert: Path | None = None,
+    key: Path | None = None,
+    timeout: float = TIMEOUT,
+) -> set[str]:
+    kwargs: dict[str, Any] = {
+        "bootstrap_servers": sim.bootstrap,
+        "security_protocol": protocol,
+        "request_timeout_ms": int(timeout * 1000),
+        "bootstrap_timeout_ms": int(timeout * 1000),
+    }
     if mechanism:
         kwargs.update(sasl_mechanism=mechanism, sasl_plain_username=USER, sasl_plain_password=password)
     if ca:
@@ -300,8 +328,13 @@ def test_mtls_needs_a_client_certificate(mtls_sim: SimRunner, certs: Certs) -> N
 # --------------------------------------------------------------------------- kafkatui's own path
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_kafkatui_source_over_sasl(sasl_sim: SimRunner, mechanism: str) -> None:
-    snap = kafkatui_snapshot(sasl_sim, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                             sasl_username=USER, sasl_password=PASSWORD)
+    snap = kafkatui_snapshot(
+        sasl_sim,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism=mechanism,
+        sasl_username=USER,
+        sasl_password=PASSWORD,
+    )
     assert "orders" in set(snap.topics)
     assert not snap.problems
 
@@ -310,15 +343,26 @@ def test_kafkatui_source_over_ssl_and_mtls(ssl_sim: SimRunner, mtls_sim: SimRunn
     snap = kafkatui_snapshot(ssl_sim, security_protocol="SSL", ssl_ca=str(certs.ca))
     assert "orders" in set(snap.topics) and not snap.problems
     snap = kafkatui_snapshot(
-        mtls_sim, security_protocol="SASL_SSL", ssl_ca=str(certs.ca), ssl_cert=str(certs.client_cert),
-        ssl_key=str(certs.client_key), sasl_mechanism="SCRAM-SHA-256", sasl_username=USER, sasl_password=PASSWORD,
+        mtls_sim,
+        security_protocol="SASL_SSL",
+        ssl_ca=str(certs.ca),
+        ssl_cert=str(certs.client_cert),
+        ssl_key=str(certs.client_key),
+        sasl_mechanism="SCRAM-SHA-256",
+        sasl_username=USER,
+        sasl_password=PASSWORD,
     )
     assert "orders" in set(snap.topics) and not snap.problems
 
 
 def test_kafkatui_wrong_password(sasl_sim: SimRunner) -> None:
-    err = kafkatui_failure(sasl_sim, security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-256",
-                           sasl_username=USER, sasl_password=WRONG)
+    err = kafkatui_failure(
+        sasl_sim,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-256",
+        sasl_username=USER,
+        sasl_password=WRONG,
+    )
     assert isinstance(err, AuthenticationError) and err.exit_code == 7
     assert str(err) == (
         f"SASL authentication with 127.0.0.1:{sasl_sim.port_of(1)} failed: Authentication failed during "
@@ -327,8 +371,13 @@ def test_kafkatui_wrong_password(sasl_sim: SimRunner) -> None:
 
 
 def test_kafkatui_unknown_mechanism(scram512_sim: SimRunner) -> None:
-    err = kafkatui_failure(scram512_sim, security_protocol="SASL_PLAINTEXT", sasl_mechanism="PLAIN",
-                           sasl_username=USER, sasl_password=PASSWORD)
+    err = kafkatui_failure(
+        scram512_sim,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="PLAIN",
+        sasl_username=USER,
+        sasl_password=PASSWORD,
+    )
     assert isinstance(err, AuthenticationError)
     assert str(err) == (
         f"SASL authentication with 127.0.0.1:{scram512_sim.port_of(1)} failed: SASL PLAIN mechanism handshake "
@@ -339,7 +388,9 @@ def test_kafkatui_unknown_mechanism(scram512_sim: SimRunner) -> None:
 def test_kafkatui_plaintext_to_a_sasl_listener(sasl_sim: SimRunner) -> None:
     err = kafkatui_failure(sasl_sim)
     assert isinstance(err, NotKafkaError) and err.exit_code == 6
-    assert "closes them during the Kafka handshake" in str(err) or "closed the connection during the Kafka handshake" in str(err)
+    assert "closes them during the Kafka handshake" in str(
+        err
+    ) or "closed the connection during the Kafka handshake" in str(err)
     assert "expects TLS or SASL (security protocol here: PLAINTEXT)" in str(err)
 
 
@@ -351,8 +402,10 @@ def verify_failed(sim: SimRunner, cause: str) -> str:
 def test_kafkatui_untrusted_ca(ssl_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(ssl_sim, security_protocol="SSL", ssl_ca=str(certs.other_ca))
     assert isinstance(err, AuthenticationError) and err.exit_code == 7
-    assert str(err) == verify_failed(ssl_sim, "unable to get local issuer certificate (set ssl.ca.location to the CA "
-                                              "that signed the broker's certificate)")
+    assert str(err) == verify_failed(
+        ssl_sim,
+        "unable to get local issuer certificate (set ssl.ca.location to the CA that signed the broker's certificate)",
+    )
 
 
 def test_kafkatui_no_ca_given_for_a_private_ca(ssl_sim: SimRunner) -> None:
@@ -363,22 +416,30 @@ def test_kafkatui_no_ca_given_for_a_private_ca(ssl_sim: SimRunner) -> None:
 def test_kafkatui_hostname_mismatch(wrong_host_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(wrong_host_sim, security_protocol="SSL", ssl_ca=str(certs.ca))
     assert isinstance(err, AuthenticationError) and err.exit_code == 7
-    assert str(err) == verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1' "
-                                                     "(connect with a name the certificate lists, or set "
-                                                     "ssl.endpoint.identification.algorithm=none)")
+    assert str(err) == verify_failed(
+        wrong_host_sim,
+        "IP address mismatch, certificate is not valid for '127.0.0.1' "
+        "(connect with a name the certificate lists, or set "
+        "ssl.endpoint.identification.algorithm=none)",
+    )
 
 
 def test_kafkatui_hostname_check_off_accepts_the_wrong_host(wrong_host_sim: SimRunner, certs: Certs) -> None:
-    snap = kafkatui_snapshot(wrong_host_sim, security_protocol="SSL", ssl_ca=str(certs.ca),
-                             extra={"ssl.endpoint.identification.algorithm": "none"})
+    snap = kafkatui_snapshot(
+        wrong_host_sim,
+        security_protocol="SSL",
+        ssl_ca=str(certs.ca),
+        extra={"ssl.endpoint.identification.algorithm": "none"},
+    )
     assert "orders" in set(snap.topics)
 
 
 def test_kafkatui_expired_certificate(expired_sim: SimRunner, certs: Certs) -> None:
     err = kafkatui_failure(expired_sim, security_protocol="SSL", ssl_ca=str(certs.ca))
     assert isinstance(err, AuthenticationError) and err.exit_code == 7
-    assert str(err) == verify_failed(expired_sim, "certificate has expired (renew the broker's certificate, or check "
-                                                  "this machine's clock)")
+    assert str(err) == verify_failed(
+        expired_sim, "certificate has expired (renew the broker's certificate, or check this machine's clock)"
+    )
 
 
 def test_kafkatui_plaintext_to_a_tls_port(ssl_sim: SimRunner) -> None:
@@ -391,8 +452,14 @@ def test_kafkatui_plaintext_to_a_tls_port(ssl_sim: SimRunner) -> None:
 
 
 def test_kafkatui_mtls_without_a_client_certificate(mtls_sim: SimRunner, certs: Certs) -> None:
-    err = kafkatui_failure(mtls_sim, security_protocol="SASL_SSL", ssl_ca=str(certs.ca), sasl_mechanism="SCRAM-SHA-256",
-                           sasl_username=USER, sasl_password=PASSWORD)
+    err = kafkatui_failure(
+        mtls_sim,
+        security_protocol="SASL_SSL",
+        ssl_ca=str(certs.ca),
+        sasl_mechanism="SCRAM-SHA-256",
+        sasl_username=USER,
+        sasl_password=PASSWORD,
+    )
     # librdkafka reports "Receive failed: ...tlsv13 alert certificate required" in state APIVERSION_QUERY
     assert isinstance(err, AuthenticationError)
     assert err.exit_code == 7
@@ -403,17 +470,29 @@ def test_kafkatui_mtls_without_a_client_certificate(mtls_sim: SimRunner, certs: 
 # --------------------------------------------------------------------------- kafkatui check
 def test_check_succeeds_over_sasl_ssl(mtls_sim: SimRunner, certs: Certs, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = check(
-        capsys, mtls_sim, "security.protocol=SASL_SSL", f"ssl.ca.location={certs.ca}",
-        f"ssl.certificate.location={certs.client_cert}", f"ssl.key.location={certs.client_key}",
-        "sasl.mechanism=SCRAM-SHA-256", f"sasl.username={USER}", f"sasl.password={PASSWORD}",
+        capsys,
+        mtls_sim,
+        "security.protocol=SASL_SSL",
+        f"ssl.ca.location={certs.ca}",
+        f"ssl.certificate.location={certs.client_cert}",
+        f"ssl.key.location={certs.client_key}",
+        "sasl.mechanism=SCRAM-SHA-256",
+        f"sasl.username={USER}",
+        f"sasl.password={PASSWORD}",
     )
     assert code in (0, 1, 2), err
     assert "error" not in err
 
 
 def test_check_wrong_password_exits_7(sasl_sim: SimRunner, capsys: pytest.CaptureFixture[str]) -> None:
-    code, err = check(capsys, sasl_sim, "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-512",
-                      f"sasl.username={USER}", f"sasl.password={WRONG}")
+    code, err = check(
+        capsys,
+        sasl_sim,
+        "security.protocol=SASL_PLAINTEXT",
+        "sasl.mechanism=SCRAM-SHA-512",
+        f"sasl.username={USER}",
+        f"sasl.password={WRONG}",
+    )
     assert code == 7
     assert err.splitlines()[-1] == (
         f"kafkatui: error: SASL authentication with 127.0.0.1:{sasl_sim.port_of(1)} failed: Authentication failed "
@@ -425,30 +504,36 @@ def test_check_untrusted_ca_exits_7(ssl_sim: SimRunner, certs: Certs, capsys: py
     code, err = check(capsys, ssl_sim, "security.protocol=SSL", f"ssl.ca.location={certs.other_ca}")
     assert code == 7
     assert err.splitlines()[-1].startswith(
-        "kafkatui: error: " + verify_failed(ssl_sim, "unable to get local issuer certificate"))
+        "kafkatui: error: " + verify_failed(ssl_sim, "unable to get local issuer certificate")
+    )
 
 
-def test_check_expired_certificate_exits_7(expired_sim: SimRunner, certs: Certs,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_expired_certificate_exits_7(
+    expired_sim: SimRunner, certs: Certs, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, err = check(capsys, expired_sim, "security.protocol=SSL", f"ssl.ca.location={certs.ca}")
     assert code == 7
     assert err.splitlines()[-1].startswith("kafkatui: error: " + verify_failed(expired_sim, "certificate has expired"))
 
 
-def test_check_hostname_mismatch_exits_7(wrong_host_sim: SimRunner, certs: Certs,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_hostname_mismatch_exits_7(
+    wrong_host_sim: SimRunner, certs: Certs, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, err = check(capsys, wrong_host_sim, "security.protocol=SSL", f"ssl.ca.location={certs.ca}")
     assert code == 7
     assert err.splitlines()[-1].startswith(
-        "kafkatui: error: " + verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'"))
+        "kafkatui: error: "
+        + verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'")
+    )
 
 
 def test_dashboard_feed_shows_the_certificate_cause(expired_sim: SimRunner, certs: Certs) -> None:
     """The TUI's refresh worker reports the same precise cause (the events pane and the STALE line show it)."""
     from kafkatui.tui.feed import Feed
 
-    source = KafkaClusterSource(ConnectionSettings(expired_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL",
-                                                   ssl_ca=str(certs.ca)))
+    source = KafkaClusterSource(
+        ConnectionSettings(expired_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL", ssl_ca=str(certs.ca))
+    )
     feed = Feed(source, bootstrap=expired_sim.bootstrap)
     try:
         state = feed.refresh()
@@ -472,8 +557,9 @@ def test_dashboard_shows_the_certificate_cause_on_screen(wrong_host_sim: SimRunn
     from kafkatui.tui.feed import Feed
     from kafkatui.tui.widgets.summary import SummaryBar
 
-    source = KafkaClusterSource(ConnectionSettings(wrong_host_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL",
-                                                   ssl_ca=str(certs.ca)))
+    source = KafkaClusterSource(
+        ConnectionSettings(wrong_host_sim.bootstrap, timeout=TIMEOUT, security_protocol="SSL", ssl_ca=str(certs.ca))
+    )
     app = KafkaTuiApp(Feed(source, bootstrap=wrong_host_sim.bootstrap), auto_refresh=False, source_label="tls")
     shown = ""
 
@@ -491,8 +577,11 @@ def test_dashboard_shows_the_certificate_cause_on_screen(wrong_host_sim: SimRunn
         asyncio.run(main())
     finally:
         source.close()
-    assert "cannot read the cluster: " + verify_failed(
-        wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'") in shown, shown
+    assert (
+        "cannot read the cluster: "
+        + verify_failed(wrong_host_sim, "IP address mismatch, certificate is not valid for '127.0.0.1'")
+        in shown
+    ), shown
 
 
 def test_tls_probe_tells_only_what_it_knows(ssl_sim: SimRunner, certs: Certs, tmp_path: Path) -> None:
@@ -501,7 +590,8 @@ def test_tls_probe_tells_only_what_it_knows(ssl_sim: SimRunner, certs: Certs, tm
 
     port = ssl_sim.port_of(1)
     assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.other_ca)}) == (
-        "unable to get local issuer certificate")
+        "unable to get local issuer certificate"
+    )
     assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(certs.ca)}) is None  # it verifies
     assert verify_failure_reason("localhost", port, {"ssl.ca.location": str(certs.ca)}) is None
     assert verify_failure_reason("127.0.0.1", port, {"ssl.ca.location": str(tmp_path / "missing.pem")}) is None

@@ -35,9 +35,25 @@ def _openssl(*args: str, cwd: Path) -> None:
 
 def _ca(d: Path, name: str) -> None:
     _openssl(
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={name}",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.pem",
+        "-days",
+        "2",
+        "-subj",
+        f"/CN={name}",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
         cwd=d,
     )
 
@@ -45,12 +61,38 @@ def _ca(d: Path, name: str) -> None:
 def _leaf(d: Path, name: str, cn: str, extensions: str, days: str = "2") -> None:
     (d / f"{name}.ext").write_text(extensions + "\nbasicConstraints=CA:FALSE\n")
     _openssl(
-        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}", cwd=d,
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        f"{name}.key",
+        "-out",
+        f"{name}.csr",
+        "-subj",
+        f"/CN={cn}",
+        cwd=d,
     )
     _openssl(
-        "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", str(secrets.randbits(63)),
-        "-out", f"{name}.pem", "-days", days, "-extfile", f"{name}.ext", cwd=d,
+        "x509",
+        "-req",
+        "-in",
+        f"{name}.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-set_serial",
+        str(secrets.randbits(63)),
+        "-out",
+        f"{name}.pem",
+        "-days",
+        days,
+        "-extfile",
+        f"{name}.ext",
+        cwd=d,
     )
 
 
@@ -67,9 +109,14 @@ def make_certs(d: Path) -> Certs:
     _leaf(d, "expired", "localhost", server, days="-1")  # notAfter a day before notBefore: expired
     _leaf(d, "client", "ops", "extendedKeyUsage=clientAuth")
     return Certs(
-        ca=d / "ca.pem", other_ca=d / "other-ca.pem",
-        server_cert=d / "server.pem", server_key=d / "server.key",
-        wrong_host_cert=d / "wrong-host.pem", wrong_host_key=d / "wrong-host.key",
-        expired_cert=d / "expired.pem", expired_key=d / "expired.key",
-        client_cert=d / "client.pem", client_key=d / "client.key",
+        ca=d / "ca.pem",
+        other_ca=d / "other-ca.pem",
+        server_cert=d / "server.pem",
+        server_key=d / "server.key",
+        wrong_host_cert=d / "wrong-host.pem",
+        wrong_host_key=d / "wrong-host.key",
+        expired_cert=d / "expired.pem",
+        expired_key=d / "expired.key",
+        client_cert=d / "client.pem",
+        client_key=d / "client.key",
     )

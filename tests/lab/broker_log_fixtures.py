@@ -52,10 +52,13 @@ KEEP = re.compile(
     r"|Fencing broker|unfence|controlled shutdown|changing \d+ partition|unclean election|UNCLEAN partition"
     r"|RECOVERING|using ELR|Kafka Server started|Transition from \w+ to \w+|BrokerRegistrationChangeRecord"
     r"|Failed to alter partition|Exiting Kafka|Removed fetcher|Added fetcher|The broker has been unfenced"
-    r"|In the new epoch|Replayed PartitionRecord for new partition")
+    r"|In the new epoch|Replayed PartitionRecord for new partition"
+)
 """Lines kept in the trimmed copies (others are startup noise, request logs, segment rolls...)."""
-DROP = re.compile(r"^\s|LogLoader|UnifiedLog|ProducerStateManager|DynamicConfigPublisher|Recorded new KRaft"
-                  r"|RaftManager|Exception|NodeToControllerRequestThread")
+DROP = re.compile(
+    r"^\s|LogLoader|UnifiedLog|ProducerStateManager|DynamicConfigPublisher|Recorded new KRaft"
+    r"|RaftManager|Exception|NodeToControllerRequestThread"
+)
 _OTHER_TOPIC = re.compile(r"(?:Partition |Leader |Follower |for |partition )(__\S+|[a-z][\w.]*)-\d+")
 MIN_ISR = {"isr": 2, "solo": 1, "unclean": 1}
 """Each topic's min.insync.replicas (the brokers' default is 2)."""
@@ -85,9 +88,15 @@ class Loader:
 
     def __init__(self, lab: LabCluster, topics: tuple[str, ...], rate: float = 40.0) -> None:
         self.stop_flag = threading.Event()
-        self.threads = [threading.Thread(target=load.produce, daemon=True,
-                                         args=(lab.bootstrap, t, rate, None),
-                                         kwargs={"stop": self.stop_flag.is_set}) for t in topics]
+        self.threads = [
+            threading.Thread(
+                target=load.produce,
+                daemon=True,
+                args=(lab.bootstrap, t, rate, None),
+                kwargs={"stop": self.stop_flag.is_set},
+            )
+            for t in topics
+        ]
         for t in self.threads:
             t.start()
 
@@ -117,9 +126,28 @@ def elect_unclean_on_pty(lab: LabCluster, topic: str, partition: int, audit: Pat
     """`kafkatui elect --unclean --write` on a real pseudo-terminal, typing both confirmations."""
     master, slave = os.openpty()
     env = {**os.environ, "KAFKATUI_AUDIT_LOG": str(audit)}
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "elect", "--bootstrap", lab.bootstrap,
-                             "--unclean", "--topic", topic, "--partition", str(partition), "--write"],
-                            stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "elect",
+            "--bootstrap",
+            lab.bootstrap,
+            "--unclean",
+            "--topic",
+            topic,
+            "--partition",
+            str(partition),
+            "--write",
+        ],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     os.close(slave)
     os.write(master, f"{topic}-{partition}\n".encode())
     os.write(master, b"LOSE DATA\n")
@@ -227,9 +255,25 @@ def run(version: str, out: Path, keep_raw: Path | None = None) -> dict[str, Any]
         note(f"lab {lab.rel.version} started in {started:.1f} s: {lab.bootstrap}")
         hist = work / "history"
         with open(work / "record.err", "wb") as rec_err:  # the child keeps its own descriptor
-            recorder = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "record", "--bootstrap",
-                                         lab.bootstrap, "--dir", str(hist), "--interval", "1", "--retention-days", "0"],
-                                        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=rec_err)
+            recorder = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "kafkatui.cli",
+                    "record",
+                    "--bootstrap",
+                    lab.bootstrap,
+                    "--dir",
+                    str(hist),
+                    "--interval",
+                    "1",
+                    "--retention-days",
+                    "0",
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=rec_err,
+            )
         time.sleep(3)
         scenario(lab, work, note)
     finally:
@@ -251,8 +295,16 @@ def run(version: str, out: Path, keep_raw: Path | None = None) -> dict[str, Any]
             if src.exists():
                 counts[f"{name}/{log}"] = trim(src, out / name / log)
     shutil.copytree(work / "history", out / "history")
-    doc = {"kafka": lab.rel.version, "brokers": 3, "recorder_interval_s": 1, "min_isr": MIN_ISR, "lab_start_s": round(started, 1),
-           "run_s": round(total, 1), "timeline": timeline, "kept_lines": counts}
+    doc = {
+        "kafka": lab.rel.version,
+        "brokers": 3,
+        "recorder_interval_s": 1,
+        "min_isr": MIN_ISR,
+        "lab_start_s": round(started, 1),
+        "run_s": round(total, 1),
+        "timeline": timeline,
+        "kept_lines": counts,
+    }
     (out / "run.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     if keep_raw is not None:
         shutil.copytree(work / "lab", keep_raw, ignore=shutil.ignore_patterns("data"), dirs_exist_ok=True)
@@ -265,8 +317,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--version", default="4.1", help="Kafka line: 4.1 or 3.9")
     p.add_argument("--out", type=Path, default=None, help="default tests/history/fixtures/real-kafka-<line>")
     p.add_argument("--keep-raw", type=Path, default=None, help="also copy the untrimmed logs here")
-    p.add_argument("--retrim", type=Path, default=None, metavar="RAW",
-                   help="only trim the untrimmed logs of an earlier --keep-raw RAW into --out again")
+    p.add_argument(
+        "--retrim",
+        type=Path,
+        default=None,
+        metavar="RAW",
+        help="only trim the untrimmed logs of an earlier --keep-raw RAW into --out again",
+    )
     ns = p.parse_args(argv)
     if ns.retrim is not None:
         out = ns.out or FIXTURES / f"real-kafka-{ns.version}"

@@ -43,8 +43,12 @@ def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...]
     return lab
 
 
-def lab_fixture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                brokers: int = 3, racks: tuple[str, ...] = ()) -> Iterator[LabCluster]:
+def lab_fixture(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    brokers: int = 3,
+    racks: tuple[str, ...] = (),
+) -> Iterator[LabCluster]:
     """Body of a module-scoped lab fixture parametrized by Kafka line."""
     version = str(request.param)
     lab = start_lab(tmp_path_factory.mktemp(f"lab{version.replace('.', '')}"), version, brokers, racks)
@@ -73,15 +77,23 @@ def admin(lab: LabCluster) -> Any:
     return AdminClient({"bootstrap.servers": lab.bootstrap, "socket.timeout.ms": 5000})
 
 
-def create_topic(lab: LabCluster, name: str, partitions: int, rf: int, min_isr: int,
-                 assignment: list[list[int]] | None = None, **configs: str) -> None:
+def create_topic(
+    lab: LabCluster,
+    name: str,
+    partitions: int,
+    rf: int,
+    min_isr: int,
+    assignment: list[list[int]] | None = None,
+    **configs: str,
+) -> None:
     """Create a topic and wait until every partition has a leader."""
     from confluent_kafka.admin import NewTopic
 
     conf = {"min.insync.replicas": str(min_isr), **{k.replace("_", "."): v for k, v in configs.items()}}
     if assignment is not None:
-        topic = NewTopic(name, num_partitions=len(assignment), replication_factor=-1, replica_assignment=assignment,
-                         config=conf)
+        topic = NewTopic(
+            name, num_partitions=len(assignment), replication_factor=-1, replica_assignment=assignment, config=conf
+        )
     else:
         topic = NewTopic(name, partitions, replication_factor=rf, config=conf)
     client = admin(lab)  # kept alive until the future resolves (a destroyed handle fails it)
@@ -93,8 +105,10 @@ def describe(lab: LabCluster, topic: str) -> list[dict[str, Any]]:
     """Each partition's leader, replicas and ISR as the metadata says now."""
     md = admin(lab).list_topics(topic, timeout=10)
     t = md.topics[topic]
-    return [{"partition": p.id, "leader": p.leader, "replicas": list(p.replicas), "isr": sorted(p.isrs)}
-            for p in sorted(t.partitions.values(), key=lambda p: p.id)]
+    return [
+        {"partition": p.id, "leader": p.leader, "replicas": list(p.replicas), "isr": sorted(p.isrs)}
+        for p in sorted(t.partitions.values(), key=lambda p: p.id)
+    ]
 
 
 @dataclass
@@ -105,8 +119,15 @@ class Produced:
     errors: list[str]
 
 
-def produce(lab: LabCluster, topic: str, n: int = 20, acks: str = "all", retries: int = 0,
-            partition: int | None = None, timeout_ms: int = 15000) -> Produced:
+def produce(
+    lab: LabCluster,
+    topic: str,
+    n: int = 20,
+    acks: str = "all",
+    retries: int = 0,
+    partition: int | None = None,
+    timeout_ms: int = 15000,
+) -> Produced:
     """Produce `n` records with a real producer; retries=0 so that broker errors surface as they are."""
     from confluent_kafka import Producer
 
@@ -120,9 +141,15 @@ def produce(lab: LabCluster, topic: str, n: int = 20, acks: str = "all", retries
         else:
             errors.append(err.name())
 
-    conf: dict[str, Any] = {"bootstrap.servers": lab.bootstrap, "acks": acks, "retries": retries,
-                            "message.timeout.ms": timeout_ms, "enable.idempotence": False,
-                            "socket.timeout.ms": 5000, "log_level": 0}
+    conf: dict[str, Any] = {
+        "bootstrap.servers": lab.bootstrap,
+        "acks": acks,
+        "retries": retries,
+        "message.timeout.ms": timeout_ms,
+        "enable.idempotence": False,
+        "socket.timeout.ms": 5000,
+        "log_level": 0,
+    }
     p = Producer(conf)
     for i in range(n):
         kwargs: dict[str, Any] = {} if partition is None else {"partition": partition}
@@ -131,12 +158,20 @@ def produce(lab: LabCluster, topic: str, n: int = 20, acks: str = "all", retries
     return Produced(acked, errors)
 
 
-def kafkatui(*args: str, timeout: float = 180.0, env: dict[str, str] | None = None,
-             stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def kafkatui(
+    *args: str, timeout: float = 180.0, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the `kafkatui` command as a user would (a new process)."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "kafkatui.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=full_env, cwd=ROOT, input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=ROOT,
+        input=stdin,
+    )
 
 
 def check_json(lab: LabCluster, *extra: str) -> tuple[int, dict[str, Any]]:

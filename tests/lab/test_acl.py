@@ -42,7 +42,9 @@ def profile(tmp_path: Path, lab: LabCluster, user: str) -> dict[str, str]:
         "    security_protocol: SASL_PLAINTEXT\n"
         "    sasl_mechanism: PLAIN\n"
         f"    sasl_username: {user}\n"
-        "    password_env: LAB_PASSWORD\n", encoding="utf-8")
+        "    password_env: LAB_PASSWORD\n",
+        encoding="utf-8",
+    )
     path.chmod(0o600)
     return {"KAFKATUI_PROFILES": str(path), "LAB_PASSWORD": SASL_USERS[user]}
 
@@ -56,8 +58,15 @@ def grant_describe(lab: LabCluster, user: str) -> None:
         ResourceType,
     )
 
-    binding = AclBinding(ResourceType.TOPIC, "*", ResourcePatternType.LITERAL, f"User:{user}", "*",
-                         AclOperation.DESCRIBE, AclPermissionType.ALLOW)
+    binding = AclBinding(
+        ResourceType.TOPIC,
+        "*",
+        ResourcePatternType.LITERAL,
+        f"User:{user}",
+        "*",
+        AclOperation.DESCRIBE,
+        AclPermissionType.ALLOW,
+    )
     client = admin(lab)
     for fut in client.create_acls([binding]).values():
         fut.result(30)

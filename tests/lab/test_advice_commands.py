@@ -28,7 +28,9 @@ def run_all(lab: LabCluster, doc: dict[str, Any], cwd: Path) -> list[str]:
             proc = run_printed_command(lab.rel, command, cwd)
             said = (proc.stdout + proc.stderr).strip()
             assert proc.returncode == 0 and not any(word in said for word in REFUSED), (
-                f"Kafka's tool refused a command of finding {f['id']}:\n{command}\n-> exit {proc.returncode}: {said[-800:]}")
+                f"Kafka's tool refused a command of finding {f['id']}:\n{command}\n-> exit {proc.returncode}: "
+                f"{said[-800:]}"
+            )
             ran.append(f"{f['id']}: {command.split()[0]}")
     return ran
 

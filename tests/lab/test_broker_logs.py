@@ -22,8 +22,9 @@ def test_parser_reads_a_hung_follower_and_its_fence(lab: LabCluster) -> None:
     create_topic(lab, "logs-rf3", 1, 3, 2, assignment=[[1, 2, 3]])
     create_topic(lab, "logs-rf1", 1, 1, 1, assignment=[[3]])
     stop = threading.Event()
-    producer = threading.Thread(target=load.produce, args=(lab.bootstrap, "logs-rf3", 50.0, None),
-                                kwargs={"stop": stop.is_set}, daemon=True)
+    producer = threading.Thread(
+        target=load.produce, args=(lab.bootstrap, "logs-rf3", 50.0, None), kwargs={"stop": stop.is_set}, daemon=True
+    )
     producer.start()
     try:
         lab.hang("3")
@@ -36,8 +37,13 @@ def test_parser_reads_a_hung_follower_and_its_fence(lab: LabCluster) -> None:
     stop.set()
     producer.join(30)
 
-    events, report = parse_logs([str(n.logs / name) for n in lab.nodes.values()
-                                 for name in ("server.log", "state-change.log", "controller.log")])
+    events, report = parse_logs(
+        [
+            str(n.logs / name)
+            for n in lab.nodes.values()
+            for name in ("server.log", "state-change.log", "controller.log")
+        ]
+    )
     assert report.problems == []
     assert report.unparsed == 0, report.unparsed_examples
     rf3 = [e for e in events if e.topic == "logs-rf3"]

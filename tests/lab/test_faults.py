@@ -26,8 +26,9 @@ from tests.lab.support import (
 def loaded(lab: LabCluster, topic: str, rate: float = 100.0) -> Iterator[None]:
     """Keep producing to `topic` (acks=1) while the block runs: followers only fall behind under writes."""
     stop = threading.Event()
-    t = threading.Thread(target=load, args=(lab.bootstrap, topic, rate, None, "1"), kwargs={"stop": stop.is_set},
-                         daemon=True)
+    t = threading.Thread(
+        target=load, args=(lab.bootstrap, topic, rate, None, "1"), kwargs={"stop": stop.is_set}, daemon=True
+    )
     t.start()
     try:
         yield
@@ -42,8 +43,11 @@ def partition(lab: LabCluster, topic: str, p: int = 0) -> dict[str, object]:
 
 def shrink_lines(lab: LabCluster, leader: int, topic: str) -> list[str]:
     log = lab.node(str(leader)).logs / "server.log"
-    return [ln for ln in log.read_text(errors="replace").splitlines()
-            if f"[Partition {topic}-0 broker={leader}] Shrinking ISR" in ln]
+    return [
+        ln
+        for ln in log.read_text(errors="replace").splitlines()
+        if f"[Partition {topic}-0 broker={leader}] Shrinking ISR" in ln
+    ]
 
 
 def test_hung_follower_under_load_leaves_the_isr_and_comes_back(lab: LabCluster) -> None:
@@ -84,8 +88,17 @@ def test_controlled_shutdown_moves_leaders_away_at_once(lab: LabCluster) -> None
     # leadership stays where the failover put it (auto.leader.rebalance.enable=false): kafkatui says so
     t = topic_doc(doc, "calm")
     assert t["counts"]["non_preferred_leader"] >= 1 and t["worst"] == "non_preferred_leader"
-    elect = kafkatui("elect", "--preferred", "--topic", "calm", "--bootstrap", lab.bootstrap, "--write", "--yes",
-                     env={"KAFKATUI_AUDIT_LOG": str(lab.root / "audit.jsonl")})
+    elect = kafkatui(
+        "elect",
+        "--preferred",
+        "--topic",
+        "calm",
+        "--bootstrap",
+        lab.bootstrap,
+        "--write",
+        "--yes",
+        env={"KAFKATUI_AUDIT_LOG": str(lab.root / "audit.jsonl")},
+    )
     assert elect.returncode == 0, elect.stderr
     assert [p["leader"] for p in describe(lab, "calm")] == [1, 2, 3]
 
@@ -116,23 +129,59 @@ def test_unclean_election_through_kafkatui_elect(lab41: LabCluster) -> None:
             wait_for("broker 2 out of risky-0's ISR", lambda: partition(lab, "risky")["isr"] == [1], 60)
             lab.crash("1")
         lab.restore("2")  # alive again, but not in sync: a clean election cannot pick it
-        wait_for("risky-0 offline with broker 2 up", lambda: partition(lab, "risky")["leader"] == -1
-                 and 2 in admin_brokers(lab), 60)
+        wait_for(
+            "risky-0 offline with broker 2 up",
+            lambda: partition(lab, "risky")["leader"] == -1 and 2 in admin_brokers(lab),
+            60,
+        )
         code, doc = check_json(lab, "--topic", "risky")
         assert code == 2 and topic_doc(doc, "risky")["worst"] == "offline"
         p0 = snapshot(lab).topics["risky"].partitions[0]
         # Kafka 4.1 keeps the last ISR member as an eligible leader replica (KIP-966), out of the ISR
         assert (p0.leader, p0.isr, p0.elr) == (-1, (), (1,)), p0
-        preview = kafkatui("elect", "--unclean", "--topic", "risky", "--partition", "0",
-                           "--bootstrap", lab.bootstrap, "--dry-run", env=env)
+        preview = kafkatui(
+            "elect",
+            "--unclean",
+            "--topic",
+            "risky",
+            "--partition",
+            "0",
+            "--bootstrap",
+            lab.bootstrap,
+            "--dry-run",
+            env=env,
+        )
         assert preview.returncode == 0, preview.stderr
         said = preview.stdout + preview.stderr
         assert "candidate: broker 2" in said and "eligible leader replicas [1]" in said, said
-        refused = kafkatui("elect", "--unclean", "--topic", "risky", "--partition", "0", "--bootstrap",
-                           lab.bootstrap, "--write", "--yes", env=env)
+        refused = kafkatui(
+            "elect",
+            "--unclean",
+            "--topic",
+            "risky",
+            "--partition",
+            "0",
+            "--bootstrap",
+            lab.bootstrap,
+            "--write",
+            "--yes",
+            env=env,
+        )
         assert refused.returncode == 14, "--yes alone never confirms data loss"
-        done = kafkatui("elect", "--unclean", "--topic", "risky", "--partition", "0", "--bootstrap",
-                        lab.bootstrap, "--write", "--yes", "--accept-data-loss", env=env)
+        done = kafkatui(
+            "elect",
+            "--unclean",
+            "--topic",
+            "risky",
+            "--partition",
+            "0",
+            "--bootstrap",
+            lab.bootstrap,
+            "--write",
+            "--yes",
+            "--accept-data-loss",
+            env=env,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert partition(lab, "risky")["leader"] == 2
         assert partition(lab, "risky")["isr"] == [2]

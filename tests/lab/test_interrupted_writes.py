@@ -23,7 +23,9 @@ def test_alter_killed_on_real_kafka(lab41: LabCluster, tmp_path: Path, step: str
     for fut in client.delete_topics(["orders", "payments"], operation_timeout=30).values():
         with contextlib.suppress(Exception):  # absent on the first run
             fut.result(60)
-    wait_for("orders and payments gone", lambda: not {"orders", "payments"} & set(client.list_topics(timeout=10).topics))
+    wait_for(
+        "orders and payments gone", lambda: not {"orders", "payments"} & set(client.list_topics(timeout=10).topics)
+    )
     from confluent_kafka.admin import NewTopic
 
     for name in ("orders", "payments"):  # at the cluster's defaults, as the scenario needs

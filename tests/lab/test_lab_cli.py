@@ -35,8 +35,13 @@ def java_pids_under(root: Path) -> list[int]:
 
 def test_lab_starts_serves_ctl_and_leaves_no_jvm_behind(tmp_path: Path) -> None:
     root = tmp_path / "lab"
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "lab", "--dir", str(root), "--brokers", "2",
-                             "--racks", "x,y"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kafkatui.cli", "lab", "--dir", str(root), "--brokers", "2", "--racks", "x,y"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     lines: list[str] = []
     try:
         deadline = time.monotonic() + 240
@@ -91,8 +96,13 @@ def test_lab_starts_serves_ctl_and_leaves_no_jvm_behind(tmp_path: Path) -> None:
 
 def test_killed_lab_takes_its_jvms_with_it(tmp_path: Path) -> None:
     root = tmp_path / "lab"
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "lab", "--dir", str(root), "--brokers", "1",
-                             "--no-topics"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kafkatui.cli", "lab", "--dir", str(root), "--brokers", "1", "--no-topics"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
     try:
         assert proc.stdout is not None
         for line in proc.stdout:

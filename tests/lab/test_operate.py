@@ -31,11 +31,13 @@ def test_alter_and_revert_last_on_a_topic(lab: LabCluster, audit: dict[str, str]
     create_topic(lab, "ledger", 2, rf=3, min_isr=1)
     assert min_isr(lab, "ledger") == (1, "DYNAMIC_TOPIC_CONFIG")
     b = lab.bootstrap
-    refused = kafkatui("alter", "--topic", "ledger", "--set", "min.insync.replicas=2", "--bootstrap", b, "--yes",
-                       env=audit)
+    refused = kafkatui(
+        "alter", "--topic", "ledger", "--set", "min.insync.replicas=2", "--bootstrap", b, "--yes", env=audit
+    )
     assert refused.returncode == 12, "read-only unless --write"
-    done = kafkatui("alter", "--topic", "ledger", "--set", "min.insync.replicas=2", "--bootstrap", b, "--write",
-                    "--yes", env=audit)
+    done = kafkatui(
+        "alter", "--topic", "ledger", "--set", "min.insync.replicas=2", "--bootstrap", b, "--write", "--yes", env=audit
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert min_isr(lab, "ledger") == (2, "DYNAMIC_TOPIC_CONFIG")
     back = kafkatui("alter", "--revert-last", "--bootstrap", b, "--write", "--yes", env=audit)
@@ -46,15 +48,25 @@ def test_alter_and_revert_last_on_a_topic(lab: LabCluster, audit: dict[str, str]
 def test_broker_default_alter_reaches_topics_without_override(lab: LabCluster, audit: dict[str, str]) -> None:
     create_topic(lab, "plain", 1, rf=3, min_isr=2)
     b = lab.bootstrap
-    unset = kafkatui("alter", "--topic", "plain", "--unset", "min.insync.replicas", "--bootstrap", b, "--write",
-                     "--yes", env=audit)
+    unset = kafkatui(
+        "alter", "--topic", "plain", "--unset", "min.insync.replicas", "--bootstrap", b, "--write", "--yes", env=audit
+    )
     assert unset.returncode == 0, unset.stdout + unset.stderr
     # Kafka 4.1 with ELR turns the controller's static min.insync.replicas into a cluster-wide dynamic default
     # (it overrides the brokers' own server.properties); 3.9 reads the broker's static config
     source = "DYNAMIC_DEFAULT_BROKER_CONFIG" if lab.rel.line == "4.1" else "STATIC_BROKER_CONFIG"
     assert min_isr(lab, "plain") == (2, source)
-    done = kafkatui("alter", "--broker-default", "--set", "unclean.leader.election.enable=true", "--bootstrap", b,
-                    "--write", "--yes", env=audit)
+    done = kafkatui(
+        "alter",
+        "--broker-default",
+        "--set",
+        "unclean.leader.election.enable=true",
+        "--bootstrap",
+        b,
+        "--write",
+        "--yes",
+        env=audit,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     _, doc = check_json(lab, "--topic", "plain")
     assert topic_doc(doc, "plain")["unclean_leader_election"] is True
@@ -67,8 +79,23 @@ def test_broker_default_alter_reaches_topics_without_override(lab: LabCluster, a
 def test_replication_factor_one_to_three_with_a_throttle(lab: LabCluster, audit: dict[str, str]) -> None:
     create_topic(lab, "grow", 3, rf=1, min_isr=1)
     assert produce(lab, "grow", 300, acks="1").acked == 300
-    done = kafkatui("reassign", "--topic", "grow", "--replication-factor", "3", "--throttle", "10000000",
-                    "--bootstrap", lab.bootstrap, "--write", "--yes", "--wait-timeout", "120", env=audit, timeout=240)
+    done = kafkatui(
+        "reassign",
+        "--topic",
+        "grow",
+        "--replication-factor",
+        "3",
+        "--throttle",
+        "10000000",
+        "--bootstrap",
+        lab.bootstrap,
+        "--write",
+        "--yes",
+        "--wait-timeout",
+        "120",
+        env=audit,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     parts = describe(lab, "grow")
     assert all(len(p["replicas"]) == 3 and len(p["isr"]) == 3 for p in parts), parts
@@ -111,9 +138,15 @@ def test_dashboard_follows_a_broker_loss_to_the_partition_findings(lab: LabClust
         async with app.run_test(size=(120, 40)) as pilot:
             assert await until(pilot, lambda: app.state.report is not None, 60)
             lab.crash("3")
-            assert await until(pilot, lambda: app.state.report is not None
-                               and app.state.report.counts.brokers_up == 2
-                               and app.state.report.counts.under_min_isr == 2, 60), "broker 3 down, thin under minISR"
+            assert await until(
+                pilot,
+                lambda: (
+                    app.state.report is not None
+                    and app.state.report.counts.brokers_up == 2
+                    and app.state.report.counts.under_min_isr == 2
+                ),
+                60,
+            ), "broker 3 down, thin under minISR"
             topics = app.screen.query_one("#topics", VirtualTable)
             assert topics.move_cursor_to("thin")
             await pilot.press("enter")

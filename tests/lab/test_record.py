@@ -20,9 +20,26 @@ def test_record_follows_a_crash_and_the_return(lab: LabCluster, tmp_path: Path) 
     topic = f"recorded-{lab.rel.line.replace('.', '')}"
     create_topic(lab, topic, 2, rf=3, min_isr=2, assignment=[[1, 2, 3], [2, 1, 3]])
     history = tmp_path / "history"
-    proc = subprocess.Popen([sys.executable, "-m", "kafkatui.cli", "record", "--bootstrap", lab.bootstrap,
-                             "--dir", str(history), "--interval", "1", "--timeout", "5"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafkatui.cli",
+            "record",
+            "--bootstrap",
+            lab.bootstrap,
+            "--dir",
+            str(history),
+            "--interval",
+            "1",
+            "--timeout",
+            "5",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     try:
         wait_for("the first snapshot recorded", lambda: history.exists() and any(history.rglob("*.jsonl*")), 60)
@@ -51,4 +68,6 @@ def test_record_follows_a_crash_and_the_return(lab: LabCluster, tmp_path: Path) 
         assert seq[first][0] == "AT_MIN_ISR", seq  # RF 3, minISR 2, ISR of 2
         assert any(isr == [1, 2, 3] for _, isr in seq[first:]), f"back in sync after the shrink: {seq}"
     ops = [(r["broker"], r["op"]) for r in records if r.get("type") == "broker" and r.get("broker") == 3]
-    assert (3, "down") in ops and ops.index((3, "down")) < len(ops) - 1 and (3, "up") in ops[ops.index((3, "down")):], ops
+    assert (
+        (3, "down") in ops and ops.index((3, "down")) < len(ops) - 1 and (3, "up") in ops[ops.index((3, "down")) :]
+    ), ops

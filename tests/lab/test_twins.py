@@ -70,9 +70,16 @@ from tests.lab.support import kafkatui, lab_fixture, wait_for
 
 # --------------------------------------------------------------------------- the twins
 SIM_KEYS = (
-    "replica.lag.time.max.ms", "broker.session.timeout.ms", "min.insync.replicas", "default.replication.factor",
-    "num.partitions", "auto.leader.rebalance.enable", "auto.create.topics.enable",
-    "offsets.topic.replication.factor", "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
+    "replica.lag.time.max.ms",
+    "broker.session.timeout.ms",
+    "min.insync.replicas",
+    "default.replication.factor",
+    "num.partitions",
+    "auto.leader.rebalance.enable",
+    "auto.create.topics.enable",
+    "offsets.topic.replication.factor",
+    "transaction.state.log.replication.factor",
+    "transaction.state.log.min.isr",
 )
 """The lab broker settings the simulator models; the simulator twin gets the lab's own values."""
 
@@ -104,8 +111,12 @@ class SimTwin:
     kind = "sim"
 
     def __init__(self, version: str) -> None:
-        self.runner = SimRunner(brokers=3, static_configs=lab_settings(1), elr=version.startswith("4"),
-                                controller_configs=lab_settings(labconfig.CONTROLLER_ID))
+        self.runner = SimRunner(
+            brokers=3,
+            static_configs=lab_settings(1),
+            elr=version.startswith("4"),
+            controller_configs=lab_settings(labconfig.CONTROLLER_ID),
+        )
         self.runner.start()
         self.bootstrap = self.runner.bootstrap
 
@@ -125,9 +136,11 @@ class SimTwin:
         """Each time a leader (not the controller's fencing) took followers out of one of `topic`'s
         ISRs: (partition, the followers taken out)."""
         events = self.runner.call(lambda c: c.events.snapshot())
-        return sorted((int(e.partition or 0), sorted(int(r) for r in e.detail["out"]))  # type: ignore[union-attr]
-                      for e in events
-                      if e.kind == EventKind.ISR_SHRINK and e.topic == topic and e.detail.get("reason") == "lag")
+        return sorted(
+            (int(e.partition or 0), sorted(int(r) for r in e.detail["out"]))  # type: ignore[union-attr]
+            for e in events
+            if e.kind == EventKind.ISR_SHRINK and e.topic == topic and e.detail.get("reason") == "lag"
+        )
 
     def stop(self) -> None:
         self.runner.stop()
@@ -157,7 +170,9 @@ class LabTwin:
     def leader_shrinks(self, topic: str) -> list[tuple[int, list[int]]]:
         """Each "Shrinking ISR" line of `topic` in the brokers' server.log (a fencing logs none):
         (partition, the followers its "Out of sync replicas" names)."""
-        line = re.compile(rf"\[Partition {re.escape(topic)}-(\d+) broker=\d+\] Shrinking ISR .*Out of sync replicas: (.*)")
+        line = re.compile(
+            rf"\[Partition {re.escape(topic)}-(\d+) broker=\d+\] Shrinking ISR .*Out of sync replicas: (.*)"
+        )
         out: list[tuple[int, list[int]]] = []
         for node in self.lab.broker_nodes:
             log = node.logs / "server.log"
@@ -288,10 +303,13 @@ def create(bootstrap: str, topic: str, assignment: list[list[int]], configs: dic
     from confluent_kafka.admin import NewTopic
 
     client = _admin(bootstrap)
-    client.create_topics([NewTopic(topic, len(assignment), replica_assignment=assignment, config=configs)],
-                         operation_timeout=30)[topic].result(60)
-    wait_for(f"leaders for {topic}",
-             lambda: all(p["leader"] >= 0 for p in metadata(bootstrap)["topics"].get(topic, [{"leader": -1}])))
+    client.create_topics(
+        [NewTopic(topic, len(assignment), replica_assignment=assignment, config=configs)], operation_timeout=30
+    )[topic].result(60)
+    wait_for(
+        f"leaders for {topic}",
+        lambda: all(p["leader"] >= 0 for p in metadata(bootstrap)["topics"].get(topic, [{"leader": -1}])),
+    )
 
 
 def metadata(bootstrap: str) -> dict[str, Any]:
@@ -299,9 +317,13 @@ def metadata(bootstrap: str) -> dict[str, Any]:
     md = _admin(bootstrap).list_topics(timeout=10)
     return {
         "brokers": sorted(md.brokers),
-        "topics": {name: [{"leader": p.leader, "replicas": list(p.replicas), "isr": sorted(p.isrs)}
-                          for p in sorted(t.partitions.values(), key=lambda p: p.id)]
-                   for name, t in md.topics.items()},
+        "topics": {
+            name: [
+                {"leader": p.leader, "replicas": list(p.replicas), "isr": sorted(p.isrs)}
+                for p in sorted(t.partitions.values(), key=lambda p: p.id)
+            ]
+            for name, t in md.topics.items()
+        },
     }
 
 
@@ -318,8 +340,17 @@ def produce(bootstrap: str, step: Produce) -> dict[str, Any]:
         else:
             errors.append(err.name())
 
-    p = Producer({"bootstrap.servers": bootstrap, "acks": step.acks, "retries": 0, "enable.idempotence": False,
-                  "message.timeout.ms": step.timeout_ms, "socket.timeout.ms": 5000, "log_level": 0})
+    p = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": step.acks,
+            "retries": 0,
+            "enable.idempotence": False,
+            "message.timeout.ms": step.timeout_ms,
+            "socket.timeout.ms": 5000,
+            "log_level": 0,
+        }
+    )
     for i in range(step.n):
         kwargs: dict[str, Any] = {} if step.partition is None else {"partition": step.partition}
         p.produce(step.topic, value=f"v{i}".encode(), on_delivery=cb, **kwargs)
@@ -333,8 +364,9 @@ class Loader:
     def __init__(self, bootstrap: str, topic: str) -> None:
         from confluent_kafka import Producer
 
-        self._p = Producer({"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 20, "log_level": 0,
-                            "message.timeout.ms": 5000})
+        self._p = Producer(
+            {"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 20, "log_level": 0, "message.timeout.ms": 5000}
+        )
         self._topic = topic
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -368,11 +400,23 @@ def check(bootstrap: str, topics: Sequence[str]) -> dict[str, Any]:
     doc = json.loads(proc.stdout)
     cluster = {k: v for k, v in doc["cluster"].items() if k not in MASKED_CLUSTER}
     brokers = [{k: v for k, v in b.items() if k not in MASKED_BROKER} for b in doc["brokers"]]
-    findings = [{"id": f["id"], "severity": f["severity"], "resources": f["resources"],
-                 "affected_partitions": f["affected_partitions"]} for f in doc["findings"]]
+    findings = [
+        {
+            "id": f["id"],
+            "severity": f["severity"],
+            "resources": f["resources"],
+            "affected_partitions": f["affected_partitions"],
+        }
+        for f in doc["findings"]
+    ]
     return {
-        "exit_code": proc.returncode, "cluster": cluster, "summary": doc["summary"], "brokers": brokers,
-        "topics": doc["topics"], "findings": findings, "classes": classes(bootstrap, topics),
+        "exit_code": proc.returncode,
+        "cluster": cluster,
+        "summary": doc["summary"],
+        "brokers": brokers,
+        "topics": doc["topics"],
+        "findings": findings,
+        "classes": classes(bootstrap, topics),
     }
 
 
@@ -381,16 +425,22 @@ def classes(bootstrap: str, topics: Sequence[str]) -> dict[str, list[str]]:
     settings = ConnectionSettings(bootstrap=tuple(bootstrap.split(",")), timeout=10.0)
     with KafkaClusterSource(settings) as src:
         report = assess(src.snapshot())
-    return {t: [report.health(t, p.partition).name.lower() for p in report.snapshot.topics[t].partitions]
-            for t in topics if t in report.snapshot.topics}
+    return {
+        t: [report.health(t, p.partition).name.lower() for p in report.snapshot.topics[t].partitions]
+        for t in topics
+        if t in report.snapshot.topics
+    }
 
 
 # --------------------------------------------------------------------------- settle conditions
 def absent(*brokers: int, topics: Sequence[str] = ()) -> Callable[[dict[str, Any]], bool]:
     """The brokers are out of the metadata (fenced) and out of every ISR of `topics`."""
+
     def cond(md: dict[str, Any]) -> bool:
         return not set(brokers) & set(md["brokers"]) and all(
-            not set(brokers) & set(p["isr"]) for t in topics for p in md["topics"].get(t, []))
+            not set(brokers) & set(p["isr"]) for t in topics for p in md["topics"].get(t, [])
+        )
+
     return cond
 
 
@@ -400,8 +450,14 @@ def out_of_isr(broker: int, topic: str) -> Callable[[dict[str, Any]], bool]:
 
 def whole(*topics: str, brokers: int = 3) -> Callable[[dict[str, Any]], bool]:
     """Every broker registered, every ISR of `topics` equal to its replicas."""
-    return lambda md: len(md["brokers"]) == brokers and all(
-        sorted(p["replicas"]) == p["isr"] for t in topics for p in md["topics"].get(t, [{"replicas": [0], "isr": []}]))
+    return lambda md: (
+        len(md["brokers"]) == brokers
+        and all(
+            sorted(p["replicas"]) == p["isr"]
+            for t in topics
+            for p in md["topics"].get(t, [{"replicas": [0], "isr": []}])
+        )
+    )
 
 
 def restore_all(topics: Sequence[str], *brokers: int) -> list[Step]:
@@ -411,6 +467,7 @@ def restore_all(topics: Sequence[str], *brokers: int) -> list[Step]:
 # --------------------------------------------------------------------------- admin questions
 def elect(kind: str, topic: str, partition: int) -> Callable[[str], Any]:
     """ElectLeaders (PREFERRED or UNCLEAN) on one partition: the error name, None when elected."""
+
     def ask(bootstrap: str) -> Any:
         from confluent_kafka import ElectionType, TopicPartition
 
@@ -422,6 +479,7 @@ def elect(kind: str, topic: str, partition: int) -> Callable[[str], Any]:
             return f"request: {_error_name(exc)}"
         err = next(iter(result.values()))
         return None if err is None else _error_name(err)
+
     return ask
 
 
@@ -434,23 +492,29 @@ def _error_name(err: Any) -> str:
 
 def alter_topic(topic: str, key: str, value: str) -> Callable[[str], Any]:
     """IncrementalAlterConfigs SET on a topic (validate_only): the error name, None when accepted."""
+
     def ask(bootstrap: str) -> Any:
         from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
-        res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
-            ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)])
+        res = ConfigResource(
+            ResourceType.TOPIC,
+            topic,
+            incremental_configs=[ConfigEntry(key, value, incremental_operation=AlterConfigOpType.SET)],
+        )
         try:
             client = _admin(bootstrap)  # alive until the future resolves
             client.incremental_alter_configs([res], validate_only=True)[res].result(30)
         except Exception as exc:  # noqa: BLE001 - the answer under test
             return _error_name(exc)
         return None
+
     return ask
 
 
 def alter_cluster_default(key: str, value: str | None) -> Callable[[str], Any]:
     """SET (or DELETE, value None) a cluster-wide broker default (entity-default), as kafkatui's alter
     sends it (kafka-python; confluent-kafka refuses a broker resource with an empty name)."""
+
     def ask(bootstrap: str) -> Any:
         from kafka.admin import AlterConfigOp, ConfigResourceType, KafkaAdminClient
         from kafka.admin import ConfigResource as KPResource
@@ -458,8 +522,9 @@ def alter_cluster_default(key: str, value: str | None) -> Callable[[str], Any]:
         op = (AlterConfigOp.SET, value) if value is not None else (AlterConfigOp.DELETE, None)
         client = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), request_timeout_ms=30000)
         try:
-            request = client._alter_configs_request([KPResource(ConfigResourceType.BROKER, "", {key: op})],
-                                                    False, incremental=True)
+            request = client._alter_configs_request(
+                [KPResource(ConfigResourceType.BROKER, "", {key: op})], False, incremental=True
+            )
 
             async def send() -> Any:
                 response = await client._manager.send(request)
@@ -470,12 +535,14 @@ def alter_cluster_default(key: str, value: str | None) -> Callable[[str], Any]:
             client.close()
         time.sleep(1.0)  # brokers apply a dynamic default from the metadata log within a moment
         return None if result == "OK" else str(result)
+
     return ask
 
 
 def describe_configs(kind: str, name: str, keys: Sequence[str]) -> Callable[[str], Any]:
     """DescribeConfigs with synonyms (kafka-python: confluent-kafka keys synonyms by name, so a chain of
     one key at several levels collapses): per key its value, source, flags and whole synonym chain."""
+
     def ask(bootstrap: str) -> Any:
         from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 
@@ -486,29 +553,40 @@ def describe_configs(kind: str, name: str, keys: Sequence[str]) -> Callable[[str
         finally:
             client.close()
         entries = answer[kind.lower()][name]
-        return {k: {"value": e["value"], "source": e["config_source"], "read_only": e["read_only"],
-                    "sensitive": e["is_sensitive"], "synonyms": [(s["name"], s["value"], s["source"])
-                                                                  for s in e["synonyms"]]}
-                for k in keys if (e := entries.get(k)) is not None} | {"missing": sorted(set(keys) - set(entries))}
+        return {
+            k: {
+                "value": e["value"],
+                "source": e["config_source"],
+                "read_only": e["read_only"],
+                "sensitive": e["is_sensitive"],
+                "synonyms": [(s["name"], s["value"], s["source"]) for s in e["synonyms"]],
+            }
+            for k in keys
+            if (e := entries.get(k)) is not None
+        } | {"missing": sorted(set(keys) - set(entries))}
+
     return ask
 
 
 def reassign(topic: str, partition: int, replicas: list[int]) -> Callable[[str], Any]:
     """AlterPartitionReassignments through kafka-python: the error name, None when accepted."""
+
     def ask(bootstrap: str) -> Any:
         from kafka import TopicPartition
         from kafka.admin import KafkaAdminClient
 
         client = KafkaAdminClient(bootstrap_servers=bootstrap.split(","), request_timeout_ms=30000)
         try:
-            answer = client.alter_partition_reassignments({TopicPartition(topic, partition): replicas},
-                                                          timeout_ms=30000)
+            answer = client.alter_partition_reassignments(
+                {TopicPartition(topic, partition): replicas}, timeout_ms=30000
+            )
         except Exception as exc:  # noqa: BLE001 - a request-level error is an answer too
             return f"request: {type(exc).__name__}"
         finally:
             client.close()
         err = next(iter(answer.values()))
         return None if err is None else getattr(err, "__name__", None) or type(err).__name__
+
     return ask
 
 
@@ -573,14 +651,17 @@ MIN2 = {"min.insync.replicas": "2"}
 def test_healthy_cluster_is_healthy_on_both(twins: tuple[SimTwin, LabTwin]) -> None:
     """RF 3 / minISR 2, all up: healthy, exit 0; no broker labelled controller; elections not needed."""
     t = "tw-healthy"
-    both(twins, [
-        Create(t, RF3, MIN2),
-        Produce(t, "all", 30),
-        Check("healthy", [t]),
-        Ask("preferred election where the leader is preferred", elect("PREFERRED", t, 0)),
-        Ask("unclean election where there is a leader", elect("UNCLEAN", t, 1)),
-        Ask("election on an unknown partition", elect("PREFERRED", t, 7)),
-    ])
+    both(
+        twins,
+        [
+            Create(t, RF3, MIN2),
+            Produce(t, "all", 30),
+            Check("healthy", [t]),
+            Ask("preferred election where the leader is preferred", elect("PREFERRED", t, 0)),
+            Ask("unclean election where there is a leader", elect("UNCLEAN", t, 1)),
+            Ask("election on an unknown partition", elect("PREFERRED", t, 7)),
+        ],
+    )
 
 
 def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTwin]) -> None:
@@ -589,20 +670,23 @@ def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTw
     controller's fencing did. Brokers back: whole again."""
     t = "tw-crash"
     try:
-        both(twins, [
-            Create(t, RF3, MIN2),
-            Produce(t, "all", 30),
-            Fault("crash", 3),
-            Settle("broker 3 fenced", absent(3, topics=[t])),
-            Produce(t, "all"),
-            Check("one crashed", [t]),
-            Fault("crash", 2),
-            Settle("brokers 2 and 3 fenced", absent(2, 3, topics=[t])),
-            Produce(t, "all"),
-            Produce(t, "1"),
-            Check("two crashed", [t]),
-            LeaderShrank(t),
-        ])
+        both(
+            twins,
+            [
+                Create(t, RF3, MIN2),
+                Produce(t, "all", 30),
+                Fault("crash", 3),
+                Settle("broker 3 fenced", absent(3, topics=[t])),
+                Produce(t, "all"),
+                Check("one crashed", [t]),
+                Fault("crash", 2),
+                Settle("brokers 2 and 3 fenced", absent(2, 3, topics=[t])),
+                Produce(t, "all"),
+                Produce(t, "1"),
+                Check("two crashed", [t]),
+                LeaderShrank(t),
+            ],
+        )
     finally:
         restore_both(twins, [t], 2, 3)
     both(twins, [Check("restored", [t])])
@@ -613,23 +697,29 @@ def test_controlled_shutdown_moves_leaders_first(twins: tuple[SimTwin, LabTwin])
     """SIGTERM: the controller moves leadership off broker 1 and drops it from the ISRs; writes go on."""
     t = "tw-shutdown"
     try:
-        both(twins, [
-            Create(t, RF3, MIN2),
-            Produce(t, "all", 30),
-            Fault("shutdown", 1),
-            Settle("broker 1 gone", absent(1, topics=[t])),
-            Produce(t, "all"),
-            Check("after controlled shutdown", [t]),
-            LeaderShrank(t),
-        ])
+        both(
+            twins,
+            [
+                Create(t, RF3, MIN2),
+                Produce(t, "all", 30),
+                Fault("shutdown", 1),
+                Settle("broker 1 gone", absent(1, topics=[t])),
+                Produce(t, "all"),
+                Check("after controlled shutdown", [t]),
+                LeaderShrank(t),
+            ],
+        )
     finally:
         restore_both(twins, [t], 1)
-    both(twins, [
-        Check("back, partition 0 led by broker 2", [t]),
-        Ask("preferred election where it is needed", elect("PREFERRED", t, 0)),
-        Settle("broker 1 leads partition 0 again", lambda md: md["topics"][t][0]["leader"] == 1),
-        Check("preferred leader again", [t]),
-    ])
+    both(
+        twins,
+        [
+            Check("back, partition 0 led by broker 2", [t]),
+            Ask("preferred election where it is needed", elect("PREFERRED", t, 0)),
+            Settle("broker 1 leads partition 0 again", lambda md: md["topics"][t][0]["leader"] == 1),
+            Check("preferred leader again", [t]),
+        ],
+    )
 
 
 @full_set
@@ -638,16 +728,19 @@ def test_hung_follower_under_load_is_shrunk_by_its_leader(twins: tuple[SimTwin, 
     after replica.lag.time.max.ms, then the controller fences the silent broker."""
     t = "tw-hang"
     try:
-        both(twins, [
-            Create(t, [[1, 2, 3]], MIN2),
-            Load(t),
-            Fault("hang", 3),
-            Settle("broker 3 out of the ISR", out_of_isr(3, t)),
-            Settle("broker 3 fenced", absent(3, topics=[t])),
-            Load(t, on=False),
-            LeaderShrank(t),
-            Check("hung follower, fenced", [t]),
-        ])
+        both(
+            twins,
+            [
+                Create(t, [[1, 2, 3]], MIN2),
+                Load(t),
+                Fault("hang", 3),
+                Settle("broker 3 out of the ISR", out_of_isr(3, t)),
+                Settle("broker 3 fenced", absent(3, topics=[t])),
+                Load(t, on=False),
+                LeaderShrank(t),
+                Check("hung follower, fenced", [t]),
+            ],
+        )
     finally:
         restore_both(twins, [t], 3)
 
@@ -657,23 +750,32 @@ def test_offline_rf1_partition(twins: tuple[SimTwin, LabTwin]) -> None:
     """RF 1 on broker 2, broker 2 crashed: offline; producers time out; no election can help."""
     t = "tw-rf1"
     try:
-        both(twins, [
-            Create(t, [[2]], {"min.insync.replicas": "1"}),
-            Produce(t, "1"),
-            Fault("crash", 2),
-            Settle("the partition offline", lambda md: md["topics"][t][0]["leader"] == -1),
-            Check("RF 1 offline", [t]),
-            Produce(t, "1", 5, partition=0, timeout_ms=3000),
-            Ask("preferred election of an offline partition", elect("PREFERRED", t, 0)),
-            Ask("unclean election of an offline partition", elect("UNCLEAN", t, 0)),
-        ])
+        both(
+            twins,
+            [
+                Create(t, [[2]], {"min.insync.replicas": "1"}),
+                Produce(t, "1"),
+                Fault("crash", 2),
+                Settle("the partition offline", lambda md: md["topics"][t][0]["leader"] == -1),
+                Check("RF 1 offline", [t]),
+                Produce(t, "1", 5, partition=0, timeout_ms=3000),
+                Ask("preferred election of an offline partition", elect("PREFERRED", t, 0)),
+                Ask("unclean election of an offline partition", elect("UNCLEAN", t, 0)),
+            ],
+        )
     finally:
         restore_both(twins, [t], 2)
 
 
 TOPIC_KEYS = ("min.insync.replicas", "retention.ms", "unclean.leader.election.enable", "cleanup.policy")
-BROKER_KEYS = ("min.insync.replicas", "replica.lag.time.max.ms", "default.replication.factor",
-               "unclean.leader.election.enable", "log.retention.hours", "broker.rack")
+BROKER_KEYS = (
+    "min.insync.replicas",
+    "replica.lag.time.max.ms",
+    "default.replication.factor",
+    "unclean.leader.election.enable",
+    "log.retention.hours",
+    "broker.rack",
+)
 
 
 @full_set
@@ -682,24 +784,27 @@ def test_configs_overrides_defaults_and_validation(twins: tuple[SimTwin, LabTwin
     IncrementalAlterConfigs, a cluster-wide default seen by kafkatui, reassignment to no broker."""
     over, plain = "tw-conf", "tw-plain"
     try:
-        both(twins, [
-            Create(over, [[1, 2, 3]], {"min.insync.replicas": "3", "retention.ms": "3600000"}),
-            Create(plain, [[2, 3, 1]]),
-            Ask("topic configs", describe_configs("TOPIC", over, TOPIC_KEYS)),
-            Ask("topic configs, no overrides", describe_configs("TOPIC", plain, TOPIC_KEYS)),
-            Ask("broker configs", describe_configs("BROKER", "1", BROKER_KEYS)),
-            Ask("min.insync.replicas=0", alter_topic(plain, "min.insync.replicas", "0")),
-            Ask("min.insync.replicas=abc", alter_topic(plain, "min.insync.replicas", "abc")),
-            Ask("unknown topic config", alter_topic(plain, "no.such.config", "1")),
-            Ask("retention.ms=-5", alter_topic(plain, "retention.ms", "-5")),
-            Ask("cleanup.policy=bogus", alter_topic(plain, "cleanup.policy", "bogus")),
-            Ask("min.insync.replicas=3 (valid)", alter_topic(plain, "min.insync.replicas", "3")),
-            Check("overrides", [over, plain]),
-            Ask("reassignment to an unknown broker", reassign(plain, 0, [1, 2, 9])),
-            Ask("cluster default unclean=true", alter_cluster_default("unclean.leader.election.enable", "true")),
-            Ask("topic configs under a cluster default", describe_configs("TOPIC", plain, TOPIC_KEYS)),
-            Check("cluster default unclean", [over, plain]),
-        ])
+        both(
+            twins,
+            [
+                Create(over, [[1, 2, 3]], {"min.insync.replicas": "3", "retention.ms": "3600000"}),
+                Create(plain, [[2, 3, 1]]),
+                Ask("topic configs", describe_configs("TOPIC", over, TOPIC_KEYS)),
+                Ask("topic configs, no overrides", describe_configs("TOPIC", plain, TOPIC_KEYS)),
+                Ask("broker configs", describe_configs("BROKER", "1", BROKER_KEYS)),
+                Ask("min.insync.replicas=0", alter_topic(plain, "min.insync.replicas", "0")),
+                Ask("min.insync.replicas=abc", alter_topic(plain, "min.insync.replicas", "abc")),
+                Ask("unknown topic config", alter_topic(plain, "no.such.config", "1")),
+                Ask("retention.ms=-5", alter_topic(plain, "retention.ms", "-5")),
+                Ask("cleanup.policy=bogus", alter_topic(plain, "cleanup.policy", "bogus")),
+                Ask("min.insync.replicas=3 (valid)", alter_topic(plain, "min.insync.replicas", "3")),
+                Check("overrides", [over, plain]),
+                Ask("reassignment to an unknown broker", reassign(plain, 0, [1, 2, 9])),
+                Ask("cluster default unclean=true", alter_cluster_default("unclean.leader.election.enable", "true")),
+                Ask("topic configs under a cluster default", describe_configs("TOPIC", plain, TOPIC_KEYS)),
+                Check("cluster default unclean", [over, plain]),
+            ],
+        )
     finally:
         for twin in twins:
             alter_cluster_default("unclean.leader.election.enable", None)(twin.bootstrap)
@@ -722,9 +827,11 @@ def test_no_broker_is_labelled_controller_on_a_kraft_cluster(twins: tuple[SimTwi
 
 def test_controller_of_trusts_the_metadata_only_without_kraft() -> None:
     """ZooKeeper (no process.roles): the metadata's id. KRaft: the single voter, else unknown (-1)."""
+
     def configs(roles: str | None, voters: str | None) -> dict[int, dict[str, ConfigValue]]:
-        return {b: {"process.roles": ConfigValue(roles), "controller.quorum.voters": ConfigValue(voters)}
-                for b in (1, 2, 3)}
+        return {
+            b: {"process.roles": ConfigValue(roles), "controller.quorum.voters": ConfigValue(voters)} for b in (1, 2, 3)
+        }
 
     assert controller_of(2, configs(None, None)) == 2
     assert controller_of(2, {}) == 2 and controller_of(None, {}) == -1

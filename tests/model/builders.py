@@ -26,8 +26,9 @@ def topic(name: str, specs: Iterable[Spec], *, internal: bool = False, **configs
 
 
 def _topic(name: str, specs: Iterable[Spec], internal: bool, configs: dict[str, str]) -> TopicInfo:
-    parts = tuple(PartitionInfo(name, i, leader, tuple(reps), tuple(isr))
-                  for i, (leader, reps, isr) in enumerate(specs))
+    parts = tuple(
+        PartitionInfo(name, i, leader, tuple(reps), tuple(isr)) for i, (leader, reps, isr) in enumerate(specs)
+    )
     cfg = {k.replace("_", "."): ConfigValue(v, DYNAMIC_TOPIC_CONFIG) for k, v in configs.items()}
     return TopicInfo(name, parts, internal=internal, configs=cfg)
 
@@ -41,17 +42,26 @@ def healthy(name: str, n: int, rf: int = 3, brokers: int = 3, **configs: str) ->
     return _topic(name, specs, False, configs)
 
 
-def snap(*topics: TopicInfo, brokers: Iterable[int] = (1, 2, 3), racks: dict[int, str] | None = None,
-         broker_configs: dict[str, str] | None = None, controller: int = 1,
-         log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None,
-         problems: tuple[str, ...] = ()) -> ClusterSnapshot:
+def snap(
+    *topics: TopicInfo,
+    brokers: Iterable[int] = (1, 2, 3),
+    racks: dict[int, str] | None = None,
+    broker_configs: dict[str, str] | None = None,
+    controller: int = 1,
+    log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None,
+    problems: tuple[str, ...] = (),
+) -> ClusterSnapshot:
     """A snapshot; broker_configs are static broker settings reported by every broker."""
     ids = list(brokers)
     bcfg = {k: ConfigValue(v, STATIC_BROKER_CONFIG) for k, v in (broker_configs or {}).items()}
     return ClusterSnapshot(
-        cluster_id="test", controller_id=controller,
+        cluster_id="test",
+        controller_id=controller,
         brokers=tuple(BrokerInfo(b, f"broker{b}.example", 9092, (racks or {}).get(b)) for b in ids),
         topics={t.name: t for t in topics},
         broker_configs={b: dict(bcfg) for b in ids} if bcfg else {},
-        log_dirs=log_dirs, partial=bool(problems), problems=problems, bootstrap="kafka:9092",
+        log_dirs=log_dirs,
+        partial=bool(problems),
+        problems=problems,
+        bootstrap="kafka:9092",
     )

@@ -42,8 +42,26 @@ S = 1000
 M = 60 * S
 # time points per scenario: every fault and recovery of the shipped timelines, and between them
 TIMES: dict[str, list[int]] = {
-    "incident": [0, 70 * S, 2 * M, 3 * M, 5 * M, 6 * M, 8 * M + 30 * S, 11 * M, 16 * M + 10 * S, 16 * M + 40 * S,
-                 26 * M + 20 * S, 28 * M, 31 * M + 30 * S, 37 * M, 39 * M + 20 * S, 41 * M, 43 * M, 55 * M + 20 * S],
+    "incident": [
+        0,
+        70 * S,
+        2 * M,
+        3 * M,
+        5 * M,
+        6 * M,
+        8 * M + 30 * S,
+        11 * M,
+        16 * M + 10 * S,
+        16 * M + 40 * S,
+        26 * M + 20 * S,
+        28 * M,
+        31 * M + 30 * S,
+        37 * M,
+        39 * M + 20 * S,
+        41 * M,
+        43 * M,
+        55 * M + 20 * S,
+    ],
 }
 DEFAULT_TIMES = [0, 20 * S, 40 * S, 70 * S, 100 * S, 2 * M, 3 * M, 4 * M + 30 * S, 6 * M, 8 * M, 10 * M + 30 * S]
 SCENARIOS = sorted(n for n in scenario.shipped() if n != "big")
@@ -80,8 +98,11 @@ def actions(s: ClusterSnapshot, f: Finding) -> dict[str, set[str]]:
     out: dict[str, set[str]] = defaultdict(set)
     for c in f.commands:
         for ch in config_changes(c):
-            names = [ch.name] if ch.entity_type == "topics" and ch.name else (
-                [t for t in s.topics if ch.name is None and ch.entity_type == "brokers"])
+            names = (
+                [ch.name]
+                if ch.entity_type == "topics" and ch.name
+                else ([t for t in s.topics if ch.name is None and ch.entity_type == "brokers"])
+            )
             for t in names:
                 if t not in s.topics:
                     continue
@@ -152,9 +173,12 @@ def check_snapshot(where: str, s: ClusterSnapshot) -> None:
         for t in f.topics or list(s.topics):
             new = after[t] - before[t]
             assert not new, f"{where}: applying {f.id} on {t} makes the audit flag {sorted(new)}"
-            if own in (A.MIN_ISR_ABOVE_RF, A.MIN_ISR_EQUALS_RF, A.MIN_ISR_ONE, A.UNCLEAN_ENABLED) and \
-                    not any("Not in the plan" in st for st in f.steps) and own in before[t] and \
-                    not any("stopgap" in st for st in f.steps):
+            if (
+                own in (A.MIN_ISR_ABOVE_RF, A.MIN_ISR_EQUALS_RF, A.MIN_ISR_ONE, A.UNCLEAN_ENABLED)
+                and not any("Not in the plan" in st for st in f.steps)
+                and own in before[t]
+                and not any("stopgap" in st for st in f.steps)
+            ):
                 assert own not in after[t], f"{where}: applying {f.id} on {t} does not fix it"
 
     # no two findings on one topic contradict each other
@@ -190,14 +214,22 @@ def test_advice_is_consistent_on_the_big_scenario() -> None:
 def test_printed_commands_are_the_kafka_cli_lines_each_once() -> None:
     from tests.model.builders import healthy, snap, topic
 
-    s = snap(topic("orders", [(1, [1, 4, 2], [1]), (2, [2, 4, 3], [2, 3])], min_insync_replicas="2"),
-             healthy("events", 2, rf=2, min_insync_replicas="2"), brokers=(1, 2, 3))
+    s = snap(
+        topic("orders", [(1, [1, 4, 2], [1]), (2, [2, 4, 3], [2, 3])], min_insync_replicas="2"),
+        healthy("events", 2, rf=2, min_insync_replicas="2"),
+        brokers=(1, 2, 3),
+    )
     cmds = printed_commands(s, "kafka-1:9092")
     assert len(cmds) == len(set(cmds)) and cmds
     assert all(c.startswith("printf '%s\\n' '") or c.split()[0].startswith("kafka-") for c in cmds)
     assert not any(c.startswith(("kubectl", "grep")) for c in cmds)
-    assert any(c.startswith("kafka-reassign-partitions.sh --bootstrap-server kafka-1:9092 --reassignment-json-file "
-                            "reassign-broker-4.json --execute") for c in cmds)
+    assert any(
+        c.startswith(
+            "kafka-reassign-partitions.sh --bootstrap-server kafka-1:9092 --reassignment-json-file "
+            "reassign-broker-4.json --execute"
+        )
+        for c in cmds
+    )
     # the broker-4 plan and the events RF plan are separate files, each written before it is executed
     plans = executed_reassignments(cmds)
     assert set(plans) == {"reassign-broker-4.json", "reassign-events.json"}
@@ -211,12 +243,31 @@ def test_apply_commands_follows_kafkas_config_precedence() -> None:
     from tests.model.builders import healthy, snap
 
     s = snap(healthy("a", 1), healthy("b", 1, min_insync_replicas="3"), broker_configs={"min.insync.replicas": "1"})
-    s = dataclasses.replace(s, topics={n: dataclasses.replace(t, configs={
-        **t.configs, **({} if "min.insync.replicas" in t.configs else
-                        {"min.insync.replicas": s.broker_config("min.insync.replicas")})}) for n, t in s.topics.items()})
-    after = apply_commands(s, ["kafka-configs.sh --bootstrap-server B --alter --entity-type brokers --entity-default "
-                               "--add-config min.insync.replicas=2",
-                               "kafka-configs.sh --bootstrap-server B --alter --entity-type topics --entity-name b "
-                               "--delete-config min.insync.replicas"])
+    s = dataclasses.replace(
+        s,
+        topics={
+            n: dataclasses.replace(
+                t,
+                configs={
+                    **t.configs,
+                    **(
+                        {}
+                        if "min.insync.replicas" in t.configs
+                        else {"min.insync.replicas": s.broker_config("min.insync.replicas")}
+                    ),
+                },
+            )
+            for n, t in s.topics.items()
+        },
+    )
+    after = apply_commands(
+        s,
+        [
+            "kafka-configs.sh --bootstrap-server B --alter --entity-type brokers --entity-default "
+            "--add-config min.insync.replicas=2",
+            "kafka-configs.sh --bootstrap-server B --alter --entity-type topics --entity-name b "
+            "--delete-config min.insync.replicas",
+        ],
+    )
     assert after.topic_config("a", "min.insync.replicas").value == "2"  # inherited the new default
     assert after.topic_config("b", "min.insync.replicas").value == "2"  # override deleted: falls back

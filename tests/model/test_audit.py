@@ -37,14 +37,17 @@ def test_min_isr_equals_rf_but_not_for_rf1() -> None:
 
 def test_min_isr_one_with_rf2_or_more() -> None:
     assert rules(healthy("dev.a", 2, rf=2), healthy("dev.b", 2, rf=3)) == {
-        "dev.a": {A.MIN_ISR_ONE}, "dev.b": {A.MIN_ISR_ONE}}
+        "dev.a": {A.MIN_ISR_ONE},
+        "dev.b": {A.MIN_ISR_ONE},
+    }
 
 
 def test_unclean_enabled_and_its_source() -> None:
     (issue,) = audit(snap(healthy("dev.clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true")))
     assert issue.rule == A.UNCLEAN_ENABLED and "DYNAMIC_TOPIC_CONFIG" in issue.detail
-    inherited = audit(snap(healthy("dev.y", 2, min_insync_replicas="2"),
-                           broker_configs={"unclean.leader.election.enable": "true"}))
+    inherited = audit(
+        snap(healthy("dev.y", 2, min_insync_replicas="2"), broker_configs={"unclean.leader.election.enable": "true"})
+    )
     assert [i.rule for i in inherited] == [A.UNCLEAN_ENABLED] and "STATIC_BROKER_CONFIG" in inherited[0].detail
 
 
@@ -69,8 +72,9 @@ def test_internal_topics_weak_config_replaces_generic_rules() -> None:
 
 
 def test_internal_topic_unavailable_or_under_replicated() -> None:
-    down = topic("__consumer_offsets", [(1, R, [1]), (-1, R, [2]), (1, R, [1, 2, 3])], internal=True,
-                 min_insync_replicas="2")
+    down = topic(
+        "__consumer_offsets", [(1, R, [1]), (-1, R, [2]), (1, R, [1, 2, 3])], internal=True, min_insync_replicas="2"
+    )
     found = {i.rule: i for i in audit(snap(down))}
     assert found[A.INTERNAL_UNAVAILABLE].partitions == (0, 1)
     lag = topic("__transaction_state", [(1, R, [1, 2]), (1, R, R)], internal=True, min_insync_replicas="2")
@@ -80,8 +84,12 @@ def test_internal_topic_unavailable_or_under_replicated() -> None:
 
 def test_dev_settings_on_a_production_looking_topic() -> None:
     prod = healthy("orders", 3, min_insync_replicas="2")
-    r = rules(prod, healthy("billing", 2, rf=1), healthy("dev.sandbox", 2, rf=1),
-              healthy("invoices", 2, min_insync_replicas="2", unclean_leader_election_enable="true"))
+    r = rules(
+        prod,
+        healthy("billing", 2, rf=1),
+        healthy("dev.sandbox", 2, rf=1),
+        healthy("invoices", 2, min_insync_replicas="2", unclean_leader_election_enable="true"),
+    )
     assert r["billing"] == {A.DEV_ON_PROD}  # replaces rf-one
     assert r["invoices"] == {A.DEV_ON_PROD}  # replaces unclean-enabled
     assert r["dev.sandbox"] == {A.RF_ONE}  # says it is disposable
@@ -90,7 +98,9 @@ def test_dev_settings_on_a_production_looking_topic() -> None:
 
 def test_dev_settings_need_production_topics_next_to_them() -> None:
     assert rules(healthy("billing", 2, rf=1), healthy("events", 2, rf=2)) == {
-        "billing": {A.RF_ONE}, "events": {A.MIN_ISR_ONE}}
+        "billing": {A.RF_ONE},
+        "events": {A.MIN_ISR_ONE},
+    }
 
 
 def test_dev_markers() -> None:

@@ -44,8 +44,12 @@ def test_topics_created_and_deleted() -> None:
 
 def test_bursts_are_summarized() -> None:
     before = snap(healthy("t", 40))
-    after = snap(topic("t", [(p.leader, p.replicas, tuple(r for r in p.isr if r != 3) or p.isr)
-                             for p in before.topics["t"].partitions]))
+    after = snap(
+        topic(
+            "t",
+            [(p.leader, p.replicas, tuple(r for r in p.isr if r != 3) or p.isr) for p in before.topics["t"].partitions],
+        )
+    )
     changes = diff(before, after)
     assert len([c for c in changes if c.kind == ChangeKind.ISR_SHRINK]) > 6
     lines = summarize(changes)

@@ -44,8 +44,10 @@ def reference(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any]
     live = frozenset(b.id for b in snapshot.brokers)
     check_leader = bool(live)
     absent = frozenset(r for t in snapshot.topics.values() for p in t.partitions for r in p.replicas) - live
-    c: dict[str, Counter[int]] = {k: Counter() for k in (
-        "led", "preferred", "preferred_led", "hosted", "out", "off_hosted", "off_out", "r_under", "r_off")}
+    c: dict[str, Counter[int]] = {
+        k: Counter()
+        for k in ("led", "preferred", "preferred_led", "hosted", "out", "off_hosted", "off_out", "r_under", "r_off")
+    }
     r_topics: dict[int, set[str]] = {}
     topics: dict[str, Any] = {}
     classes: dict[str, bytes] = {}
@@ -76,8 +78,17 @@ def reference(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any]
                 if len(isr) < len(reps):
                     urp += 1
                     c["out"].update(r for r in reps if r not in isr)
-                k = (1 if len(isr) < min_isr else 2 if len(isr) == min_isr else 3 if len(isr) < len(reps)
-                     else 4 if leader != pref else 5)
+                k = (
+                    1
+                    if len(isr) < min_isr
+                    else 2
+                    if len(isr) == min_isr
+                    else 3
+                    if len(isr) < len(reps)
+                    else 4
+                    if leader != pref
+                    else 5
+                )
                 live_n = len(isr) if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
                 if live_n == 1 or live_n == min_isr:
                     for b in isr:
@@ -89,22 +100,55 @@ def reference(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any]
         if not parts:
             smallest = min_rf = 0
         classes[name] = bytes(cls)
-        topics[name] = (tuple(counts), rf, min_rf, smallest, urp, nonpref, min_isr,
-                        effective_unclean(snapshot, name))
-    brokers = {b: (c["hosted"][b], c["led"][b], c["preferred"][b], c["preferred_led"][b],
-                   c["out"][b] + c["off_out"][b], c["hosted"][b] - c["off_hosted"][b], c["out"][b],
-                   c["r_under"][b], c["r_off"][b], len(r_topics.get(b, ())))
-               for b in sorted(live | absent)}
+        topics[name] = (tuple(counts), rf, min_rf, smallest, urp, nonpref, min_isr, effective_unclean(snapshot, name))
+    brokers = {
+        b: (
+            c["hosted"][b],
+            c["led"][b],
+            c["preferred"][b],
+            c["preferred_led"][b],
+            c["out"][b] + c["off_out"][b],
+            c["hosted"][b] - c["off_hosted"][b],
+            c["out"][b],
+            c["r_under"][b],
+            c["r_off"][b],
+            len(r_topics.get(b, ())),
+        )
+        for b in sorted(live | absent)
+    }
     return topics, brokers, classes
 
 
 def summary(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any], dict[str, bytes]]:
     r = assess(snapshot)
-    topics = {n: (t.counts, t.rf, t.min_rf, t.smallest_isr, t.under_replicated_total, t.non_preferred_total,
-                  t.min_isr, (t.unclean, t.unclean_source)) for n, t in r.topics.items()}
-    brokers = {b: (h.hosted, h.led, h.preferred, h.preferred_led, h.out_of_isr, h.hosted_online,
-                   h.out_of_isr_online, h.restart_under_min_isr, h.restart_offline, h.restart_topics)
-               for b, h in r.brokers.items()}
+    topics = {
+        n: (
+            t.counts,
+            t.rf,
+            t.min_rf,
+            t.smallest_isr,
+            t.under_replicated_total,
+            t.non_preferred_total,
+            t.min_isr,
+            (t.unclean, t.unclean_source),
+        )
+        for n, t in r.topics.items()
+    }
+    brokers = {
+        b: (
+            h.hosted,
+            h.led,
+            h.preferred,
+            h.preferred_led,
+            h.out_of_isr,
+            h.hosted_online,
+            h.out_of_isr_online,
+            h.restart_under_min_isr,
+            h.restart_offline,
+            h.restart_topics,
+        )
+        for b, h in r.brokers.items()
+    }
     return topics, brokers, {n: bytes(r.class_codes(n)) for n in r.topics}
 
 
@@ -142,8 +186,13 @@ def clusters(draw: st.DrawFn) -> ClusterSnapshot:
             configs["unclean.leader.election.enable"] = ConfigValue("true", DYNAMIC_TOPIC_CONFIG)
         topics[name] = TopicInfo(name, tuple(parts), configs=configs)
     bcfg = {"min.insync.replicas": ConfigValue(draw(st.sampled_from(["1", "2"])), STATIC_BROKER_CONFIG)}
-    return ClusterSnapshot("c", 1, tuple(BrokerInfo(b, "h", 9092) for b in sorted(listed)), topics,
-                           broker_configs={b: dict(bcfg) for b in listed})
+    return ClusterSnapshot(
+        "c",
+        1,
+        tuple(BrokerInfo(b, "h", 9092) for b in sorted(listed)),
+        topics,
+        broker_configs={b: dict(bcfg) for b in listed},
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -176,15 +225,18 @@ def test_columns_read_like_their_partitions(snapshot: ClusterSnapshot) -> None:
         # offline replicas come from the brokers metadata lists, as the source always derived them
         assert tuple(parts) == tuple(
             replace(p, offline_replicas=tuple(r for r in p.replicas if r not in {b.id for b in snapshot.brokers}))
-            for p in t.partitions)
+            for p in t.partitions
+        )
     test = lambda _leader, reps, isr: 3 in reps and 3 not in isr  # noqa: E731
     assert list(cols.partitions_where(test)) == [
-        p for n in sorted(cols.topics) for p in cols.topics[n].partitions if test(p.leader, p.replicas, p.isr)]
+        p for n in sorted(cols.topics) for p in cols.topics[n].partitions if test(p.leader, p.replicas, p.isr)
+    ]
     assert cols.referenced_brokers() == snapshot.referenced_brokers()
     report = assess(cols)
     for name in cols.topics:
         assert [p.partition for p in report.partition_infos(name, Health.UNDER_REPLICATED)] == [
-            p.partition for p in report.partitions(name) if p.health == Health.UNDER_REPLICATED]
+            p.partition for p in report.partitions(name) if p.health == Health.UNDER_REPLICATED
+        ]
 
 
 def crowded_reference(snapshot: ClusterSnapshot, topic: str, min_isr: int, single: set[int]) -> list[int]:
@@ -215,7 +267,9 @@ def racked(draw: st.DrawFn) -> ClusterSnapshot:
             reps = tuple(draw(st.lists(st.integers(1, 7), unique=True, min_size=2, max_size=4)))
             parts.append(PartitionInfo(name, pi, reps[0], reps, reps))
         mi = draw(st.sampled_from(["1", "2", "3"]))
-        topics[name] = TopicInfo(name, tuple(parts), configs={"min.insync.replicas": ConfigValue(mi, DYNAMIC_TOPIC_CONFIG)})
+        topics[name] = TopicInfo(
+            name, tuple(parts), configs={"min.insync.replicas": ConfigValue(mi, DYNAMIC_TOPIC_CONFIG)}
+        )
     return ClusterSnapshot("c", 1, tuple(BrokerInfo(b, "h", 9092, racks[b - 1]) for b in range(1, 7)), topics)
 
 
@@ -234,33 +288,53 @@ def test_rack_rules_judged_per_state_are_the_per_partition_rules(snapshot: Clust
 # ---------------------------------------------------------------------------------- from librdkafka
 def _md(topics: dict[str, dict[int, tuple[int, list[int], list[int], int | None]]]) -> Any:
     """An object shaped like confluent-kafka's ClusterMetadata (topics -> partitions by id)."""
+
     def part(pid: int, leader: int, reps: list[int], isr: list[int], err: int | None) -> Any:
         error = None if err is None else SimpleNamespace(code=lambda: err)
         return SimpleNamespace(id=pid, leader=leader, replicas=reps, isrs=isr, error=error)
-    return SimpleNamespace(topics={
-        name: SimpleNamespace(partitions={pid: part(pid, *spec) for pid, spec in parts.items()})
-        for name, parts in topics.items()})
+
+    return SimpleNamespace(
+        topics={
+            name: SimpleNamespace(partitions={pid: part(pid, *spec) for pid, spec in parts.items()})
+            for name, parts in topics.items()
+        }
+    )
 
 
 def test_metadata_is_read_into_columns_with_errors_offline_replicas_and_elr() -> None:
-    md = _md({
-        "a": {1: (1, [1, 2, 3], [1, 2, 3], None), 0: (2, [2, 3, 9], [2, 3], None)},
-        "b": {0: (-1, [9], [9], 5), 2: (1, [1, 2], [1], None)},  # partition 1 missing: ids kept
-    })
+    md = _md(
+        {
+            "a": {1: (1, [1, 2, 3], [1, 2, 3], None), 0: (2, [2, 3, 9], [2, 3], None)},
+            "b": {0: (-1, [9], [9], 5), 2: (1, [1, 2], [1], None)},  # partition 1 missing: ids kept
+        }
+    )
     table = StateTable()
     parts, lagging = _read_partitions(md, ["a", "b"], frozenset({1, 2, 3}), table)
     assert lagging
     assert isinstance(parts["a"].ids, range) and parts["b"].ids == (0, 2)
-    assert list(parts["a"]) == [PartitionInfo("a", 0, 2, (2, 3, 9), (2, 3), (9,)),
-                                PartitionInfo("a", 1, 1, (1, 2, 3), (1, 2, 3))]
-    assert list(parts["b"]) == [PartitionInfo("b", 0, -1, (9,), (9,), (9,), error_code=5),
-                                PartitionInfo("b", 2, 1, (1, 2), (1,))]
+    assert list(parts["a"]) == [
+        PartitionInfo("a", 0, 2, (2, 3, 9), (2, 3), (9,)),
+        PartitionInfo("a", 1, 1, (1, 2, 3), (1, 2, 3)),
+    ]
+    assert list(parts["b"]) == [
+        PartitionInfo("b", 0, -1, (9,), (9,), (9,), error_code=5),
+        PartitionInfo("b", 2, 1, (1, 2), (1,)),
+    ]
     # the same states read again get the same ids: a source's snapshots share its table
     again, _ = _read_partitions(md, ["a", "b"], frozenset({1, 2, 3}), table)
     assert again["a"].same_states(parts["a"]) and len(table) == 4
 
-    _add_elr(again, {("b", 0): {"leader_epoch": 7, "eligible_leader_replicas": [3], "last_known_elr": [],
-                                "offline_replicas": [9, 4]}})
+    _add_elr(
+        again,
+        {
+            ("b", 0): {
+                "leader_epoch": 7,
+                "eligible_leader_replicas": [3],
+                "last_known_elr": [],
+                "offline_replicas": [9, 4],
+            }
+        },
+    )
     b0, b2 = again["b"]
     assert b0 == PartitionInfo("b", 0, -1, (9,), (9,), (9, 4), 7, (3,), (), 5)
     assert b2.elr == () and b2.last_known_elr == ()  # known: empty
@@ -271,8 +345,15 @@ def test_metadata_is_read_into_columns_with_errors_offline_replicas_and_elr() ->
 def test_views_come_from_states_and_extras() -> None:
     table = StateTable()
     sts = array("i", [table.id_of(1, (1, 2), (1, 2)), table.id_of(-1, (3, 4), (3,)), table.id_of(1, (1, 2), (1, 2))])
-    cols = Partitions("t", range(3), sts, table, frozenset({1, 2, 3}), elr_known=True,
-                      extras={1: PartitionExtra(error_code=2, elr=(4,))})
+    cols = Partitions(
+        "t",
+        range(3),
+        sts,
+        table,
+        frozenset({1, 2, 3}),
+        elr_known=True,
+        extras={1: PartitionExtra(error_code=2, elr=(4,))},
+    )
     assert len(table) == 2 and cols[0].replicas is cols[2].replicas  # one state, interned lists
     assert cols[1] == PartitionInfo("t", 1, -1, (3, 4), (3,), (4,), -1, (4,), (), 2)
     assert cols[0] == PartitionInfo("t", 0, 1, (1, 2), (1, 2), (), -1, (), ())

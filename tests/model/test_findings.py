@@ -44,23 +44,42 @@ def ids(found: list[Finding]) -> set[str]:
 
 # --------------------------------------------------------------------------------------------- snapshots
 
+
 def incident() -> ClusterSnapshot:
     """Broker 4 gone; offline, under/at minISR, under-replicated and non-preferred partitions."""
-    logs = {("orders", 3, 1): ReplicaLog(9_000_000, 0), ("orders", 3, 2): ReplicaLog(3_000_000, 40),
-            ("orders", 3, 3): ReplicaLog(9_000_000, 0)}
+    logs = {
+        ("orders", 3, 1): ReplicaLog(9_000_000, 0),
+        ("orders", 3, 2): ReplicaLog(3_000_000, 40),
+        ("orders", 3, 3): ReplicaLog(9_000_000, 0),
+    }
     return snap(
         topic("ledger", [(-1, [4, 2, 1], [4]), (-1, [4, 1, 2], [4])], min_insync_replicas="2"),
-        topic("orders", [(1, [1, 4, 2], [1]), (2, [2, 4, 3], [2]), (3, [3, 4, 1], [3, 1]),
-                         (1, [1, 2, 3], [1, 3]), (1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"),
-        topic("events", [(1, [1, 2, 3], [1, 2]), (3, [2, 3, 1], [2, 3, 1]), (3, [2, 3, 1], [2, 3, 1])],
-              min_insync_replicas="1"),
+        topic(
+            "orders",
+            [
+                (1, [1, 4, 2], [1]),
+                (2, [2, 4, 3], [2]),
+                (3, [3, 4, 1], [3, 1]),
+                (1, [1, 2, 3], [1, 3]),
+                (1, [1, 2, 3], [1, 2, 3]),
+            ],
+            min_insync_replicas="2",
+        ),
+        topic(
+            "events",
+            [(1, [1, 2, 3], [1, 2]), (3, [2, 3, 1], [2, 3, 1]), (3, [2, 3, 1], [2, 3, 1])],
+            min_insync_replicas="1",
+        ),
         topic("__consumer_offsets", [(1, [1, 2, 4], [1])], internal=True, min_insync_replicas="2"),
-        brokers=(1, 2, 3), log_dirs=logs, problems=("DescribeLogDirs: broker 4 unreachable",),
+        brokers=(1, 2, 3),
+        log_dirs=logs,
+        problems=("DescribeLogDirs: broker 4 unreachable",),
     )
 
 
 def missing_broker() -> ClusterSnapshot:
     """4 brokers, RF 3, minISR 2: broker 3 up but out of every ISR (the simulator's scenario)."""
+
     def t(name: str, n: int) -> Any:
         specs = []
         for i in range(n):
@@ -68,8 +87,15 @@ def missing_broker() -> ClusterSnapshot:
             isr = [r for r in reps if r != 3]
             specs.append((isr[0], reps, isr))
         return topic(name, specs)
-    return snap(t("orders", 12), t("payments", 8), t("inventory", 8), t("audit-log", 4), brokers=(1, 2, 3, 4),
-                broker_configs={"min.insync.replicas": "2", "num.replica.fetchers": "1"})
+
+    return snap(
+        t("orders", 12),
+        t("payments", 8),
+        t("inventory", 8),
+        t("audit-log", 4),
+        brokers=(1, 2, 3, 4),
+        broker_configs={"min.insync.replicas": "2", "num.replica.fetchers": "1"},
+    )
 
 
 def misconfigured() -> ClusterSnapshot:
@@ -84,17 +110,21 @@ def misconfigured() -> ClusterSnapshot:
         topic("racked", [(1, [1, 2, 3], [1, 2, 3]), (1, [1, 2], [1, 2])], min_insync_replicas="1"),
         healthy("billing", 2, rf=1),
         topic("__consumer_offsets", [(1, [1], [1])], internal=True),
-        topic("__transaction_state", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3, 1])], internal=True,
-              min_insync_replicas="2"),
+        topic(
+            "__transaction_state", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3, 1])], internal=True, min_insync_replicas="2"
+        ),
         racks={1: "a", 2: "a", 3: "b"},
     )
 
 
 def weak_cluster() -> ClusterSnapshot:
     """Broker settings below the floor and two of three replicas on one rack (3 racks, minISR 2)."""
-    return snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (3, [3, 4, 1], [3, 4, 1])], min_insync_replicas="2"),
-                brokers=(1, 2, 3, 4), racks={1: "a", 2: "a", 3: "b", 4: "c"},
-                broker_configs={"replica.lag.time.max.ms": "5000", "default.replication.factor": "1"})
+    return snap(
+        topic("orders", [(1, [1, 2, 3], [1, 2, 3]), (3, [3, 4, 1], [3, 4, 1])], min_insync_replicas="2"),
+        brokers=(1, 2, 3, 4),
+        racks={1: "a", 2: "a", 3: "b", 4: "c"},
+        broker_configs={"replica.lag.time.max.ms": "5000", "default.replication.factor": "1"},
+    )
 
 
 def most_missing() -> ClusterSnapshot:
@@ -107,6 +137,7 @@ def spread_lag() -> ClusterSnapshot:
 
 
 # --------------------------------------------------------------------------------------------- coverage
+
 
 def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
@@ -123,12 +154,15 @@ def test_catalog_rejects_bad_entries() -> None:
 
 
 def test_fill_leaves_json_braces_and_refuses_unknown_names() -> None:
-    assert fill("""-p '{"spec":{"config":{"a":1}}}' {topic}""", {"topic": "t"}) == """-p '{"spec":{"config":{"a":1}}}' t"""
+    assert (
+        fill("""-p '{"spec":{"config":{"a":1}}}' {topic}""", {"topic": "t"}) == """-p '{"spec":{"config":{"a":1}}}' t"""
+    )
     with pytest.raises(KeyError, match="nope"):
         fill("{nope}", {})
 
 
 # --------------------------------------------------------------------------------------------- per class
+
 
 def test_offline_finding_with_unclean_off() -> None:
     f = by_id(run(incident()), "offline", "ledger")
@@ -140,15 +174,18 @@ def test_offline_finding_with_unclean_off() -> None:
     assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic ledger --unavailable-partitions" in f.commands
     (file_cmd,) = [c for c in f.commands if c.startswith("printf")]
     assert '{"topic":"ledger","partition":0}' in file_cmd and '{"topic":"ledger","partition":1}' in file_cmd
-    assert (f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN "
-            "--path-to-json-file elect-unclean-ledger.json") in f.commands
-    assert any(f"`kafkatui elect --bootstrap {B} --unclean --topic ledger --partition 0 --write`" in s
-               for s in f.steps)
+    assert (
+        f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN "
+        "--path-to-json-file elect-unclean-ledger.json"
+    ) in f.commands
+    assert any(f"`kafkatui elect --bootstrap {B} --unclean --topic ledger --partition 0 --write`" in s for s in f.steps)
 
 
 def test_offline_single_partition_and_no_live_replica() -> None:
     f = by_id(run(snap(topic("t", [(-1, [2, 1], [2]), (1, [1, 3], [1, 3])]), brokers=(1, 3))), "offline")
-    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN --topic t --partition 0" in f.commands
+    assert (
+        f"kafka-leader-election.sh --bootstrap-server {B} --election-type UNCLEAN --topic t --partition 0" in f.commands
+    )
     gone = by_id(run(snap(topic("t", [(-1, [2], [2])]), brokers=(1, 3))), "offline")
     assert not any("UNCLEAN" in c for c in gone.commands)
     assert any("No replica of t-0 is alive" in s for s in gone.steps)
@@ -190,22 +227,34 @@ def test_at_min_isr_by_design_is_left_to_the_audit() -> None:
 def test_under_replicated_finding() -> None:
     f = by_id(run(incident()), "under-replicated", "events")
     assert f.partitions == ("events-0",) and f.brokers == (3,)
-    assert f"kafka-topics.sh --bootstrap-server {B} --describe --topic events --under-replicated-partitions" in f.commands
+    assert (
+        f"kafka-topics.sh --bootstrap-server {B} --describe --topic events --under-replicated-partitions" in f.commands
+    )
 
 
 def test_non_preferred_leader_finding() -> None:
     f = by_id(run(incident()), "non-preferred-leader", "events")
     assert f.severity == "info" and f.partitions == ("events-1", "events-2")
     assert "broker 3 leads 2 partition(s) preferred by broker 2" in f.evidence
-    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --path-to-json-file elect-preferred-events.json" in f.commands
-    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --all-topic-partitions" in f.commands
+    assert (
+        f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --path-to-json-file elect-preferred-events.json"
+        in f.commands
+    )
+    assert (
+        f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --all-topic-partitions"
+        in f.commands
+    )
     assert any(f"`kafkatui elect --bootstrap {B} --preferred --topic events --write`" in s for s in f.steps)
     one = by_id(run(snap(topic("t", [(2, R, R), (1, R, R)]))), "non-preferred-leader")
-    assert f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --topic t --partition 0" in one.commands
+    assert (
+        f"kafka-leader-election.sh --bootstrap-server {B} --election-type PREFERRED --topic t --partition 0"
+        in one.commands
+    )
     assert not any(c.startswith("printf") for c in one.commands)
 
 
 # --------------------------------------------------------------------------------------------- brokers
+
 
 def test_top_finding_names_the_broker_missing_from_all_isrs() -> None:
     found = run(missing_broker())
@@ -216,7 +265,10 @@ def test_top_finding_names_the_broker_missing_from_all_isrs() -> None:
     assert "every other live broker is in all its ISRs" in top.evidence
     assert any("num.replica.fetchers" in c and "replica.fetch.max.bytes" in c for c in top.causes)
     assert f"kafka-log-dirs.sh --bootstrap-server {B} --describe --broker-list 3" in top.commands
-    assert f"kafka-configs.sh --bootstrap-server {B} --describe --entity-type brokers --entity-name 3 --all" in top.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --describe --entity-type brokers --entity-name 3 --all"
+        in top.commands
+    )
     assert top.severity == "warning"  # its partitions are at minISR, still writable
     assert "shrinks-under-load" not in ids(found)  # one broker explains it
 
@@ -243,7 +295,10 @@ def test_absent_broker_with_reassignment_plan_to_live_brokers() -> None:
     # replica is on broker 4: no move can finish, the finding says so instead of planning one
     assert {m["partition"]: m["replicas"] for m in moves} == {0: [1, 3, 2]}
     assert any(s.startswith("Not in the plan: t-1 (every replica is on absent broker(s) 4") for s in f.steps)
-    assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --reassignment-json-file reassign-broker-4.json --verify" in f.commands
+    assert (
+        f"kafka-reassign-partitions.sh --bootstrap-server {B} --reassignment-json-file reassign-broker-4.json --verify"
+        in f.commands
+    )
 
 
 def test_flapping_needs_history_and_a_threshold() -> None:
@@ -259,17 +314,27 @@ def test_flapping_needs_history_and_a_threshold() -> None:
 def test_shrinks_under_load_when_lag_is_spread() -> None:
     f = by_id(run(spread_lag()), "shrinks-under-load")
     assert f.brokers == (2, 3) and f.partitions == ("t-0", "t-1")
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config num.replica.fetchers=4" in f.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config num.replica.fetchers=4"
+        in f.commands
+    )
     assert any("replica.fetch.max.bytes" in s and "read-only" in s for s in f.steps)
 
 
 # --------------------------------------------------------------------------------------------- audit
 
+
 def test_min_isr_above_rf_finding_and_strimzi_patch() -> None:
     f = by_id(findings(assess(misconfigured()), bootstrap=B, namespace="kafka-prod"), "min-isr-above-rf", "blocked")
     assert f.severity == "critical" and "minISR 4 > RF 3" in f.title
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name blocked --add-config min.insync.replicas=2" in f.commands
-    assert """kubectl patch kafkatopic blocked -n kafka-prod --type merge -p '{"spec":{"config":{"min.insync.replicas":2}}}'""" in f.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name blocked --add-config min.insync.replicas=2"
+        in f.commands
+    )
+    assert (
+        """kubectl patch kafkatopic blocked -n kafka-prod --type merge -p '{"spec":{"config":{"min.insync.replicas":2}}}'"""
+        in f.commands
+    )
     assert f.strimzi_patch == "spec:\n  config:\n    min.insync.replicas: 2\n"
     assert any("2 partition(s) under minISR now" in e for e in f.evidence)
     assert "under-min-isr" not in {x.id for x in run(misconfigured()) if "blocked" in x.topics}
@@ -278,7 +343,10 @@ def test_min_isr_above_rf_finding_and_strimzi_patch() -> None:
 def test_min_isr_equals_rf_lowers_or_raises_rf() -> None:
     found = run(misconfigured())
     strict = by_id(found, "min-isr-equals-rf", "strict")
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name strict --add-config min.insync.replicas=2" in strict.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name strict --add-config min.insync.replicas=2"
+        in strict.commands
+    )
     pairs = by_id(found, "min-isr-equals-rf", "pairs")
     assert not any("--add-config min.insync.replicas" in c for c in pairs.commands)
     (plan,) = [c for c in pairs.commands if c.startswith("printf")]
@@ -293,9 +361,13 @@ def test_rf_one_finding() -> None:
     moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
     assert [m["replicas"][0] for m in moves] == [1, 2]  # preferred leaders kept
     assert all(sorted(m["replicas"]) == [1, 2, 3] for m in moves)
-    assert any(f"`kafkatui reassign --bootstrap {B} --topic dev.scratch --replication-factor 3 --write`" in s
-               for s in f.steps)
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2" in f.commands
+    assert any(
+        f"`kafkatui reassign --bootstrap {B} --topic dev.scratch --replication-factor 3 --write`" in s for s in f.steps
+    )
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.scratch --add-config min.insync.replicas=2"
+        in f.commands
+    )
     alone = by_id(run(snap(healthy("dev.x", 2, rf=1, brokers=1), brokers=(1,))), "rf-one")
     assert alone.commands == () and any("1 live broker(s), too few for RF 3" in s for s in alone.steps)
 
@@ -303,7 +375,10 @@ def test_rf_one_finding() -> None:
 def test_min_isr_one_finding() -> None:
     f = by_id(run(misconfigured()), "min-isr-one", "loose")
     assert "RF 3" in f.title
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2" in f.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name loose --add-config min.insync.replicas=2"
+        in f.commands
+    )
     rf2 = by_id(run(snap(healthy("events", 2, rf=2))), "min-isr-one")
     # RF raised before minISR: the plan, then minISR 2 (never minISR 2 on RF 2, which stops writes at one loss)
     cmds = list(rf2.commands)
@@ -334,7 +409,8 @@ def test_topics_inheriting_min_isr_one_get_one_cluster_wide_finding() -> None:
         f"for t in rf2.0 rf2.1; do kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics "
         '--entity-name "$t" --add-config min.insync.replicas=1; done',
         f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default "
-        "--add-config min.insync.replicas=2")
+        "--add-config min.insync.replicas=2",
+    )
     assert "RF 2: 2 topic(s): rf2.0, rf2.1" in f.evidence
     # a topic's own override is its own decision: it keeps a finding of its own
     assert [x.topics for x in found if x.id == "min-isr-one"] == [("pinned",)]
@@ -344,12 +420,24 @@ def test_topics_inheriting_min_isr_one_get_one_cluster_wide_finding() -> None:
 
 def test_unclean_enabled_finding_topic_and_broker_level() -> None:
     f = by_id(run(misconfigured()), "unclean-enabled", "dev.clicks")
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.clicks --add-config unclean.leader.election.enable=false" in f.commands
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type topics --entity-name dev.clicks --add-config unclean.leader.election.enable=false"
+        in f.commands
+    )
     assert not any("--entity-default" in c for c in f.commands)
     assert f.strimzi_patch == "spec:\n  config:\n    unclean.leader.election.enable: false\n"
-    inherited = by_id(run(snap(healthy("dev.y", 1, min_insync_replicas="2"),
-                               broker_configs={"unclean.leader.election.enable": "true"})), "unclean-enabled")
-    assert f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config unclean.leader.election.enable=false" in inherited.commands
+    inherited = by_id(
+        run(
+            snap(
+                healthy("dev.y", 1, min_insync_replicas="2"), broker_configs={"unclean.leader.election.enable": "true"}
+            )
+        ),
+        "unclean-enabled",
+    )
+    assert (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default --add-config unclean.leader.election.enable=false"
+        in inherited.commands
+    )
 
 
 def unclean_cluster() -> ClusterSnapshot:
@@ -364,8 +452,10 @@ def test_many_topics_inheriting_unclean_election_get_one_cluster_wide_finding() 
     f = by_id(found, "unclean-enabled-default")
     assert f.title == "6 topics inherit unclean leader election from STATIC_BROKER_CONFIG (12 partitions)"
     assert f.topics == ("t0", "t1", "t2", "t3", "t4", "t5") and f.affected_partitions == 12
-    assert f.commands == (f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default "
-                          "--add-config unclean.leader.election.enable=false",)
+    assert f.commands == (
+        f"kafka-configs.sh --bootstrap-server {B} --alter --entity-type brokers --entity-default "
+        "--add-config unclean.leader.election.enable=false",
+    )
     assert any("server.properties: remove the line on every broker" in step for step in f.steps)
     assert "topics: 6 topic(s): t0, t1, t2, t3 and 2 more" in f.evidence
     # a topic's own override is its own decision: it keeps a finding of its own
@@ -378,10 +468,16 @@ def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
     # racked-1 (RF 2) is already in the min-isr-one plan raising its RF: no second plan touches it
     assert not any(c.startswith("printf") and "reassign-racked-racks" in c for c in f.commands)
     assert any("racked-1 (already in reassign-racked.json" in s for s in f.steps)
-    assert f"kafka-reassign-partitions.sh --bootstrap-server {B} --topics-to-move-json-file topics-racked.json --broker-list 1,2,3 --generate" in f.commands
+    assert (
+        f"kafka-reassign-partitions.sh --bootstrap-server {B} --topics-to-move-json-file topics-racked.json --broker-list 1,2,3 --generate"
+        in f.commands
+    )
     # RF 3 / minISR 2 all on rack a, racks b and c free: two replicas move, one per rack, leader kept
-    s = snap(topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"), brokers=(1, 2, 3, 4, 5),
-             racks={1: "a", 2: "a", 3: "a", 4: "b", 5: "c"})
+    s = snap(
+        topic("orders", [(1, [1, 2, 3], [1, 2, 3])], min_insync_replicas="2"),
+        brokers=(1, 2, 3, 4, 5),
+        racks={1: "a", 2: "a", 3: "a", 4: "b", 5: "c"},
+    )
     f = by_id(run(s), "single-rack")
     (plan, _) = [c for c in f.commands if c.startswith("printf")]
     moves = json.loads(re.search(r"'(\{.*\})'", plan).group(1))["partitions"]  # type: ignore[union-attr]
@@ -407,7 +503,9 @@ def test_broker_settings_below_the_floor() -> None:
     rf = by_id(found, "default-rf-one")
     assert "default.replication.factor is 1" in rf.title and not any("--alter" in c for c in rf.commands)
     # Kafka's default 30000 and an unread config are not flagged
-    assert not ({"replica-lag-time-low", "default-rf-one"} & ids(run(snap(healthy("orders", 2, min_insync_replicas="2")))))
+    assert not (
+        {"replica-lag-time-low", "default-rf-one"} & ids(run(snap(healthy("orders", 2, min_insync_replicas="2"))))
+    )
 
 
 def test_internal_topic_findings() -> None:
@@ -418,7 +516,9 @@ def test_internal_topic_findings() -> None:
     lag = by_id(found, "internal-under-replicated", "__transaction_state")
     assert lag.partitions == ("__transaction_state-0",) and "transactions cannot complete" in lag.steps[0]
     down = by_id(run(incident()), "internal-unavailable")
-    assert down.severity == "critical" and "consumer groups cannot commit offsets" in down.title and down.brokers == (2, 4)
+    assert (
+        down.severity == "critical" and "consumer groups cannot commit offsets" in down.title and down.brokers == (2, 4)
+    )
 
 
 def test_dev_settings_on_prod_finding() -> None:
@@ -429,8 +529,10 @@ def test_dev_settings_on_prod_finding() -> None:
 
 
 def test_dev_settings_on_prod_with_only_unclean_election_says_what_is_true() -> None:
-    s = snap(healthy("orders", 2, min_insync_replicas="2"),
-             healthy("clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true"))
+    s = snap(
+        healthy("orders", 2, min_insync_replicas="2"),
+        healthy("clicks", 2, min_insync_replicas="2", unclean_leader_election_enable="true"),
+    )
     f = by_id(run(s), "dev-settings-on-prod", "clicks")
     text = " ".join(f.steps + f.causes)
     assert "will not" not in text and "a single broker loss still elects cleanly" in text
@@ -439,11 +541,17 @@ def test_dev_settings_on_prod_with_only_unclean_election_says_what_is_true() -> 
 
 
 def test_consumer_offsets_lagging_is_one_finding_not_two() -> None:
-    s = snap(topic("__consumer_offsets", [(1, R, [1, 2])] * 3, internal=True, min_insync_replicas="2"),
-             healthy("orders", 2, min_insync_replicas="2"))
+    s = snap(
+        topic("__consumer_offsets", [(1, R, [1, 2])] * 3, internal=True, min_insync_replicas="2"),
+        healthy("orders", 2, min_insync_replicas="2"),
+    )
     found = run(s)
-    about = sorted(f.id for f in found if "__consumer_offsets" in f.topics and f.id not in ("broker-missing-from-isrs",
-                                                                                          "broker-missing-from-most-isrs"))
+    about = sorted(
+        f.id
+        for f in found
+        if "__consumer_offsets" in f.topics
+        and f.id not in ("broker-missing-from-isrs", "broker-missing-from-most-isrs")
+    )
     assert about == ["internal-under-replicated"]
     f = by_id(found, "internal-under-replicated")
     assert "(3 at minISR 2)" in f.title and any("stops their commits" in st for st in f.steps)
@@ -461,8 +569,13 @@ def test_under_min_isr_names_both_errors_single_copy_writes_and_the_producer_che
     text = " ".join(f.steps)
     assert "NOT_ENOUGH_REPLICAS (19)" in text and "NOT_ENOUGH_REPLICAS_AFTER_APPEND (20)" in text
     assert "acks=0 and acks=1 producers are not refused" in text and "a single copy" in text
-    for item in ("acks=all", "enable.idempotence=true", "retries", "delivery.timeout.ms",
-                 "max.in.flight.requests.per.connection at most 5"):
+    for item in (
+        "acks=all",
+        "enable.idempotence=true",
+        "retries",
+        "delivery.timeout.ms",
+        "max.in.flight.requests.per.connection at most 5",
+    ):
         assert item in text
 
 
@@ -509,6 +622,7 @@ def test_partial_snapshot_finding() -> None:
 
 # --------------------------------------------------------------------------------------------- shape
 
+
 def test_one_finding_per_kind_and_topic_listing_partitions() -> None:
     specs = [(1, R, [1, 2])] * 100
     found = run(snap(topic("big", specs), topic("small", specs[:3])))
@@ -533,8 +647,19 @@ def test_json_round_trip() -> None:
     found = run(incident()) + run(misconfigured()) + run(missing_broker(), shrink_counts={3: 4})
     for f in found:
         d = json.loads(json.dumps(f.to_dict()))
-        assert set(d) == {"id", "severity", "title", "root_cause", "resources", "affected_partitions", "evidence",
-                          "causes", "steps", "commands", "strimzi_patch"}
+        assert set(d) == {
+            "id",
+            "severity",
+            "title",
+            "root_cause",
+            "resources",
+            "affected_partitions",
+            "evidence",
+            "causes",
+            "steps",
+            "commands",
+            "strimzi_patch",
+        }
         assert set(d["resources"]) == {"topics", "partitions", "brokers"}
         assert Finding.from_dict(d) == f
 

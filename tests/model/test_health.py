@@ -24,29 +24,48 @@ R = [1, 2, 3]
 
 
 def every_class() -> ClusterSnapshot:
-    strict = topic("strict", [
-        (-1, R, [1]),            # 0 offline
-        (1, R, [1]),             # 1 under minISR 2
-        (1, R, [1, 2]),          # 2 at minISR 2
-        (2, [2, 3, 1], [2, 3, 1]),  # 3 healthy
-        (3, [2, 3, 1], [2, 3, 1]),  # 4 non-preferred leader
-    ], min_insync_replicas="2")
-    loose = topic("loose", [
-        (1, R, [1, 2]),          # minISR 1: under-replicated, not at minISR
-        (1, R, [1, 2, 3]),
-    ], min_insync_replicas="1")
+    strict = topic(
+        "strict",
+        [
+            (-1, R, [1]),  # 0 offline
+            (1, R, [1]),  # 1 under minISR 2
+            (1, R, [1, 2]),  # 2 at minISR 2
+            (2, [2, 3, 1], [2, 3, 1]),  # 3 healthy
+            (3, [2, 3, 1], [2, 3, 1]),  # 4 non-preferred leader
+        ],
+        min_insync_replicas="2",
+    )
+    loose = topic(
+        "loose",
+        [
+            (1, R, [1, 2]),  # minISR 1: under-replicated, not at minISR
+            (1, R, [1, 2, 3]),
+        ],
+        min_insync_replicas="1",
+    )
     return snap(strict, loose)
 
 
 def test_every_class_is_told_apart() -> None:
     r = assess(every_class())
     assert [r.health("strict", p) for p in range(5)] == [
-        Health.OFFLINE, Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.HEALTHY, Health.NON_PREFERRED_LEADER]
+        Health.OFFLINE,
+        Health.UNDER_MIN_ISR,
+        Health.AT_MIN_ISR,
+        Health.HEALTHY,
+        Health.NON_PREFERRED_LEADER,
+    ]
     assert r.health("loose", 0) == Health.UNDER_REPLICATED
     assert r.health("loose", 1) == Health.HEALTHY
     c = r.counts
     assert (c.offline, c.under_min_isr, c.at_min_isr, c.under_replicated, c.non_preferred_leader, c.healthy) == (
-        1, 1, 1, 1, 1, 2)
+        1,
+        1,
+        1,
+        1,
+        1,
+        2,
+    )
     assert c.partitions == 7 and c.worst == Health.OFFLINE
     # Kafka's UnderReplicatedPartitions counts every led partition with ISR < replicas, whatever its class
     assert c.under_replicated_total == 3
@@ -54,7 +73,13 @@ def test_every_class_is_told_apart() -> None:
 
 def test_labels_and_symbols_are_distinct_and_ordered_worst_first() -> None:
     assert [h.label for h in Health] == [
-        "offline", "under minISR", "at minISR", "under-replicated", "non-preferred leader", "healthy"]
+        "offline",
+        "under minISR",
+        "at minISR",
+        "under-replicated",
+        "non-preferred leader",
+        "healthy",
+    ]
     assert len({h.symbol for h in Health}) == 6
     assert all(h.symbol.strip() for h in Health)
     assert Health.OFFLINE < Health.UNDER_MIN_ISR < Health.HEALTHY
@@ -94,9 +119,16 @@ def test_min_isr_source_chain() -> None:
 
     # a dynamic broker config wins over nothing; no configs at all: Kafka's default, marked assumed
     dyn = snap(inherited)
-    dyn = ClusterSnapshot(dyn.cluster_id, dyn.controller_id, dyn.brokers, dyn.topics,
-                          broker_configs={2: {"min.insync.replicas": ConfigValue("2", DYNAMIC_DEFAULT_BROKER_CONFIG)},
-                                          1: {"min.insync.replicas": ConfigValue("2", DYNAMIC_BROKER_CONFIG)}})
+    dyn = ClusterSnapshot(
+        dyn.cluster_id,
+        dyn.controller_id,
+        dyn.brokers,
+        dyn.topics,
+        broker_configs={
+            2: {"min.insync.replicas": ConfigValue("2", DYNAMIC_DEFAULT_BROKER_CONFIG)},
+            1: {"min.insync.replicas": ConfigValue("2", DYNAMIC_BROKER_CONFIG)},
+        },
+    )
     assert assess(dyn).topics["inherited"].min_isr_source == DYNAMIC_BROKER_CONFIG
     bare = assess(snap(inherited)).topics["inherited"]
     assert (bare.min_isr, bare.min_isr_source) == (1, ASSUMED_DEFAULT)
@@ -108,8 +140,7 @@ def test_unreadable_min_isr_falls_back_to_assumed_default() -> None:
 
 
 def test_out_of_sync_replicas_carry_byte_and_offset_lag_from_log_dirs() -> None:
-    logs = {("t", 0, 1): ReplicaLog(10_000, 0), ("t", 0, 2): ReplicaLog(10_000, 0),
-            ("t", 0, 3): ReplicaLog(4_000, 120)}
+    logs = {("t", 0, 1): ReplicaLog(10_000, 0), ("t", 0, 2): ReplicaLog(10_000, 0), ("t", 0, 3): ReplicaLog(4_000, 120)}
     r = assess(snap(topic("t", [(1, R, [1, 2])]), log_dirs=logs))
     (oos,) = r.partition("t", 0).out_of_sync
     assert (oos.broker, oos.up, oos.byte_lag, oos.offset_lag) == (3, True, 6_000, 120)
@@ -122,16 +153,15 @@ def test_out_of_sync_replicas_carry_byte_and_offset_lag_from_log_dirs() -> None:
     [
         (3, 2, "false", [1, 2, 3], 1, 1, False),  # the durable triple
         (3, 3, "false", [1, 2, 3], 2, 0, False),  # minISR == RF: durable, no write tolerance
-        (3, 4, "false", [1, 2, 3], 2, 0, True),   # minISR > RF: writes blocked
+        (3, 4, "false", [1, 2, 3], 2, 0, True),  # minISR > RF: writes blocked
         (3, 1, "false", [1, 2, 3], 0, 2, False),  # minISR 1: leader alone acknowledges
-        (3, 2, "true", [1], 0, 1, False),         # unclean on, ISR of one: next failure loses data
-        (3, 2, "false", [1], 1, 1, False),        # same ISR, unclean off: offline rather than loss
-        (3, 2, "true", [1, 2, 3], 1, 1, False),   # unclean on, full ISR: structural bound
+        (3, 2, "true", [1], 0, 1, False),  # unclean on, ISR of one: next failure loses data
+        (3, 2, "false", [1], 1, 1, False),  # same ISR, unclean off: offline rather than loss
+        (3, 2, "true", [1, 2, 3], 1, 1, False),  # unclean on, full ISR: structural bound
         (1, 1, "false", [1], 0, 0, False),
     ],
 )
-def test_durability(rf: int, min_isr: int, unclean: str, isr: list[int], loss: int, writes: int,
-                    blocked: bool) -> None:
+def test_durability(rf: int, min_isr: int, unclean: str, isr: list[int], loss: int, writes: int, blocked: bool) -> None:
     reps = R[:rf]
     t = topic("t", [(1, reps, isr)], min_insync_replicas=str(min_isr), unclean_leader_election_enable=unclean)
     th = assess(snap(t)).topics["t"]
@@ -140,8 +170,12 @@ def test_durability(rf: int, min_isr: int, unclean: str, isr: list[int], loss: i
 
 
 def test_topic_summary() -> None:
-    t = topic("mixed", [(1, R, R), (2, [2, 3], [2, 3]), (3, [3, 1, 2], [3])], min_insync_replicas="2",
-              unclean_leader_election_enable="true")
+    t = topic(
+        "mixed",
+        [(1, R, R), (2, [2, 3], [2, 3]), (3, [3, 1, 2], [3])],
+        min_insync_replicas="2",
+        unclean_leader_election_enable="true",
+    )
     th = assess(snap(t)).topics["mixed"]
     assert (th.rf, th.min_rf, th.partitions) == (3, 2, 3)
     assert th.worst == Health.UNDER_MIN_ISR
@@ -161,7 +195,8 @@ def test_topics_sort_worst_first_then_breadth_then_name() -> None:
         topic("a-one-offline", [(-1, R, [1]), (1, R, [1, 2])]),
         topic("c-one-offline", [(-1, R, [1])]),
         topic("under", [(1, R, [1])], min_insync_replicas="2"),
-        healthy("z-fine", 2), healthy("y-fine", 2),
+        healthy("z-fine", 2),
+        healthy("y-fine", 2),
     )
     order = [t.name for t in sort_topics_worst_first(assess(s).topics.values())]
     assert order == ["b-two-offline", "a-one-offline", "c-one-offline", "under", "y-fine", "z-fine"]
@@ -211,7 +246,11 @@ def test_restart_numbers_match_restart_safety_for_every_broker() -> None:
         rs = restart_safety(s, b)
         bh = r.brokers[b]
         assert (bh.restart_safe, bh.restart_under_min_isr, bh.restart_offline, bh.restart_topics) == (
-            rs.safe, rs.under_min_isr, rs.offline, len(rs.topics)), b
+            rs.safe,
+            rs.under_min_isr,
+            rs.offline,
+            len(rs.topics),
+        ), b
     assert (r.brokers[1].restart_under_min_isr, r.brokers[1].restart_offline) == (1, 2)
     assert r.brokers[3].restart_under_min_isr == 1 and r.brokers[3].restart_offline == 0
 

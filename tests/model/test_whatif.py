@@ -10,8 +10,9 @@ R = [1, 2, 3]
 
 def rf3_min2() -> list[tuple[int, list[int], list[int]]]:
     """10 fully in-sync partitions and 2 whose ISR already lost broker 3."""
-    specs = [(((i % 3) + 1), [((i + j) % 3) + 1 for j in range(3)], [((i + j) % 3) + 1 for j in range(3)])
-             for i in range(10)]
+    specs = [
+        (((i % 3) + 1), [((i + j) % 3) + 1 for j in range(3)], [((i + j) % 3) + 1 for j in range(3)]) for i in range(10)
+    ]
     specs += [(1, R, [1, 2]), (2, [2, 1, 3], [2, 1])]
     return specs
 
@@ -28,8 +29,9 @@ def test_two_of_three_down_rf3_min_isr2_exact_counts() -> None:
     t = w.topics["orders"]
     assert (t.offline, t.under_min_isr, t.single_in_sync_copy) == (2, 10, 10)
     assert all(p.leader_after == 3 and p.live_isr == (3,) for p in w.under_min_isr)
-    assert w.summary() == ("taking brokers 1, 2 down puts 10 partitions of 1 topic under minISR "
-                           "and takes 2 partitions of 1 topic offline")
+    assert w.summary() == (
+        "taking brokers 1, 2 down puts 10 partitions of 1 topic under minISR and takes 2 partitions of 1 topic offline"
+    )
 
 
 def test_offline_with_unclean_enabled_notes_data_loss() -> None:
@@ -79,8 +81,11 @@ def test_already_offline_partitions_are_apart() -> None:
 
 def test_restart_safety_message_counts_partitions_and_topics() -> None:
     at_min = [(1, R, [1, 3]), (2, [2, 3, 1], [2, 3]), (3, [3, 1, 2], [3, 1])]
-    s = snap(topic("orders", at_min, min_insync_replicas="2"), topic("payments", at_min[:2], min_insync_replicas="2"),
-             healthy("logs", 3))
+    s = snap(
+        topic("orders", at_min, min_insync_replicas="2"),
+        topic("payments", at_min[:2], min_insync_replicas="2"),
+        healthy("logs", 3),
+    )
     rs = restart_safety(s, 3)
     assert not rs.safe and rs.under_min_isr == 5 and rs.offline == 0
     assert rs.topics == ("orders", "payments")
@@ -90,8 +95,9 @@ def test_restart_safety_message_counts_partitions_and_topics() -> None:
 def test_restart_safety_single_partition_and_offline_wording() -> None:
     s = snap(topic("orders", [(1, R, [1, 2])], min_insync_replicas="2"), topic("dev.x", [(1, [1], [1])]))
     rs = restart_safety(s, 1)
-    assert rs.message == ("restarting broker 1 now puts 1 partition of 1 topic under minISR "
-                          "and takes 1 partition of 1 topic offline")
+    assert rs.message == (
+        "restarting broker 1 now puts 1 partition of 1 topic under minISR and takes 1 partition of 1 topic offline"
+    )
 
 
 def test_restart_safe_and_absent() -> None:

@@ -67,12 +67,31 @@ def test_catalog_has_kafkas_defaults_and_types() -> None:
 
 def test_catalog_dynamic_flags_follow_kafka() -> None:
     dynamic = {n for n, d in BROKER_CONFIGS.items() if d.dynamic}
-    assert {"min.insync.replicas", "unclean.leader.election.enable", "log.retention.ms", "num.io.threads",
-            "num.network.threads", "background.threads", "num.replica.fetchers", "ssl.keystore.password",
-            "message.max.bytes", "compression.type", "log.cleanup.policy"} <= dynamic
-    static = {"broker.id", "broker.rack", "log.dirs", "default.replication.factor", "num.partitions",
-              "offsets.topic.replication.factor", "transaction.state.log.replication.factor",
-              "transaction.state.log.min.isr", "replica.lag.time.max.ms", "advertised.listeners"}
+    assert {
+        "min.insync.replicas",
+        "unclean.leader.election.enable",
+        "log.retention.ms",
+        "num.io.threads",
+        "num.network.threads",
+        "background.threads",
+        "num.replica.fetchers",
+        "ssl.keystore.password",
+        "message.max.bytes",
+        "compression.type",
+        "log.cleanup.policy",
+    } <= dynamic
+    static = {
+        "broker.id",
+        "broker.rack",
+        "log.dirs",
+        "default.replication.factor",
+        "num.partitions",
+        "offsets.topic.replication.factor",
+        "transaction.state.log.replication.factor",
+        "transaction.state.log.min.isr",
+        "replica.lag.time.max.ms",
+        "advertised.listeners",
+    }
     assert not static & dynamic
     assert BROKER_CONFIGS["ssl.keystore.password"].sensitive
     assert BROKER_CONFIGS["sasl.jaas.config"].type is ConfigType.PASSWORD
@@ -193,8 +212,13 @@ def test_describe_topic_synonyms_in_kafka_order() -> None:
     s.incremental_alter(("broker", ""), [("log.retention.ms", OP_SET, "172800000")], False)
     s.incremental_alter(("broker", "1"), [("log.retention.ms", OP_SET, "259200000")], False)
     e = entry(s.describe_topic("t", ["retention.ms"], True, broker_id=1), "retention.ms")
-    assert (e.value, e.source, e.read_only, e.is_default, e.type) == ("1000", S.DYNAMIC_TOPIC_CONFIG, False, False,
-                                                                       ConfigType.LONG)
+    assert (e.value, e.source, e.read_only, e.is_default, e.type) == (
+        "1000",
+        S.DYNAMIC_TOPIC_CONFIG,
+        False,
+        False,
+        ConfigType.LONG,
+    )
     assert e.synonyms == (
         Synonym("retention.ms", "1000", S.DYNAMIC_TOPIC_CONFIG),
         Synonym("log.retention.ms", "259200000", S.DYNAMIC_BROKER_CONFIG),
@@ -204,8 +228,10 @@ def test_describe_topic_synonyms_in_kafka_order() -> None:
     # only the sources that are set are listed
     e = entry(s.describe_topic("t", ["segment.bytes"], True), "segment.bytes")
     assert e.is_default and e.synonyms == (Synonym("log.segment.bytes", "1073741824", S.DEFAULT_CONFIG),)
-    e = entry(s.describe_topic("t", ["follower.replication.throttled.replicas"], True),
-              "follower.replication.throttled.replicas")
+    e = entry(
+        s.describe_topic("t", ["follower.replication.throttled.replicas"], True),
+        "follower.replication.throttled.replicas",
+    )
     assert (e.value, e.source, e.synonyms) == ("", S.DEFAULT_CONFIG, ())
     # without include_synonyms, none
     assert entry(s.describe_topic("t", None, False), "retention.ms").synonyms == ()
@@ -237,8 +263,9 @@ def test_describe_broker_and_cluster_default(store: ConfigStore) -> None:
     assert [e.name for e in store.describe_broker(2, ["num.io.threads", "bogus"], False)] == ["num.io.threads"]
     # the cluster-default resource shows only what is set there, with only that synonym
     defaults = store.describe_broker_default(None, True)
-    assert [(e.name, e.value, e.source) for e in defaults] == [("log.retention.ms", "1000",
-                                                                S.DYNAMIC_DEFAULT_BROKER_CONFIG)]
+    assert [(e.name, e.value, e.source) for e in defaults] == [
+        ("log.retention.ms", "1000", S.DYNAMIC_DEFAULT_BROKER_CONFIG)
+    ]
     assert defaults[0].synonyms == (Synonym("log.retention.ms", "1000", S.DYNAMIC_DEFAULT_BROKER_CONFIG),)
     assert store.describe_broker_default(["num.io.threads"], True) == []
 
@@ -251,8 +278,11 @@ def test_sensitive_values_are_masked() -> None:
     # sasl.jaas.config is a per-broker dynamic config
     s.incremental_alter(("broker", "2"), [("sasl.jaas.config", OP_SET, "secret module;")], False)
     e = entry(s.describe_broker(2, None, True), "sasl.jaas.config")
-    assert (e.value, e.source, e.synonyms) == (None, S.DYNAMIC_BROKER_CONFIG,
-                                               (Synonym("sasl.jaas.config", None, S.DYNAMIC_BROKER_CONFIG),))
+    assert (e.value, e.source, e.synonyms) == (
+        None,
+        S.DYNAMIC_BROKER_CONFIG,
+        (Synonym("sasl.jaas.config", None, S.DYNAMIC_BROKER_CONFIG),),
+    )
     assert all("secret" not in repr(x) for x in s.describe_broker(2, None, True))
     # configs Kafka has no type for are treated as sensitive too
     s.incremental_alter(("broker", "2"), [("plugin.custom.key", OP_SET, "value")], False)
@@ -264,21 +294,28 @@ def test_sensitive_values_are_masked() -> None:
 
 
 def test_incremental_set_delete_append_subtract(store: ConfigStore) -> None:
-    store.incremental_alter(("topic", "orders"), [("min.insync.replicas", OP_SET, "2"),
-                                                  ("retention.ms", OP_DELETE, None)], False)
+    store.incremental_alter(
+        ("topic", "orders"), [("min.insync.replicas", OP_SET, "2"), ("retention.ms", OP_DELETE, None)], False
+    )
     assert store.topic_overrides("orders") == {"min.insync.replicas": "2"}
     # APPEND with no override starts from the config's default ("delete")
     store.incremental_alter(("topic", "orders"), [("cleanup.policy", OP_APPEND, "compact")], False)
     assert store.topic_overrides("orders")["cleanup.policy"] == "delete,compact"
     store.incremental_alter(("topic", "orders"), [("cleanup.policy", OP_SUBTRACT, "delete")], False)
     assert store.topic_overrides("orders")["cleanup.policy"] == "compact"
-    store.incremental_alter(("topic", "orders"), [("leader.replication.throttled.replicas", OP_APPEND, "0:1,1:2"),
-                                                  ("follower.replication.throttled.replicas", OP_SET, "*")], False)
-    store.incremental_alter(("topic", "orders"), [("leader.replication.throttled.replicas", OP_APPEND, "1:2,2:3")],
-                            False)
+    store.incremental_alter(
+        ("topic", "orders"),
+        [
+            ("leader.replication.throttled.replicas", OP_APPEND, "0:1,1:2"),
+            ("follower.replication.throttled.replicas", OP_SET, "*"),
+        ],
+        False,
+    )
+    store.incremental_alter(
+        ("topic", "orders"), [("leader.replication.throttled.replicas", OP_APPEND, "1:2,2:3")], False
+    )
     assert store.topic_overrides("orders")["leader.replication.throttled.replicas"] == "0:1,1:2,2:3"
-    store.incremental_alter(("topic", "orders"), [("leader.replication.throttled.replicas", OP_SUBTRACT, "1:2")],
-                            False)
+    store.incremental_alter(("topic", "orders"), [("leader.replication.throttled.replicas", OP_SUBTRACT, "1:2")], False)
     assert store.topic_overrides("orders")["leader.replication.throttled.replicas"] == "0:1,2:3"
     # deleting a key that is not set is fine
     store.incremental_alter(("topic", "orders"), [("segment.ms", OP_DELETE, None)], False)
@@ -297,8 +334,9 @@ def test_append_subtract_only_for_lists(store: ConfigStore) -> None:
 
 def test_validate_only_changes_nothing(store: ConfigStore) -> None:
     before = (store.version(), store.topic_overrides("orders"), store.describe_broker_default(None, True))
-    store.incremental_alter(("topic", "orders"), [("min.insync.replicas", OP_SET, "2"),
-                                                  ("retention.ms", OP_DELETE, None)], True)
+    store.incremental_alter(
+        ("topic", "orders"), [("min.insync.replicas", OP_SET, "2"), ("retention.ms", OP_DELETE, None)], True
+    )
     store.incremental_alter(("broker", ""), [("min.insync.replicas", OP_SET, "2")], True)
     store.alter_legacy(("topic", "orders"), {"segment.ms": "1000"}, True)
     store.add_topic("new", {"retention.ms": "1"}, validate_only=True)
@@ -312,18 +350,33 @@ def test_validate_only_changes_nothing(store: ConfigStore) -> None:
 
 def test_invalid_value_and_unknown_key_are_all_or_nothing(store: ConfigStore) -> None:
     version = store.version()
-    err = error_of(store.incremental_alter, ("topic", "orders"),
-                   [("retention.ms", OP_SET, "5"), ("min.insync.replicas", OP_SET, "x")], False)
+    err = error_of(
+        store.incremental_alter,
+        ("topic", "orders"),
+        [("retention.ms", OP_SET, "5"), ("min.insync.replicas", OP_SET, "x")],
+        False,
+    )
     assert (err.error_code, err.message) == (
-        40, "Invalid value x for configuration min.insync.replicas: Not a number of type INT")
-    err = error_of(store.incremental_alter, ("topic", "orders"),
-                   [("retention.ms", OP_SET, "5"), ("foo", OP_SET, "1")], False)
+        40,
+        "Invalid value x for configuration min.insync.replicas: Not a number of type INT",
+    )
+    err = error_of(
+        store.incremental_alter, ("topic", "orders"), [("retention.ms", OP_SET, "5"), ("foo", OP_SET, "1")], False
+    )
     assert (err.error_code, err.message) == (40, "Unknown topic config name: foo")
-    err = error_of(store.incremental_alter, ("topic", "orders"),
-                   [("retention.ms", OP_DELETE, None), ("cleanup.policy", OP_SET, "shred")], False)
+    err = error_of(
+        store.incremental_alter,
+        ("topic", "orders"),
+        [("retention.ms", OP_DELETE, None), ("cleanup.policy", OP_SET, "shred")],
+        False,
+    )
     assert err.error_code == 40
-    err = error_of(store.incremental_alter, ("broker", ""),
-                   [("min.insync.replicas", OP_SET, "2"), ("unclean.leader.election.enable", OP_SET, "maybe")], False)
+    err = error_of(
+        store.incremental_alter,
+        ("broker", ""),
+        [("min.insync.replicas", OP_SET, "2"), ("unclean.leader.election.enable", OP_SET, "maybe")],
+        False,
+    )
     assert err.error_code == 42  # broker resources wrap ConfigException as INVALID_REQUEST (KAFKA-13609)
     assert err.message.startswith("Invalid value maybe for configuration unclean.leader.election.enable")
     assert store.version() == version
@@ -332,24 +385,42 @@ def test_invalid_value_and_unknown_key_are_all_or_nothing(store: ConfigStore) ->
 
 
 def test_duplicate_keys_and_bad_op_codes(store: ConfigStore) -> None:
-    err = error_of(store.incremental_alter, ("topic", "orders"),
-                   [("retention.ms", OP_SET, "5"), ("retention.ms", OP_DELETE, None)], False)
+    err = error_of(
+        store.incremental_alter,
+        ("topic", "orders"),
+        [("retention.ms", OP_SET, "5"), ("retention.ms", OP_DELETE, None)],
+        False,
+    )
     assert (err.error_code, err.message) == (42, "Error due to duplicate config keys")
     assert error_of(store.incremental_alter, ("topic", "orders"), [("retention.ms", 7, "5")], False).error_code == 42
 
 
 def test_compaction_lag_bounds_are_cross_checked(store: ConfigStore) -> None:
-    err = error_of(store.incremental_alter, ("topic", "orders"),
-                   [("min.compaction.lag.ms", OP_SET, "10"), ("max.compaction.lag.ms", OP_SET, "5")], False)
+    err = error_of(
+        store.incremental_alter,
+        ("topic", "orders"),
+        [("min.compaction.lag.ms", OP_SET, "10"), ("max.compaction.lag.ms", OP_SET, "5")],
+        False,
+    )
     assert err.message == "conflict topic config setting min.compaction.lag.ms (10) > max.compaction.lag.ms (5)"
 
 
 def test_values_are_stored_as_kafka_renders_them(store: ConfigStore) -> None:
-    store.incremental_alter(("topic", "orders"), [("unclean.leader.election.enable", OP_SET, " TRUE "),
-                                                  ("min.cleanable.dirty.ratio", OP_SET, "1"),
-                                                  ("cleanup.policy", OP_SET, "compact , delete")], False)
-    assert store.topic_overrides("orders") == {"retention.ms": "3600000", "unclean.leader.election.enable": "true",
-                                               "min.cleanable.dirty.ratio": "1.0", "cleanup.policy": "compact,delete"}
+    store.incremental_alter(
+        ("topic", "orders"),
+        [
+            ("unclean.leader.election.enable", OP_SET, " TRUE "),
+            ("min.cleanable.dirty.ratio", OP_SET, "1"),
+            ("cleanup.policy", OP_SET, "compact , delete"),
+        ],
+        False,
+    )
+    assert store.topic_overrides("orders") == {
+        "retention.ms": "3600000",
+        "unclean.leader.election.enable": "true",
+        "min.cleanable.dirty.ratio": "1.0",
+        "cleanup.policy": "compact,delete",
+    }
     assert store.unclean_enabled("orders") is True
 
 
@@ -360,9 +431,12 @@ def test_non_dynamic_broker_configs_are_refused(store: ConfigStore) -> None:
     for key, value in (("replica.lag.time.max.ms", "10000"), ("broker.rack", "r1"), ("num.partitions", "3")):
         err = error_of(store.incremental_alter, ("broker", "1"), [(key, OP_SET, value)], False)
         assert (err.error_code, err.message) == (42, f"Cannot update these configs dynamically: [{key}]")
-    err = error_of(store.incremental_alter, ("broker", ""),
-                   [("log.dirs", OP_SET, "/x"), ("broker.id", OP_SET, "7"), ("min.insync.replicas", OP_SET, "2")],
-                   False)
+    err = error_of(
+        store.incremental_alter,
+        ("broker", ""),
+        [("log.dirs", OP_SET, "/x"), ("broker.id", OP_SET, "7"), ("min.insync.replicas", OP_SET, "2")],
+        False,
+    )
     assert err.message == "Cannot update these configs dynamically: [broker.id, log.dirs]"
     assert store.describe_broker_default(None, False) == []
 
@@ -370,10 +444,14 @@ def test_non_dynamic_broker_configs_are_refused(store: ConfigStore) -> None:
 def test_per_broker_and_listener_prefixed_configs(store: ConfigStore) -> None:
     err = error_of(store.incremental_alter, ("broker", ""), [("sasl.jaas.config", OP_SET, "x")], False)
     assert (err.error_code, err.message) == (
-        42, "Cannot update these configs at default cluster level, broker id must be specified: [sasl.jaas.config]")
+        42,
+        "Cannot update these configs at default cluster level, broker id must be specified: [sasl.jaas.config]",
+    )
     err = error_of(store.incremental_alter, ("broker", "1"), [("ssl.keystore.password", OP_SET, "x")], False)
-    assert err.message == ("These security configs can be dynamically updated only per-listener using the "
-                           "listener prefix: [ssl.keystore.password]")
+    assert err.message == (
+        "These security configs can be dynamically updated only per-listener using the "
+        "listener prefix: [ssl.keystore.password]"
+    )
     store.incremental_alter(("broker", "1"), [("listeners", OP_SET, "PLAINTEXT://:9092,SSL://:9093")], False)
     assert store.effective_broker(1, "listeners") == ("PLAINTEXT://:9092,SSL://:9093", S.DYNAMIC_BROKER_CONFIG)
 
@@ -401,8 +479,9 @@ def test_unknown_broker_keys_are_kept_as_custom_configs(store: ConfigStore) -> N
 
 
 def test_legacy_alter_replaces_the_whole_topic_override_set(store: ConfigStore) -> None:
-    store.incremental_alter(("topic", "orders"), [("min.insync.replicas", OP_SET, "2"),
-                                                  ("cleanup.policy", OP_SET, "compact")], False)
+    store.incremental_alter(
+        ("topic", "orders"), [("min.insync.replicas", OP_SET, "2"), ("cleanup.policy", OP_SET, "compact")], False
+    )
     store.alter_legacy(("topic", "orders"), {"segment.ms": "60000"}, False)
     assert store.topic_overrides("orders") == {"segment.ms": "60000"}
     assert store.min_insync_replicas("orders") == 1
@@ -414,8 +493,11 @@ def test_legacy_alter_replaces_the_whole_topic_override_set(store: ConfigStore) 
 
 
 def test_legacy_alter_replaces_dynamic_broker_configs(store: ConfigStore) -> None:
-    store.incremental_alter(("broker", "2"), [("min.insync.replicas", OP_SET, "2"),
-                                              ("unclean.leader.election.enable", OP_SET, "true")], False)
+    store.incremental_alter(
+        ("broker", "2"),
+        [("min.insync.replicas", OP_SET, "2"), ("unclean.leader.election.enable", OP_SET, "true")],
+        False,
+    )
     store.alter_legacy(("broker", "2"), {"log.retention.ms": "1000"}, False)
     assert store.dynamic_broker_configs(2) == {"log.retention.ms": "1000"}
     assert store.effective_broker(2, "min.insync.replicas") == ("1", S.DEFAULT_CONFIG)

@@ -61,34 +61,78 @@ def _records() -> bytes:
 def valid_frames() -> list[bytes]:
     """Well-formed request payloads the simulator serves."""
     frames = [_payload(ApiVersionsRequest(version=v), v) for v in (0, 1, 2)]
-    frames += [_payload(ApiVersionsRequest(version=v, client_software_name="fuzz", client_software_version="1"), v)
-               for v in (3, 4)]
+    frames += [
+        _payload(ApiVersionsRequest(version=v, client_software_name="fuzz", client_software_version="1"), v)
+        for v in (3, 4)
+    ]
     T = MetadataRequest.MetadataRequestTopic
     for v in range(1, 13):
         topics = [T(name="orders", topic_id=None)] if v % 2 else None
         frames.append(_payload(MetadataRequest(version=v, topics=topics, allow_auto_topic_creation=False), v))
     P = ProduceRequest.TopicProduceData
     for v in (3, 7, 9, 10):
-        frames.append(_payload(ProduceRequest(
-            version=v, transactional_id=None, acks=1, timeout_ms=1000,
-            topic_data=[P(name="orders", partition_data=[P.PartitionProduceData(index=0, records=_records())])],
-        ), v))
+        frames.append(
+            _payload(
+                ProduceRequest(
+                    version=v,
+                    transactional_id=None,
+                    acks=1,
+                    timeout_ms=1000,
+                    topic_data=[P(name="orders", partition_data=[P.PartitionProduceData(index=0, records=_records())])],
+                ),
+                v,
+            )
+        )
     F = FetchRequest.FetchTopic
     for v in (4, 11, 12):
-        frames.append(_payload(FetchRequest(
-            version=v, replica_id=-1, max_wait_ms=10, min_bytes=1, max_bytes=1 << 20, isolation_level=0,
-            session_id=0, session_epoch=-1, forgotten_topics_data=[], rack_id="",
-            topics=[F(topic="orders", partitions=[F.FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=1 << 16,
-                                                                   current_leader_epoch=-1, log_start_offset=-1,
-                                                                   last_fetched_epoch=-1)])],
-        ), v))
+        frames.append(
+            _payload(
+                FetchRequest(
+                    version=v,
+                    replica_id=-1,
+                    max_wait_ms=10,
+                    min_bytes=1,
+                    max_bytes=1 << 20,
+                    isolation_level=0,
+                    session_id=0,
+                    session_epoch=-1,
+                    forgotten_topics_data=[],
+                    rack_id="",
+                    topics=[
+                        F(
+                            topic="orders",
+                            partitions=[
+                                F.FetchPartition(
+                                    partition=0,
+                                    fetch_offset=0,
+                                    partition_max_bytes=1 << 16,
+                                    current_leader_epoch=-1,
+                                    log_start_offset=-1,
+                                    last_fetched_epoch=-1,
+                                )
+                            ],
+                        )
+                    ],
+                ),
+                v,
+            )
+        )
     R = DescribeConfigsRequest.DescribeConfigsResource
     for v in (1, 2, 3, 4):
-        frames.append(_payload(DescribeConfigsRequest(
-            version=v, include_synonyms=True, include_documentation=False,
-            resources=[R(resource_type=2, resource_name="orders", configuration_keys=None),
-                       R(resource_type=4, resource_name="1", configuration_keys=["min.insync.replicas"])],
-        ), v))
+        frames.append(
+            _payload(
+                DescribeConfigsRequest(
+                    version=v,
+                    include_synonyms=True,
+                    include_documentation=False,
+                    resources=[
+                        R(resource_type=2, resource_name="orders", configuration_keys=None),
+                        R(resource_type=4, resource_name="1", configuration_keys=["min.insync.replicas"]),
+                    ],
+                ),
+                v,
+            )
+        )
     return frames
 
 
@@ -102,18 +146,18 @@ def _flip(data: bytearray, i: int, value: int) -> None:
 
 
 def _insert(data: bytearray, i: int, blob: bytes) -> None:
-    data[i % (len(data) + 1):i % (len(data) + 1)] = blob
+    data[i % (len(data) + 1) : i % (len(data) + 1)] = blob
 
 
 def _delete(data: bytearray, i: int, n: int) -> None:
     start = i % (len(data) + 1)
-    del data[start:start + n]
+    del data[start : start + n]
 
 
 def _huge_count(data: bytearray, i: int, compact: bool) -> None:
     """Overwrite 4 bytes (or a varint) past the header with a huge array count."""
     start = 8 + i % max(1, len(data) - 8)
-    data[start:start + 4] = b"\xff\xff\xff\x0f" if compact else struct.pack(">i", 0x7FFFFFFF)
+    data[start : start + 4] = b"\xff\xff\xff\x0f" if compact else struct.pack(">i", 0x7FFFFFFF)
 
 
 def _version(data: bytearray, i: int, _: int) -> None:
@@ -177,7 +221,7 @@ def test_huge_array_count_is_refused_without_allocating(compact: bool) -> None:
     at = 8 + 2 + len("fuzz") + (1 if compact else 0)
     count = b"\xff\xff\xff\xff\x07" if compact else struct.pack(">i", 0x7FFFFFFF)
     width = 1 if compact else 4
-    payload = bytes(head[:at]) + count + bytes(head[at + width:]) + b"\x00\x03abc" * 4
+    payload = bytes(head[:at]) + count + bytes(head[at + width :]) + b"\x00\x03abc" * 4
     tracemalloc.start()
     start = time.monotonic()
     try:
@@ -213,10 +257,34 @@ def test_short_unknown_and_unauthenticated_frames_are_rejected_with_a_reason() -
     [
         # found by this fuzzer: each crashed its handler with "'NoneType' object is not iterable"
         (ProduceRequest(version=7, transactional_id=None, acks=1, timeout_ms=1000, topic_data=None), 7, "topic_data"),
-        (ProduceRequest(version=9, transactional_id=None, acks=1, timeout_ms=1000, topic_data=[
-            ProduceRequest.TopicProduceData(name="orders", partition_data=None)]), 9, "topic_data[].partition_data"),
-        (FetchRequest(version=11, replica_id=-1, max_wait_ms=10, min_bytes=1, max_bytes=1, isolation_level=0,
-                      session_id=0, session_epoch=-1, topics=None, forgotten_topics_data=[], rack_id=""), 11, "topics"),
+        (
+            ProduceRequest(
+                version=9,
+                transactional_id=None,
+                acks=1,
+                timeout_ms=1000,
+                topic_data=[ProduceRequest.TopicProduceData(name="orders", partition_data=None)],
+            ),
+            9,
+            "topic_data[].partition_data",
+        ),
+        (
+            FetchRequest(
+                version=11,
+                replica_id=-1,
+                max_wait_ms=10,
+                min_bytes=1,
+                max_bytes=1,
+                isolation_level=0,
+                session_id=0,
+                session_epoch=-1,
+                topics=None,
+                forgotten_topics_data=[],
+                rack_id="",
+            ),
+            11,
+            "topics",
+        ),
         (DescribeConfigsRequest(version=1, resources=None, include_synonyms=False), 1, "resources"),
     ],
 )
@@ -272,8 +340,13 @@ def test_server_survives_fuzzing_and_keeps_serving(caplog: pytest.LogCaptureFixt
         @FUZZ
         @given(payloads, size_fixes)
         def fuzz(payload: bytes, size: str) -> None:
-            n = {"right": len(payload), "short": max(0, len(payload) - 3), "long": len(payload) + 50,
-                 "negative": -len(payload), "huge": 0x7FFFFFFF}[size]
+            n = {
+                "right": len(payload),
+                "short": max(0, len(payload) - 3),
+                "long": len(payload) + 50,
+                "negative": -len(payload),
+                "huge": 0x7FFFFFFF,
+            }[size]
             send_raw(port, struct.pack(">i", n) + payload)
 
         fuzz()
@@ -310,7 +383,11 @@ def test_secured_listeners_survive_garbage(protocol: str, tmp_path: Path, caplog
     client: dict[str, Any] = {"log_level": 0, "security.protocol": protocol}
     if protocol == "SSL":
         certs = make_certs(tmp_path)
-        security: dict[str, Any] = {"protocol": "SSL", "certfile": str(certs.server_cert), "keyfile": str(certs.server_key)}
+        security: dict[str, Any] = {
+            "protocol": "SSL",
+            "certfile": str(certs.server_cert),
+            "keyfile": str(certs.server_key),
+        }
         client["ssl.ca.location"] = str(certs.ca)
     else:
         security = {"protocol": "SASL_PLAINTEXT", "users": {USER: PASSWORD}, "mechanisms": ["PLAIN", "SCRAM-SHA-256"]}

@@ -39,9 +39,7 @@ def build(
     headers: list[tuple[str, bytes | None]] | None = None,
 ) -> bytes:
     """A batch as a producer would send it (base offset 0), via kafka-python's builder."""
-    builder = MemoryRecordsBuilder(
-        magic=magic, compression_type=compression_type, batch_size=1 << 30, offset=0
-    )
+    builder = MemoryRecordsBuilder(magic=magic, compression_type=compression_type, batch_size=1 << 30, offset=0)
     if producer is not None:
         builder.set_producer_state(*producer)
     for i, value in enumerate(values):
@@ -295,10 +293,7 @@ def test_assign_offsets_does_not_touch_other_bytes() -> None:
     changed = {i for i, (a, b) in enumerate(zip(data, out, strict=True)) if a != b}
     second = len(build([b"a", b"b"]))
     allowed = (
-        set(range(0, 8))
-        | set(range(12, 16))
-        | set(range(second, second + 8))
-        | set(range(second + 12, second + 16))
+        set(range(0, 8)) | set(range(12, 16)) | set(range(second, second + 8)) | set(range(second + 12, second + 16))
     )
     assert changed <= allowed
 
@@ -341,9 +336,7 @@ def test_assign_offsets_rejects_infos_from_other_buffer() -> None:
     epoch=st.integers(min_value=0, max_value=2**31 - 1),
     gzip_mask=st.integers(min_value=0, max_value=2**12 - 1),
 )
-def test_assign_offsets_gives_contiguous_offsets(
-    sizes: list[int], base: int, epoch: int, gzip_mask: int
-) -> None:
+def test_assign_offsets_gives_contiguous_offsets(sizes: list[int], base: int, epoch: int, gzip_mask: int) -> None:
     data = b"".join(
         build([b"v%d" % j * 20 for j in range(n)], compression_type=CODEC_GZIP if gzip_mask >> i & 1 else 0)
         for i, n in enumerate(sizes)

@@ -32,7 +32,9 @@ class Harness:
     def __init__(self, unclean: bool) -> None:
         configs = {"broker.session.timeout.ms": "3000", "replica.lag.time.max.ms": "5000"}
         self.c = SimCluster(3, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
-        self.c.create_topic("t", 2, 3, configs={"min.insync.replicas": "2", "unclean.leader.election.enable": str(unclean).lower()})
+        self.c.create_topic(
+            "t", 2, 3, configs={"min.insync.replicas": "2", "unclean.leader.election.enable": str(unclean).lower()}
+        )
         self.c.run_for(500)
         self.acked: set[bytes] = set()
         self.next_id = 0
@@ -191,20 +193,30 @@ def test_a_new_leader_gives_in_sync_followers_a_fresh_lag_clock() -> None:
 
 
 def _faulty_half_hour(skip_quiet: bool) -> list[tuple[int, str, str | None, int | None, int | None, str]]:
-    configs = {"broker.session.timeout.ms": "18000", "replica.lag.time.max.ms": "10000",
-               "leader.imbalance.check.interval.seconds": "120"}
+    configs = {
+        "broker.session.timeout.ms": "18000",
+        "replica.lag.time.max.ms": "10000",
+        "leader.imbalance.check.interval.seconds": "120",
+    }
     c = SimCluster(4, clock=VirtualClock(manual=True, start_ms=1_700_000_000_000), static_configs=configs)
     if not skip_quiet:
         c.quiet_until = lambda target_ms: c.now_ms  # type: ignore[method-assign]  # step every 100 ms
     c.create_topic("t", 8, 3, configs={"min.insync.replicas": "2"})
-    for at, fault in [(61_230, lambda: c.crash(2)), (95_000, lambda: c.pause(3, 14_000)),
-                      (300_050, lambda: c.restart(2)), (400_000, lambda: c.shutdown(4)),
-                      (700_000, lambda: c.restart(4)), (900_000, lambda: c.pause(1, 25_000))]:
+    for at, fault in [
+        (61_230, lambda: c.crash(2)),
+        (95_000, lambda: c.pause(3, 14_000)),
+        (300_050, lambda: c.restart(2)),
+        (400_000, lambda: c.shutdown(4)),
+        (700_000, lambda: c.restart(4)),
+        (900_000, lambda: c.pause(1, 25_000)),
+    ]:
         c.run_for(at - (c.now_ms - 1_700_000_000_000))
         fault()
     c.run_for(1_800_000 - (c.now_ms - 1_700_000_000_000))
-    return [(e.ts_ms, e.kind.value, e.topic, e.partition, e.broker, repr(sorted(e.detail.items())))
-            for e in c.events.snapshot()]
+    return [
+        (e.ts_ms, e.kind.value, e.topic, e.partition, e.broker, repr(sorted(e.detail.items())))
+        for e in c.events.snapshot()
+    ]
 
 
 def test_skipping_quiet_stretches_changes_nothing() -> None:

@@ -26,9 +26,19 @@ from kafkatui.sim.state import BrokerState, Partition
 START_MS = 1_763_600_000_000
 
 SHIPPED = {
-    "healthy", "slow-follower", "one-broker-down", "two-brokers-down", "min-isr-equals-rf", "min-isr-above-rf",
-    "broker-missing-from-isrs", "isr-flapping", "unclean-election", "non-preferred-leaders", "dev-cluster",
-    "incident", "big",
+    "healthy",
+    "slow-follower",
+    "one-broker-down",
+    "two-brokers-down",
+    "min-isr-equals-rf",
+    "min-isr-above-rf",
+    "broker-missing-from-isrs",
+    "isr-flapping",
+    "unclean-election",
+    "non-preferred-leaders",
+    "dev-cluster",
+    "incident",
+    "big",
 }
 
 
@@ -189,8 +199,10 @@ def test_one_broker_down_acks_all_writes_continue() -> None:
     # the only rejected writes: those to broker 2's partitions until the controller fenced it (9 s)
     fenced_after = play.events(EventKind.BROKER_FENCED)[0].ts_ms - START_MS - parse_duration("1m")
     assert parse_duration("9s") < fenced_after <= parse_duration("9.2s")
-    led_by_2 = {t: sum(1 for p in c.topics[t].partitions if p.preferred_leader == 2) / len(c.topics[t].partitions)
-                for t in c.loads}
+    led_by_2 = {
+        t: sum(1 for p in c.topics[t].partitions if p.preferred_leader == 2) / len(c.topics[t].partitions)
+        for t in c.loads
+    }
     expected = sum(ld.rate * led_by_2[t] * fenced_after / 1000 for t, ld in c.loads.items())
     assert sum(r for _, r in before.values()) == pytest.approx(expected, rel=0.02)
 
@@ -596,8 +608,11 @@ topics:
         # bad durations
         ("timeline:\n  - at: 5 minutes\n    action: crash\n    broker: 2\n", 10, "not a duration: '5 minutes'"),
         ("timeline:\n  - at: 1m\n    action: pause\n    broker: 2\n    duration: soon\n", 13, "not a duration: 'soon'"),
-        ("timeline:\n  - at: 1m\n    action: crash\n    broker: 2\n    repeat: {every: often, times: 3}\n", 13,
-         "not a duration: 'often'"),
+        (
+            "timeline:\n  - at: 1m\n    action: crash\n    broker: 2\n    repeat: {every: often, times: 3}\n",
+            13,
+            "not a duration: 'often'",
+        ),
         # a load on an unknown topic: top-level and in the timeline
         ("load:\n  - topic: orders\n    rate: 100\n  - topic: payments\n    rate: 100\n", 12, "no topic 'payments'"),
         ("timeline:\n  - at: 1m\n    action: load\n    topic: paymnets\n    rate: 10\n", 12, "no topic 'paymnets'"),

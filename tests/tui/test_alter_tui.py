@@ -59,8 +59,14 @@ def sim_app(sim: SimRunner, write: bool = True) -> KafkaTuiApp:
 def fake_app(write: bool = True) -> KafkaTuiApp:
     """The incident snapshot of test_screens; nothing listens on the settings' port (no network is used)."""
     feed = Feed(FakeSource(incident()), bootstrap="kafka:9092", clock=lambda: FIXED)
-    return KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED, source_label="test", read_only=not write,
-                       settings=ConnectionSettings(bootstrap=("127.0.0.1:1",)))
+    return KafkaTuiApp(
+        feed,
+        auto_refresh=False,
+        clock=lambda: FIXED,
+        source_label="test",
+        read_only=not write,
+        settings=ConnectionSettings(bootstrap=("127.0.0.1:1",)),
+    )
 
 
 def snapshot(sim: SimRunner) -> ClusterSnapshot:
@@ -179,8 +185,7 @@ def test_read_only_refuses_every_write_action_and_still_exports(cluster: SimRunn
     assert not audit_log.exists()
 
 
-def test_u_in_read_only_mode_opens_the_refusal_and_without_a_change_says_nothing_to_revert(
-        audit_log: Path) -> None:
+def test_u_in_read_only_mode_opens_the_refusal_and_without_a_change_says_nothing_to_revert(audit_log: Path) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await pilot.press("u")
         await pilot.pause()
@@ -191,11 +196,14 @@ def test_u_in_read_only_mode_opens_the_refusal_and_without_a_change_says_nothing
 
 
 # -------------------------------------------------------------------------------------- wizard
-@pytest.mark.parametrize(("n", "rf", "min_isr", "note"), [
-    (0, 3, 2, "current RF 3 is enough"),  # never less than the durable triple (the audit flags anything weaker)
-    (1, 3, 2, "current RF 3 is enough"),
-    (2, 4, 3, "raise RF from 3 to 4 first"),  # RF before minISR: minISR 3 on RF 3 would stop writes at a loss
-])
+@pytest.mark.parametrize(
+    ("n", "rf", "min_isr", "note"),
+    [
+        (0, 3, 2, "current RF 3 is enough"),  # never less than the durable triple (the audit flags anything weaker)
+        (1, 3, 2, "current RF 3 is enough"),
+        (2, 4, 3, "raise RF from 3 to 4 first"),  # RF before minISR: minISR 3 on RF 3 would stop writes at a loss
+    ],
+)
 def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, min_isr: int, note: str) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         wizard = await open_wizard_on_orders(pilot, app)
@@ -218,18 +226,24 @@ def test_wizard_plan_never_yields_a_configuration_the_audit_flags() -> None:
     from kafkatui.tui.screens.alter_wizard import FAILURES, GOALS, goal_failures, plan_for_recommendation
     from tests.model.builders import healthy, snap
 
-    s = snap(healthy("pairs", 2, rf=2, min_insync_replicas="1"), healthy("orders", 2, rf=3),
-             broker_configs={"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+    s = snap(
+        healthy("pairs", 2, rf=2, min_insync_replicas="1"),
+        healthy("orders", 2, rf=3),
+        broker_configs={"min.insync.replicas": "1", "unclean.leader.election.enable": "false"},
+    )
     weak = {"min-isr-one", "min-isr-equals-rf", "min-isr-above-rf", "unclean-enabled"}
     for targets, rf in (([("topic", "pairs")], 2), ([("topic", "orders")], 3), ([("broker-default", "")], 2)):
         for goal, _ in GOALS[:3]:
             for n in FAILURES:
                 rec = recommend(*goal_failures(goal, n), rf)
                 plan = plan_for_recommendation(rec, targets, s)
-                cmds = [f"kafka-configs.sh --bootstrap-server B --alter --entity-type "
-                        f"{'topics' if c.kind == 'topic' else 'brokers'} "
-                        + (f"--entity-name {c.name}" if c.kind == "topic" else "--entity-default")
-                        + f" --add-config {c.key}={c.value}" for c in plan.changes]
+                cmds = [
+                    f"kafka-configs.sh --bootstrap-server B --alter --entity-type "
+                    f"{'topics' if c.kind == 'topic' else 'brokers'} "
+                    + (f"--entity-name {c.name}" if c.kind == "topic" else "--entity-default")
+                    + f" --add-config {c.key}={c.value}"
+                    for c in plan.changes
+                ]
                 before = {(i.rule, i.topic) for i in audit(s)}
                 after = {(i.rule, i.topic) for i in audit(apply_commands(s, cmds)) if i.rule in weak}
                 assert after <= before, (targets, goal, n, plan.changes, after - before)
@@ -270,8 +284,10 @@ def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(cluster: Si
         await pilot.press("3", "enter")
         assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
         text = screen_text(app)
-        assert ("raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers "
-                "will fail at once") in text
+        assert (
+            "raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers "
+            "will fail at once"
+        ) in text
         assert "min.insync.replicas >= RF (3)" in text
         assert "1 (DEFAULT_CONFIG)" in text
         assert "managed by Strimzi" not in text
@@ -324,8 +340,13 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
         logged = records(audit_log)
         # unclean election is already off (false from DEFAULT_CONFIG): no override for a no-op
         assert [(r["resource"], r["key"], r["before"], r["after"], r["result"]) for r in logged] == [
-            ({"kind": "topic", "name": "orders"}, MIN_ISR, {"value": "1", "source": "DEFAULT_CONFIG"},
-             {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"}, "ok"),
+            (
+                {"kind": "topic", "name": "orders"},
+                MIN_ISR,
+                {"value": "1", "source": "DEFAULT_CONFIG"},
+                {"value": "2", "source": "DYNAMIC_TOPIC_CONFIG"},
+                "ok",
+            ),
         ]
         assert logged[0]["cluster_id"] == snapshot(cluster).cluster_id
 
@@ -390,20 +411,31 @@ def pushing(screen: Any) -> Callable[[KafkaTuiApp], None]:
 
 
 def test_snapshot_alter_wizard(snap_compare: Any) -> None:
-    assert snap_compare(fake_app(), terminal_size=SIZE, run_before=snapshot_of(
-        pushing(AlterWizardScreen([("topic", "orders")], incident()))))
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SIZE,
+        run_before=snapshot_of(pushing(AlterWizardScreen([("topic", "orders")], incident()))),
+    )
 
 
 def test_snapshot_alter_preview(snap_compare: Any) -> None:
     plan = ChangePlan((ConfigChange("topic", "orders", MIN_ISR, "3"), ConfigChange("topic", "orders", UNCLEAN, "true")))
-    assert snap_compare(fake_app(), terminal_size=SIZE, press=["x"],
-                        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))))
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SIZE,
+        press=["x"],
+        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))),
+    )
 
 
 def test_snapshot_alter_confirmation(snap_compare: Any) -> None:
     plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "2") for t in ("orders", "payments")))
-    assert snap_compare(fake_app(), terminal_size=SIZE, press=["1"],
-                        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))))
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SIZE,
+        press=["1"],
+        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))),
+    )
 
 
 def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) -> None:
@@ -434,8 +466,9 @@ def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) ->
     assert len(records(audit_log)) == 1
 
 
-def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(cluster: SimRunner,
-                                                                              audit_log: Path) -> None:
+def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(
+    cluster: SimRunner, audit_log: Path
+) -> None:
     cluster.call(lambda c: c.create_topic("payments", 2, 3))
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
@@ -472,13 +505,17 @@ def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(clu
 
 
 # ----------------------------------------------------------------------------------- --write option
-@pytest.mark.parametrize(("args", "profile_writes", "read_only"), [
-    (["--profile", "p"], False, True),
-    (["--profile", "p", "--write"], False, False),
-    (["--profile", "p"], True, False),
-])
-def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_writes: bool, read_only: bool,
-                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("args", "profile_writes", "read_only"),
+    [
+        (["--profile", "p"], False, True),
+        (["--profile", "p", "--write"], False, False),
+        (["--profile", "p"], True, False),
+    ],
+)
+def test_writes_need_the_write_option_or_the_profile(
+    args: list[str], profile_writes: bool, read_only: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kafkatui import cli
     from kafkatui.tui import run as tui_run
 
@@ -499,16 +536,21 @@ def test_writes_need_the_write_option_or_the_profile(args: list[str], profile_wr
 def _alter_cli(sim: SimRunner, value: str) -> None:
     from kafkatui.alter.cli import main_alter
 
-    assert main_alter(["--bootstrap", sim.bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}={value}", "--write",
-                       "--yes"]) == 0
+    assert (
+        main_alter(
+            ["--bootstrap", sim.bootstrap, "--topic", "orders", "--set", f"{MIN_ISR}={value}", "--write", "--yes"]
+        )
+        == 0
+    )
 
 
 def _behind_kafkatuis_back(sim: SimRunner, value: str) -> None:
     sim.call(lambda c: c.alter_configs(("topic", "orders"), [(MIN_ISR, 0, value)], False))  # op 0: SET
 
 
-def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(cluster: SimRunner,
-                                                                               audit_log: Path) -> None:
+def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(
+    cluster: SimRunner, audit_log: Path
+) -> None:
     _alter_cli(cluster, "2")
     _alter_cli(cluster, "3")
 
@@ -530,22 +572,28 @@ def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(clu
         assert topic_value(cluster) == ("1", "DEFAULT_CONFIG")
         await pilot.press("u")
         await pilot.pause()
-        assert any("every change in the audit log" in str(n.message) and "already undone" in str(n.message)
-                   for n in app._notifications)
+        assert any(
+            "every change in the audit log" in str(n.message) and "already undone" in str(n.message)
+            for n in app._notifications
+        )
         # a new change, then someone else changes the same value: u refuses and names the difference
         _alter_cli(cluster, "2")
         _behind_kafkatuis_back(cluster, "3")
         app.request_refresh()
-        assert await wait_until(pilot, lambda: app.state.snapshot is not None
-                                and app.state.snapshot.topic_config("orders", MIN_ISR).value == "3")
+        assert await wait_until(
+            pilot,
+            lambda: app.state.snapshot is not None and app.state.snapshot.topic_config("orders", MIN_ISR).value == "3",
+        )
         await pilot.press("u")
         await pilot.pause()
         assert not isinstance(app.screen, AlterPreviewScreen)
         refused = [str(n.message) for n in app._notifications if "cannot revert" in str(n.message)]
         assert len(refused) == 1
-        assert ("topic orders min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
-                "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
-                f"{cluster.bootstrap} --topic orders --unset {MIN_ISR} --write") in refused[0]
+        assert (
+            "topic orders min.insync.replicas is 3 (DYNAMIC_TOPIC_CONFIG) now, that change left 2 "
+            "(DYNAMIC_TOPIC_CONFIG); nothing changed. To set it back anyway: kafkatui alter --bootstrap "
+            f"{cluster.bootstrap} --topic orders --unset {MIN_ISR} --write"
+        ) in refused[0]
 
     run(sim_app(cluster), scenario)
     assert topic_value(cluster) == ("3", "DYNAMIC_TOPIC_CONFIG")
@@ -578,8 +626,12 @@ def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_
     _alter_cli(cluster, "2")  # orders
     from kafkatui.alter.cli import main_alter
 
-    assert main_alter(["--bootstrap", cluster.bootstrap, "--topic", "payments", "--set", f"{MIN_ISR}=3", "--write",
-                       "--yes"]) == 0
+    assert (
+        main_alter(
+            ["--bootstrap", cluster.bootstrap, "--topic", "payments", "--set", f"{MIN_ISR}=3", "--write", "--yes"]
+        )
+        == 0
+    )
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         app.action_change_history()

@@ -58,8 +58,10 @@ def test_changes_and_shrink_counts_feed_the_flapping_finding() -> None:
 
 def test_one_crash_is_one_episode_not_flapping() -> None:
     full = snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])] * 1 + [(2, [2, 3, 1], [2, 3, 1])] * 1), healthy("u", 30))
-    shrunk = snap(topic("t", [(1, [1, 2, 3], [1, 2]), (2, [2, 3, 1], [2, 1])]),
-                  topic("u", [(p.leader, p.replicas, tuple(r for r in p.isr if r != 3)) for p in healthy("u", 30).partitions]))
+    shrunk = snap(
+        topic("t", [(1, [1, 2, 3], [1, 2]), (2, [2, 3, 1], [2, 1])]),
+        topic("u", [(p.leader, p.replicas, tuple(r for r in p.isr if r != 3)) for p in healthy("u", 30).partitions]),
+    )
     feed = Feed(Script([replace(full, taken_at=100.0), replace(shrunk, taken_at=110.0)]))
     feed.refresh()
     state = feed.refresh()

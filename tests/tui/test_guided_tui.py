@@ -81,8 +81,9 @@ async def confirm(pilot: Pilot[Any], app: KafkaTuiApp, answer: str) -> ConfirmSc
 
 
 # ----------------------------------------------------------------------------------- read-only
-def test_read_only_every_guided_action_opens_the_refusal_and_export_still_works(skewed: SimRunner,
-                                                                                audit_log: Path) -> None:
+def test_read_only_every_guided_action_opens_the_refusal_and_export_still_works(
+    skewed: SimRunner, audit_log: Path
+) -> None:
     before = sim_leaders(skewed)
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
@@ -107,8 +108,11 @@ def test_read_only_every_guided_action_opens_the_refusal_and_export_still_works(
         await pilot.pause()
         words = shlex.split(preview.query_one("#export", TextArea).text.strip())
         assert words[0] == "echo" and words[words.index("--election-type") + 1] == "PREFERRED"
-        moving = sorted(p for (t, p), leader in before.items()
-                        if leader != skewed.call(lambda c, p=p: c.partition("orders", p).replicas[0]))
+        moving = sorted(
+            p
+            for (t, p), leader in before.items()
+            if leader != skewed.call(lambda c, p=p: c.partition("orders", p).replicas[0])
+        )
         assert sorted(x["partition"] for x in json.loads(words[1])["partitions"]) == moving
         preview.action_apply()  # even asked directly, Apply only explains
         await pilot.pause()
@@ -146,7 +150,7 @@ def test_preferred_election_moves_leaders_back_and_shows_the_counts(skewed: SimR
         assert await wait_until(pilot, lambda: not app._refreshing)
         await pilot.pause()
         now = Counter(sim_leaders(skewed).values())
-        table = status(app)[status(app).index("leaders per broker"):].splitlines()
+        table = status(app)[status(app).index("leaders per broker") :].splitlines()
         assert table[1].split() == ["broker", "before", "expected", "now"]
         shown = {int(cols[0]): (int(cols[2]), int(cols[3])) for cols in (line.split() for line in table[2:5])}
         assert shown == {b: (now[b], now[b]) for b in (1, 2, 3)} and shown[1][1] > 0
@@ -159,8 +163,9 @@ def test_preferred_election_moves_leaders_back_and_shows_the_counts(skewed: SimR
 
 
 # ------------------------------------------------------------------------------------ unclean
-def test_unclean_election_needs_both_confirmations_then_elects_the_candidate(offline: SimRunner,
-                                                                              audit_log: Path) -> None:
+def test_unclean_election_needs_both_confirmations_then_elects_the_candidate(
+    offline: SimRunner, audit_log: Path
+) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         app.open_partition("orders", 0)  # not offline: refused with a notification
         await pilot.pause()
@@ -204,8 +209,9 @@ def test_unclean_election_needs_both_confirmations_then_elects_the_candidate(off
 
 
 # ------------------------------------------------------------------------------- reassignment
-async def refresh_until(pilot: Pilot[Any], app: KafkaTuiApp, predicate: Callable[[], bool],
-                        timeout: float = 30.0) -> bool:
+async def refresh_until(
+    pilot: Pilot[Any], app: KafkaTuiApp, predicate: Callable[[], bool], timeout: float = 30.0
+) -> bool:
     """Press r (refresh) until `predicate` holds: the progress follows each refresh."""
     import time
 
@@ -233,7 +239,10 @@ def test_rf_1_to_3_shows_the_plan_and_progress_until_done(racked: SimRunner, aud
         assert await wait_until(pilot, lambda: bool(screen.moves))
         assert "started 3 of 3 partition moves" in status(app)
         assert await refresh_until(pilot, app, lambda: screen.progress is not None and screen.progress.done), (
-            status(app), screen.progress, replicas_isr(racked))
+            status(app),
+            screen.progress,
+            replicas_isr(racked),
+        )
         assert "6 of 6 new replicas in the ISR · 3 of 3 partitions finished" in status(app)
         assert "done: every partition has its new replicas, all in sync" in status(app)
 
@@ -306,12 +315,22 @@ def guided_snapshot() -> ClusterSnapshot:
     from dataclasses import replace
 
     s = snap(
-        topic("orders", [(2, [1, 2, 3], [1, 2, 3]), (3, [1, 2, 3], [2, 3]), (2, [2, 3, 1], [2, 3, 1]),
-                         (3, [1, 3, 2], [3, 1, 2]), (3, [3, 1, 2], [3, 1, 2])], min_insync_replicas="2"),
+        topic(
+            "orders",
+            [
+                (2, [1, 2, 3], [1, 2, 3]),
+                (3, [1, 2, 3], [2, 3]),
+                (2, [2, 3, 1], [2, 3, 1]),
+                (3, [1, 3, 2], [3, 1, 2]),
+                (3, [3, 1, 2], [3, 1, 2]),
+            ],
+            min_insync_replicas="2",
+        ),
         topic("payments", [(-1, [4, 3, 2], [4]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="2"),
         topic("clicks", [(1, [1], [1]), (2, [2], [2]), (3, [3], [3])]),
         healthy("logs", 2),
-        brokers=(1, 2, 3), racks={1: "a", 2: "b", 3: "c"},
+        brokers=(1, 2, 3),
+        racks={1: "a", 2: "b", 3: "c"},
         log_dirs={("payments", 0, 3): ReplicaLog(7_600_000, 1234), ("payments", 0, 2): ReplicaLog(5_000_000, 2500)},
     )
     return replace(s, taken_at=FIXED - 3)
@@ -319,18 +338,24 @@ def guided_snapshot() -> ClusterSnapshot:
 
 def guided_app(write: bool = True) -> KafkaTuiApp:
     feed = Feed(FakeSource(guided_snapshot()), bootstrap="kafka:9092", clock=lambda: FIXED)
-    return KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED, source_label="test", read_only=not write,
-                       settings=ConnectionSettings(bootstrap=("kafka:9092",)))
+    return KafkaTuiApp(
+        feed,
+        auto_refresh=False,
+        clock=lambda: FIXED,
+        source_label="test",
+        read_only=not write,
+        settings=ConnectionSettings(bootstrap=("kafka:9092",)),
+    )
 
 
 def test_snapshot_election_preview(snap_compare: Any) -> None:
-    assert snap_compare(guided_app(), terminal_size=SIZE, press=["x"],
-                        run_before=snapshot_of(pushing(ElectPreviewScreen(["orders"]))))
+    assert snap_compare(
+        guided_app(), terminal_size=SIZE, press=["x"], run_before=snapshot_of(pushing(ElectPreviewScreen(["orders"])))
+    )
 
 
 def test_snapshot_unclean_warning(snap_compare: Any) -> None:
-    assert snap_compare(guided_app(), terminal_size=SIZE,
-                        run_before=snapshot_of(pushing(UncleanScreen("payments", 0))))
+    assert snap_compare(guided_app(), terminal_size=SIZE, run_before=snapshot_of(pushing(UncleanScreen("payments", 0))))
 
 
 def test_snapshot_unclean_second_confirmation(snap_compare: Any) -> None:
@@ -341,8 +366,9 @@ def test_snapshot_unclean_second_confirmation(snap_compare: Any) -> None:
         first = pilot.app.screen
         await pilot.press(*"payments-0", "enter")
         # the cluster is read again before the final confirmation
-        assert await wait_until(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen)
-                                and pilot.app.screen is not first)
+        assert await wait_until(
+            pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen) and pilot.app.screen is not first
+        )
         await pilot.pause()
         await pilot.press(*"LOSE")
         await pilot.pause()
@@ -375,7 +401,9 @@ def test_palette_offers_the_election_for_all_topics_and_read_only_exports_it(aud
         await pilot.pause()
         words = shlex.split(preview.query_one("#export", TextArea).text.strip())
         assert sorted((p["topic"], p["partition"]) for p in json.loads(words[1])["partitions"]) == [
-            ("orders", 0), ("orders", 3)]
+            ("orders", 0),
+            ("orders", 3),
+        ]
 
     run(guided_app(write=False), scenario)
     assert not audit_log.exists()
@@ -416,8 +444,14 @@ def test_a_destructive_action_reads_again_and_shows_the_age_before_the_final_con
 
 def test_a_destructive_action_refuses_data_older_than_two_refreshes_when_it_cannot_read_again() -> None:
     feed = Feed(_GoneAfterFirst(), bootstrap="kafka:9092", clock=lambda: FIXED + 60)
-    app = KafkaTuiApp(feed, auto_refresh=False, clock=lambda: FIXED + 60, source_label="test", read_only=False,
-                      settings=ConnectionSettings(bootstrap=("kafka:9092",)))
+    app = KafkaTuiApp(
+        feed,
+        auto_refresh=False,
+        clock=lambda: FIXED + 60,
+        source_label="test",
+        read_only=False,
+        settings=ConnectionSettings(bootstrap=("kafka:9092",)),
+    )
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         pushing(UncleanScreen("payments", 0))(app)
@@ -428,7 +462,9 @@ def test_a_destructive_action_refuses_data_older_than_two_refreshes_when_it_cann
         await confirm(pilot, app, "payments-0")
         assert await wait_until(pilot, lambda: "refusing to go on" in status(app))
         assert app.screen is screen  # no second confirmation
-        assert ("✖ refusing to go on: the data is 63 s old (more than two refresh intervals, 10 s) and reading the "
-                "cluster again failed (cannot reach kafka:9092): nothing changed") in status(app)
+        assert (
+            "✖ refusing to go on: the data is 63 s old (more than two refresh intervals, 10 s) and reading the "
+            "cluster again failed (cannot reach kafka:9092): nothing changed"
+        ) in status(app)
 
     run(app, scenario)

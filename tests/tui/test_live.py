@@ -45,7 +45,9 @@ def test_broker_crash_mid_session_shows_within_a_refresh(sim_factory: Callable[.
             assert await wait_until(pilot, lambda: app.state.report is not None)
             assert app.state.report is not None and app.state.report.counts.brokers_up == 3
             sim.crash(3)
-            assert await wait_until(pilot, lambda: app.state.report is not None and app.state.report.counts.brokers_up == 2)
+            assert await wait_until(
+                pilot, lambda: app.state.report is not None and app.state.report.counts.brokers_up == 2
+            )
             counts = app.state.report.counts
             assert counts.at_min_isr == 6 and counts.under_min_isr == 0
             assert await wait_until(pilot, lambda: "broker 3 left the cluster metadata" in events_text(app), 5)

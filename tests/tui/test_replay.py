@@ -39,8 +39,9 @@ def replay_app(out: Path) -> KafkaTuiApp:
     return KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED)
 
 
-def drive(app: KafkaTuiApp, scenario: Callable[[Pilot[Any], KafkaTuiApp], Awaitable[None]],
-          size: tuple[int, int] = SIZE) -> None:
+def drive(
+    app: KafkaTuiApp, scenario: Callable[[Pilot[Any], KafkaTuiApp], Awaitable[None]], size: tuple[int, int] = SIZE
+) -> None:
     async def run() -> None:
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
@@ -205,8 +206,9 @@ def test_80x24_shows_the_strip_the_incidents_and_the_tables(out: Path) -> None:
     drive(replay_app(out), scenario, size=(80, 24))
 
 
-def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_palette_opens_a_replay_in_the_live_dashboard(
+    out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kafkatui.history import replay_data
 
     monkeypatch.setattr(replay_data, "_PROGRESS_MASK", 1)  # a progress report every 2 frames, a toast every 8
@@ -244,10 +246,13 @@ def test_the_palette_opens_a_replay_in_the_live_dashboard(out: Path, tmp_path: P
     asyncio.run(run())
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--replay", "/nonexistent/out"], "no such directory"),
-    (["--replay", "/tmp", "--demo"], "does not go with --demo"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--replay", "/nonexistent/out"], "no such directory"),
+        (["--replay", "/tmp", "--demo"], "does not go with --demo"),
+    ],
+)
 def test_replay_cli_errors_are_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(args) == 3
     err = capsys.readouterr().err
@@ -277,8 +282,9 @@ def test_snapshot_replay_partition_history(out: Path, snap_compare: Any) -> None
     assert snap_compare(replay_app(out), terminal_size=SIZE, run_before=open_it)
 
 
-def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The job writes frames per hour: the screen opens on the first incident's hour at once, reads the
     whole day in the background, and meanwhile reads any other hour the user scrubs to on demand."""
     from kafkatui.tui.screens.replay import open_day

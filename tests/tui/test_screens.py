@@ -38,17 +38,30 @@ SIZE = (120, 40)
 def incident() -> ClusterSnapshot:
     """Broker 4 gone, broker 3 lagging: orders has partitions at and under minISR, payments-0 is offline."""
     logs = {
-        ("orders", 0, 1): ReplicaLog(10_000_000, 0), ("orders", 0, 2): ReplicaLog(10_000_000, 0),
+        ("orders", 0, 1): ReplicaLog(10_000_000, 0),
+        ("orders", 0, 2): ReplicaLog(10_000_000, 0),
         ("orders", 0, 3): ReplicaLog(7_600_000, 1234),
-        ("orders", 1, 2): ReplicaLog(5_000_000, 0), ("orders", 1, 3): ReplicaLog(4_000_000, 800),
+        ("orders", 1, 2): ReplicaLog(5_000_000, 0),
+        ("orders", 1, 3): ReplicaLog(4_000_000, 800),
     }
     s = snap(
-        topic("orders", [(1, [1, 2, 3], [1, 2]), (2, [2, 4, 3], [2]), (1, [3, 1, 2], [1, 2]),
-                         (1, [1, 2, 3], [1, 2, 3]), (2, [2, 3, 1], [2, 3, 1]), (3, [3, 1, 2], [3, 1, 2])],
-              min_insync_replicas="2"),
+        topic(
+            "orders",
+            [
+                (1, [1, 2, 3], [1, 2]),
+                (2, [2, 4, 3], [2]),
+                (1, [3, 1, 2], [1, 2]),
+                (1, [1, 2, 3], [1, 2, 3]),
+                (2, [2, 3, 1], [2, 3, 1]),
+                (3, [3, 1, 2], [3, 1, 2]),
+            ],
+            min_insync_replicas="2",
+        ),
         topic("payments", [(-1, [4, 3, 2], [4]), (2, [2, 3, 1], [2, 3, 1])], min_insync_replicas="2"),
         healthy("logs", 4),
-        brokers=(1, 2, 3), racks={1: "a", 2: "b", 3: "c"}, log_dirs=logs,
+        brokers=(1, 2, 3),
+        racks={1: "a", 2: "b", 3: "c"},
+        log_dirs=logs,
         broker_configs={"min.insync.replicas": "1"},
     )
     return replace(s, taken_at=FIXED - 3)
@@ -124,8 +137,6 @@ def screen_text(app: KafkaTuiApp) -> str:
     parts = [text_of(w) for w in app.screen.query(Static) if w.display]
     parts += [a.text for a in app.screen.query(TextArea)]
     return "\n".join(parts)
-
-
 
 
 # --------------------------------------------------------------------------------------------- pilot
@@ -281,7 +292,8 @@ def test_findings_screen_is_critical_first_and_enter_opens_the_resource() -> Non
         table = screen.query_one("#findings-table", VirtualTable)
         severities = [screen._by_key[k].severity for k in table.keys_in_view()]
         assert severities[0] == "critical" and severities == sorted(
-            severities, key=["critical", "warning", "info"].index)
+            severities, key=["critical", "warning", "info"].index
+        )
         detail = screen.query_one("#finding-view", FindingView)
         assert detail.finding is screen.current and detail.finding is not None
         await pilot.press("down")
@@ -370,8 +382,7 @@ def test_snapshot_topic(snap_compare: Any) -> None:
 
 
 def test_snapshot_partition_with_findings(snap_compare: Any) -> None:
-    assert snap_compare(make_app(), terminal_size=SIZE,
-                        run_before=snapshot_of(lambda a: a.open_partition("orders", 1)))
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=snapshot_of(lambda a: a.open_partition("orders", 1)))
 
 
 def test_snapshot_partition_with_strimzi_patch(snap_compare: Any) -> None:
@@ -379,8 +390,7 @@ def test_snapshot_partition_with_strimzi_patch(snap_compare: Any) -> None:
 
 
 def test_snapshot_partition_healthy(snap_compare: Any) -> None:
-    assert snap_compare(make_app(), terminal_size=SIZE,
-                        run_before=snapshot_of(lambda a: a.open_partition("orders", 3)))
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=snapshot_of(lambda a: a.open_partition("orders", 3)))
 
 
 def test_snapshot_broker(snap_compare: Any) -> None:
@@ -388,8 +398,7 @@ def test_snapshot_broker(snap_compare: Any) -> None:
 
 
 def test_snapshot_what_if_two_brokers_down(snap_compare: Any) -> None:
-    assert snap_compare(make_app(), press=["w", "space", "down", "space"], terminal_size=SIZE,
-                        run_before=snapshot_of())
+    assert snap_compare(make_app(), press=["w", "space", "down", "space"], terminal_size=SIZE, run_before=snapshot_of())
 
 
 def test_snapshot_findings(snap_compare: Any) -> None:

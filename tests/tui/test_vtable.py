@@ -72,8 +72,9 @@ class TableApp(App[None]):
         self.highlighted.append(event.key)
 
 
-def drive(app: TableApp, body: Callable[[Pilot[None], VirtualTable[str]], Awaitable[None]],
-          size: tuple[int, int] = (80, 24)) -> None:
+def drive(
+    app: TableApp, body: Callable[[Pilot[None], VirtualTable[str]], Awaitable[None]], size: tuple[int, int] = (80, 24)
+) -> None:
     """Run `body` inside `app.run_test` (no pytest-asyncio here)."""
 
     async def main() -> None:
@@ -333,8 +334,9 @@ def test_flash_highlights_once(monkeypatch: pytest.MonkeyPatch) -> None:
         assert flash.bgcolor is not None
 
         def flashed(y: int) -> bool:
-            return any(segment.style is not None and segment.style.bgcolor == flash.bgcolor
-                       for segment in table.render_line(y))
+            return any(
+                segment.style is not None and segment.style.bgcolor == flash.bgcolor for segment in table.render_line(y)
+            )
 
         assert not flashed(3)  # charlie: row 2, not the cursor
         table.flash(["charlie", "zulu"])  # unknown keys are ignored

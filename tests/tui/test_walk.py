@@ -105,11 +105,14 @@ def palette_prompts(app: KafkaTuiApp) -> list[str]:
     return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
 
 
-@pytest.mark.parametrize(("typed", "expected"), [
-    ("orders", (TopicScreen, "orders")),
-    ("payments-0", (PartitionScreen, ("payments", 0))),
-    ("broker 3", (BrokerScreen, 3)),
-])
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("orders", (TopicScreen, "orders")),
+        ("payments-0", (PartitionScreen, ("payments", 0))),
+        ("broker 3", (BrokerScreen, 3)),
+    ],
+)
 def test_palette_jumps_to_a_topic_partition_or_broker(typed: str, expected: tuple[type, object]) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await pilot.press("colon")
@@ -126,8 +129,11 @@ def test_palette_jumps_to_a_topic_partition_or_broker(typed: str, expected: tupl
         kind, key = expected
         screen = app.screen
         assert isinstance(screen, kind), screen
-        got = {TopicScreen: lambda s: s.topic, PartitionScreen: lambda s: (s.topic, s.partition),
-               BrokerScreen: lambda s: s.broker_id}[kind](screen)  # type: ignore[index]
+        got = {
+            TopicScreen: lambda s: s.topic,
+            PartitionScreen: lambda s: (s.topic, s.partition),
+            BrokerScreen: lambda s: s.broker_id,
+        }[kind](screen)  # type: ignore[index]
         assert got == key
 
     drive(scenario)
@@ -254,9 +260,14 @@ def test_worst_topic_stays_in_view_when_the_order_changes() -> None:
     from tests.model.builders import healthy, snap, topic
 
     first = replace(snap(*(healthy(f"t{i:02}", 2) for i in range(30)), brokers=(1, 2, 3)), taken_at=FIXED)
-    later = replace(snap(*(healthy(f"t{i:02}", 2) for i in range(29)),
-                         topic("t29", [(-1, [1, 2, 3], [1])], min_insync_replicas="2"), brokers=(1, 2, 3)),
-                    taken_at=FIXED)
+    later = replace(
+        snap(
+            *(healthy(f"t{i:02}", 2) for i in range(29)),
+            topic("t29", [(-1, [1, 2, 3], [1])], min_insync_replicas="2"),
+            brokers=(1, 2, 3),
+        ),
+        taken_at=FIXED,
+    )
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         topics = app.screen.query_one("#topics", VirtualTable)
@@ -308,15 +319,15 @@ def test_snapshot_partition_with_a_long_command_80x24(snap_compare: Any) -> None
     """orders-1's broker-absent finding writes a reassignment JSON: wrapped, every character kept."""
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(make_app(), terminal_size=SMALL,
-                        run_before=snapshot_of(lambda a: a.open_partition("orders", 1)))
+    assert snap_compare(
+        make_app(), terminal_size=SMALL, run_before=snapshot_of(lambda a: a.open_partition("orders", 1))
+    )
 
 
 def test_snapshot_filter_active(snap_compare: Any) -> None:
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(make_app(), terminal_size=SMALL, press=["slash", "o", "r", "enter"],
-                        run_before=snapshot_of())
+    assert snap_compare(make_app(), terminal_size=SMALL, press=["slash", "o", "r", "enter"], run_before=snapshot_of())
 
 
 @pytest.mark.parametrize("size", BOTH)
@@ -337,8 +348,12 @@ def test_snapshot_read_only_note(snap_compare: Any, size: tuple[int, int]) -> No
 def test_snapshot_replay_prompt_keeps_its_error(snap_compare: Any, size: tuple[int, int]) -> None:
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(make_app(), terminal_size=size, press=[*"/nowhere/replay-x", "enter"],
-                        run_before=snapshot_of(lambda a: a.action_replay()))
+    assert snap_compare(
+        make_app(),
+        terminal_size=size,
+        press=[*"/nowhere/replay-x", "enter"],
+        run_before=snapshot_of(lambda a: a.action_replay()),
+    )
 
 
 def test_snapshot_help_80x24(snap_compare: Any) -> None:
@@ -352,8 +367,11 @@ def test_snapshot_alter_wizard_80x24(snap_compare: Any) -> None:
     from tests.tui.test_alter_tui import fake_app, pushing
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(fake_app(), terminal_size=SMALL, run_before=snapshot_of(
-        pushing(AlterWizardScreen([("topic", "orders")], incident()))))
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SMALL,
+        run_before=snapshot_of(pushing(AlterWizardScreen([("topic", "orders")], incident()))),
+    )
 
 
 def test_snapshot_alter_preview_80x24(snap_compare: Any) -> None:
@@ -362,10 +380,18 @@ def test_snapshot_alter_preview_80x24(snap_compare: Any) -> None:
     from tests.tui.test_alter_tui import fake_app, pushing
     from tests.tui.test_screens import snapshot_of
 
-    plan = ChangePlan((ConfigChange("topic", "orders", "min.insync.replicas", "3"),
-                       ConfigChange("topic", "orders", "unclean.leader.election.enable", "true")))
-    assert snap_compare(fake_app(), terminal_size=SMALL, press=["x"],
-                        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))))
+    plan = ChangePlan(
+        (
+            ConfigChange("topic", "orders", "min.insync.replicas", "3"),
+            ConfigChange("topic", "orders", "unclean.leader.election.enable", "true"),
+        )
+    )
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SMALL,
+        press=["x"],
+        run_before=snapshot_of(pushing(AlterPreviewScreen(plan, "alter topic orders"))),
+    )
 
 
 def test_snapshot_alter_confirmation_80x24(snap_compare: Any) -> None:
@@ -375,8 +401,12 @@ def test_snapshot_alter_confirmation_80x24(snap_compare: Any) -> None:
     from tests.tui.test_screens import snapshot_of
 
     plan = ChangePlan(tuple(ConfigChange("topic", t, "min.insync.replicas", "2") for t in ("orders", "payments")))
-    assert snap_compare(fake_app(), terminal_size=SMALL, press=["1"],
-                        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))))
+    assert snap_compare(
+        fake_app(),
+        terminal_size=SMALL,
+        press=["1"],
+        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))),
+    )
 
 
 def test_snapshot_election_preview_80x24(snap_compare: Any) -> None:
@@ -384,8 +414,9 @@ def test_snapshot_election_preview_80x24(snap_compare: Any) -> None:
     from tests.tui.test_guided_tui import guided_app
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(guided_app(), terminal_size=SMALL, press=["x"],
-                        run_before=snapshot_of(pushing(ElectPreviewScreen(["orders"]))))
+    assert snap_compare(
+        guided_app(), terminal_size=SMALL, press=["x"], run_before=snapshot_of(pushing(ElectPreviewScreen(["orders"])))
+    )
 
 
 def test_snapshot_reassignment_plan_80x24(snap_compare: Any) -> None:
@@ -406,8 +437,9 @@ def test_snapshot_unclean_warning_80x24(snap_compare: Any) -> None:
     from tests.tui.test_guided_tui import guided_app
     from tests.tui.test_screens import snapshot_of
 
-    assert snap_compare(guided_app(), terminal_size=SMALL,
-                        run_before=snapshot_of(pushing(UncleanScreen("payments", 0))))
+    assert snap_compare(
+        guided_app(), terminal_size=SMALL, run_before=snapshot_of(pushing(UncleanScreen("payments", 0)))
+    )
 
 
 def test_snapshot_unclean_second_confirmation_80x24(snap_compare: Any) -> None:
@@ -439,9 +471,11 @@ def test_demo_narrator_tells_the_story_and_says_when_it_is_over(tmp_path: Path) 
     assert "about 15 min" in narrator.intro()  # 57 min of steps + 3 min settling, at x4
 
     story = tmp_path / "short.yaml"
-    story.write_text("name: short\ncluster: {brokers: 3}\ntopics:\n  - {name: orders, partitions: 3, rf: 3}\n"
-                     "timeline:\n  - {at: 10s, action: crash, broker: 2, note: \"Broker 2 crashes\"}\n"
-                     "  - {at: 20s, action: restore, broker: 2}\n")
+    story.write_text(
+        "name: short\ncluster: {brokers: 3}\ntopics:\n  - {name: orders, partitions: 3, rf: 3}\n"
+        'timeline:\n  - {at: 10s, action: crash, broker: 2, note: "Broker 2 crashes"}\n'
+        "  - {at: 20s, action: restore, broker: 2}\n"
+    )
     sc = scenario.load(str(story))
     player = scenario.ScenarioPlayer(sc, sc.build(clock=VirtualClock(manual=True)))
     narrator = DemoNarrator(player, "short", 4.0)

@@ -259,13 +259,18 @@ ARTopic = AR.ReassignableTopicResponse
 ARPartition = ARTopic.ReassignablePartitionResponse
 
 
-def _reassign(cluster: SimCluster, topic: str, index: int, replicas: list[int] | None, allow_rf_change: bool) -> Failure:
+def _reassign(
+    cluster: SimCluster, topic: str, index: int, replicas: list[int] | None, allow_rf_change: bool
+) -> Failure:
     if replicas is not None and not allow_rf_change:
         p = _lookup(cluster, topic, index)
         if p is not None:
             current = len(p.replicas) - len(p.adding)
             if len(replicas) != current:
-                return E.INVALID_REPLICATION_FACTOR, f"The replication factor is changed from {current} to {len(replicas)}"
+                return (
+                    E.INVALID_REPLICATION_FACTOR,
+                    f"The replication factor is changed from {current} to {len(replicas)}",
+                )
     return cluster.reassign(topic, index, replicas)
 
 
@@ -281,7 +286,9 @@ async def handle_alter_partition_reassignments(ctx: RequestContext, req: Any) ->
         for rp in t.partitions:
             replicas = None if rp.replicas is None else [int(r) for r in rp.replicas]
             code, message = failure or _reassign(cluster, t.name, int(rp.partition_index), replicas, allow_rf_change)
-            parts.append(ARPartition(partition_index=rp.partition_index, error_code=code, error_message=message or None))
+            parts.append(
+                ARPartition(partition_index=rp.partition_index, error_code=code, error_message=message or None)
+            )
         responses.append(ARTopic(name=t.name, partitions=parts))
     return AR(
         version=ctx.version,

@@ -33,8 +33,14 @@ from kafkatui.sim.protocol import RequestContext, api
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
-RESOURCE_TYPE_NAMES = {0: "UNKNOWN", TOPIC: "TOPIC", BROKER: "BROKER", BROKER_LOGGER: "BROKER_LOGGER",
-                       16: "CLIENT_METRICS", 32: "GROUP"}
+RESOURCE_TYPE_NAMES = {
+    0: "UNKNOWN",
+    TOPIC: "TOPIC",
+    BROKER: "BROKER",
+    BROKER_LOGGER: "BROKER_LOGGER",
+    16: "CLIENT_METRICS",
+    32: "GROUP",
+}
 
 LOGGERS_NOT_SIMULATED = "The simulator does not model broker loggers (BROKER_LOGGER resources)."
 ALTER_TIMEOUT_MS = 30_000
@@ -109,7 +115,8 @@ def _describe(ctx: RequestContext, resource: Any, include_synonyms: bool) -> lis
         broker_id = _node_id(name, "Broker")
         if broker_id != ctx.broker.id:
             raise RequestError(
-                E.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker.id} or empty string, but received {name}"
+                E.INVALID_REQUEST,
+                f"Unexpected broker id, expected {ctx.broker.id} or empty string, but received {name}",
             )
         return store.describe_broker(broker_id, keys, include_synonyms)
     if kind == BROKER_LOGGER:
@@ -134,16 +141,34 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
         _CACHE["generation"] = generation
     # the encoded answer too, as a broker's would cost next to nothing (a 1,000-topic answer is 1.6 MB
     # and takes the Python encoder about 0.1 s): kept until a config, topic or replica state changes
-    body_key = ("body", ctx.broker.id, ctx.version, include_synonyms, include_documentation,
-                tuple((int(r.resource_type), r.resource_name,
-                       None if r.configuration_keys is None else tuple(r.configuration_keys)) for r in req.resources))
+    body_key = (
+        "body",
+        ctx.broker.id,
+        ctx.version,
+        include_synonyms,
+        include_documentation,
+        tuple(
+            (
+                int(r.resource_type),
+                r.resource_name,
+                None if r.configuration_keys is None else tuple(r.configuration_keys),
+            )
+            for r in req.resources
+        ),
+    )
     body = _CACHE.get(body_key)
     if body is not None:
         return body
     for resource in req.resources:
         keys = tuple(resource.configuration_keys) if resource.configuration_keys is not None else None
-        cache_key = (ctx.broker.id, resource.resource_type, resource.resource_name, keys, include_synonyms,
-                     include_documentation)
+        cache_key = (
+            ctx.broker.id,
+            resource.resource_type,
+            resource.resource_name,
+            keys,
+            include_synonyms,
+            include_documentation,
+        )
         cached = _CACHE.get(cache_key)
         if cached is not None:
             results.append(cached)
@@ -199,7 +224,9 @@ def _alter_target(ctx: RequestContext, resource: Any, legacy: bool) -> tuple[str
         if name:
             node = _node_id(name, "Node")
             if node != ctx.broker.id:
-                raise RequestError(E.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker.id}, but received {name}")
+                raise RequestError(
+                    E.INVALID_REQUEST, f"Unexpected broker id, expected {ctx.broker.id}, but received {name}"
+                )
         return "broker", name
     if kind == BROKER_LOGGER and not legacy:
         raise RequestError(E.INVALID_REQUEST, LOGGERS_NOT_SIMULATED)
@@ -242,8 +269,14 @@ async def _alter_all(ctx: RequestContext, req: Any, apply: Any, result_cls: Any)
                 apply(ctx, resource, validate_only)
             except (RequestError, ConfigError, E.SimError) as exc:
                 code, message = _failure(exc)
-        results.append(result_cls(error_code=code, error_message=message, resource_type=resource.resource_type,
-                                  resource_name=resource.resource_name))
+        results.append(
+            result_cls(
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+            )
+        )
     return results
 
 

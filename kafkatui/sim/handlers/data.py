@@ -53,7 +53,9 @@ async def handle_produce(ctx: RequestContext, req: Any) -> Any:
         name, terr = _resolve_topic(cluster, getattr(td, "name", None), getattr(td, "topic_id", None))
         parts: list[tuple[int, Any]] = []
         for pd in td.partition_data:
-            parts.append((pd.index, _produce_one(ctx, name, terr, pd.index, pd.records, acks, timeout_virtual, loop, waits)))
+            parts.append(
+                (pd.index, _produce_one(ctx, name, terr, pd.index, pd.records, acks, timeout_virtual, loop, waits))
+            )
         results.append((td, name, parts))
     if acks == 0:
         return None
@@ -69,13 +71,19 @@ async def handle_produce(ctx: RequestContext, req: Any) -> Any:
                 code, base = res
             presp.append(
                 R.TopicProduceResponse.PartitionProduceResponse(
-                    index=index, error_code=code, base_offset=base if code == E.NONE else -1,
-                    log_append_time_ms=-1, log_start_offset=0 if code == E.NONE else -1,
-                    record_errors=[], error_message=None,
+                    index=index,
+                    error_code=code,
+                    base_offset=base if code == E.NONE else -1,
+                    log_append_time_ms=-1,
+                    log_start_offset=0 if code == E.NONE else -1,
+                    record_errors=[],
+                    error_message=None,
                 )
             )
         responses.append(
-            R.TopicProduceResponse(name=getattr(td, "name", None), topic_id=getattr(td, "topic_id", None), partition_responses=presp)
+            R.TopicProduceResponse(
+                name=getattr(td, "name", None), topic_id=getattr(td, "topic_id", None), partition_responses=presp
+            )
         )
     return R(version=ctx.version, responses=responses, throttle_time_ms=0, node_endpoints=[])
 
@@ -149,7 +157,9 @@ def _slice(cluster: SimCluster, p: Partition, offset: int, max_bytes: int) -> by
     return b"".join(out)
 
 
-def _fetch_partition(ctx: RequestContext, name: str | None, fp: Any, budget: int) -> tuple[int, Partition | None, bytes]:
+def _fetch_partition(
+    ctx: RequestContext, name: str | None, fp: Any, budget: int
+) -> tuple[int, Partition | None, bytes]:
     cluster = ctx.cluster
     p = _partition(cluster, name, fp.partition)
     if p is None:
@@ -198,7 +208,9 @@ async def handle_fetch(ctx: RequestContext, req: Any) -> Any:
     return _fetch_response(ctx, topics)
 
 
-def _fetch_response(ctx: RequestContext, topics: list[tuple[Any, list[tuple[int, int, Partition | None, bytes]]]]) -> Any:
+def _fetch_response(
+    ctx: RequestContext, topics: list[tuple[Any, list[tuple[int, int, Partition | None, bytes]]]]
+) -> Any:
     R = FetchResponse
     PD = R.FetchableTopicResponse.PartitionData
     responses = []
@@ -218,13 +230,21 @@ def _fetch_response(ctx: RequestContext, topics: list[tuple[Any, list[tuple[int,
                     aborted_transactions=[] if ctx.version >= 4 else None,
                     preferred_read_replica=-1,
                     records=data,
-                    **({"current_leader": leader} if code in (E.NOT_LEADER_OR_FOLLOWER, E.FENCED_LEADER_EPOCH) and ctx.version >= 12 else {}),
+                    **(
+                        {"current_leader": leader}
+                        if code in (E.NOT_LEADER_OR_FOLLOWER, E.FENCED_LEADER_EPOCH) and ctx.version >= 12
+                        else {}
+                    ),
                 )
             )
         responses.append(
-            R.FetchableTopicResponse(topic=getattr(ft, "topic", None), topic_id=getattr(ft, "topic_id", None), partitions=pdata)
+            R.FetchableTopicResponse(
+                topic=getattr(ft, "topic", None), topic_id=getattr(ft, "topic_id", None), partitions=pdata
+            )
         )
-    return R(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, session_id=0, responses=responses, node_endpoints=[])
+    return R(
+        version=ctx.version, throttle_time_ms=0, error_code=E.NONE, session_id=0, responses=responses, node_endpoints=[]
+    )
 
 
 # --------------------------------------------------------------------------- ListOffsets
@@ -261,8 +281,12 @@ async def handle_list_offsets(ctx: RequestContext, req: Any) -> Any:
                         off, ts = found, lp.timestamp
             parts.append(
                 R.ListOffsetsTopicResponse.ListOffsetsPartitionResponse(
-                    partition_index=lp.partition_index, error_code=code, old_style_offsets=[off] if off >= 0 else [],
-                    timestamp=ts, offset=off, leader_epoch=epoch,
+                    partition_index=lp.partition_index,
+                    error_code=code,
+                    old_style_offsets=[off] if off >= 0 else [],
+                    timestamp=ts,
+                    offset=off,
+                    leader_epoch=epoch,
                 )
             )
         topics.append(R.ListOffsetsTopicResponse(name=t.name, partitions=parts))
@@ -275,6 +299,11 @@ async def handle_init_producer_id(ctx: RequestContext, req: Any) -> Any:
     pid = req.producer_id if getattr(req, "producer_id", -1) not in (None, -1) else ctx.cluster.next_producer_id()
     epoch = (req.producer_epoch + 1) if getattr(req, "producer_epoch", -1) not in (None, -1) else 0
     return InitProducerIdResponse(
-        version=ctx.version, throttle_time_ms=0, error_code=E.NONE, producer_id=pid, producer_epoch=epoch,
-        ongoing_txn_producer_id=-1, ongoing_txn_producer_epoch=-1,
+        version=ctx.version,
+        throttle_time_ms=0,
+        error_code=E.NONE,
+        producer_id=pid,
+        producer_epoch=epoch,
+        ongoing_txn_producer_id=-1,
+        ongoing_txn_producer_epoch=-1,
     )

@@ -80,8 +80,7 @@ async def handle_find_coordinator(ctx: RequestContext, req: Any) -> Any:
             found.append((key, E.NONE, broker.id, broker.host, broker.port, None))
     if ctx.version >= 4:
         coordinators = [
-            R.Coordinator(key=k, node_id=n, host=h, port=p, error_code=e, error_message=m)
-            for k, e, n, h, p, m in found
+            R.Coordinator(key=k, node_id=n, host=h, port=p, error_code=e, error_message=m) for k, e, n, h, p, m in found
         ]
         return R(version=ctx.version, throttle_time_ms=0, coordinators=coordinators)
     k, e, n, h, p, m = found[0]
@@ -178,10 +177,9 @@ async def handle_heartbeat(ctx: RequestContext, req: Any) -> Any:
 async def handle_leave_group(ctx: RequestContext, req: Any) -> Any:
     coord = _coordinator(ctx)
     R = LeaveGroupResponse
-    if ctx.version >= 3:
-        leaving = [(m.member_id, m.group_instance_id) for m in req.members]
-    else:
-        leaving = [(req.member_id, None)]
+    leaving: list[tuple[str, str | None]] = (
+        [(m.member_id, m.group_instance_id) for m in req.members] if ctx.version >= 3 else [(req.member_id, None)]
+    )
     errors: list[int] = []
     if not coord.is_coordinator(ctx.broker.id, req.group_id):
         top = E.NOT_COORDINATOR
@@ -226,7 +224,9 @@ async def handle_offset_commit(ctx: RequestContext, req: Any) -> Any:
         results = dict.fromkeys(offsets, E.NOT_COORDINATOR)
     else:
         instance = req.group_instance_id if ctx.version >= 7 else None
-        results = coord.commit_offsets(req.group_id, req.generation_id_or_member_epoch, req.member_id, instance, offsets)
+        results = coord.commit_offsets(
+            req.group_id, req.generation_id_or_member_epoch, req.member_id, instance, offsets
+        )
     R = OffsetCommitResponse
     RT = R.OffsetCommitResponseTopic
     RP = RT.OffsetCommitResponsePartition
@@ -357,22 +357,45 @@ async def handle_describe_groups(ctx: RequestContext, req: Any) -> Any:
         ops = GROUP_OPERATIONS if want_ops else None
         if not coord.is_coordinator(ctx.broker.id, group_id):
             out.append(
-                RG(error_code=E.NOT_COORDINATOR, error_message=None, group_id=group_id, group_state="",
-                   protocol_type="", protocol_data="", members=[], authorized_operations=None)
+                RG(
+                    error_code=E.NOT_COORDINATOR,
+                    error_message=None,
+                    group_id=group_id,
+                    group_state="",
+                    protocol_type="",
+                    protocol_data="",
+                    members=[],
+                    authorized_operations=None,
+                )
             )
             continue
         group = coord.groups.get(group_id)
         if group is None or group.state == GroupState.DEAD:
             if ctx.version >= 6:
                 out.append(
-                    RG(error_code=GROUP_ID_NOT_FOUND, error_message=f"Group {group_id} not found.", group_id=group_id,
-                       group_state=GroupState.DEAD.value, protocol_type="", protocol_data="", members=[],
-                       authorized_operations=None)
+                    RG(
+                        error_code=GROUP_ID_NOT_FOUND,
+                        error_message=f"Group {group_id} not found.",
+                        group_id=group_id,
+                        group_state=GroupState.DEAD.value,
+                        protocol_type="",
+                        protocol_data="",
+                        members=[],
+                        authorized_operations=None,
+                    )
                 )
             else:
                 out.append(
-                    RG(error_code=E.NONE, error_message=None, group_id=group_id, group_state=GroupState.DEAD.value,
-                       protocol_type="", protocol_data="", members=[], authorized_operations=ops)
+                    RG(
+                        error_code=E.NONE,
+                        error_message=None,
+                        group_id=group_id,
+                        group_state=GroupState.DEAD.value,
+                        protocol_type="",
+                        protocol_data="",
+                        members=[],
+                        authorized_operations=ops,
+                    )
                 )
             continue
         stable = group.state == GroupState.STABLE
@@ -416,7 +439,10 @@ async def handle_list_groups(ctx: RequestContext, req: Any) -> Any:
                 continue
             out.append(
                 R.ListedGroup(
-                    group_id=g.group_id, protocol_type=g.protocol_type or "", group_state=g.state.value, group_type=CLASSIC
+                    group_id=g.group_id,
+                    protocol_type=g.protocol_type or "",
+                    group_state=g.state.value,
+                    group_type=CLASSIC,
                 )
             )
     return R(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, groups=out)
@@ -429,9 +455,7 @@ async def handle_delete_groups(ctx: RequestContext, req: Any) -> Any:
     R = DeleteGroupsResponse
     results = []
     for group_id in req.groups_names:
-        if not coord.is_coordinator(ctx.broker.id, group_id):
-            error = E.NOT_COORDINATOR
-        else:
-            error = coord.delete_group(group_id)  # its committed offsets go with it
+        # a deleted group's committed offsets go with it
+        error = E.NOT_COORDINATOR if not coord.is_coordinator(ctx.broker.id, group_id) else coord.delete_group(group_id)
         results.append(R.DeletableGroupResult(group_id=group_id, error_code=error))
     return R(version=ctx.version, throttle_time_ms=0, results=results)

@@ -55,8 +55,12 @@ def _topic_entry(cluster: SimCluster, topic: Topic) -> Any:
             )
         )
     return RTopic(
-        error_code=E.NONE, name=topic.name, topic_id=topic.topic_id, is_internal=topic.internal,
-        partitions=parts, authorized_operations=None,
+        error_code=E.NONE,
+        name=topic.name,
+        topic_id=topic.topic_id,
+        is_internal=topic.internal,
+        partitions=parts,
+        authorized_operations=None,
     )
 
 
@@ -71,7 +75,9 @@ def reported_controller(cluster: SimCluster) -> int:
     return live[0] if live else -1
 
 
-def build_metadata(cluster: SimCluster, topics: list[Topic], missing: list[tuple[str | None, Any]], version: int) -> Any:
+def build_metadata(
+    cluster: SimCluster, topics: list[Topic], missing: list[tuple[str | None, Any]], version: int
+) -> Any:
     brokers = [
         R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
         for b in sorted(cluster.live_brokers(), key=lambda b: b.id)
@@ -81,12 +87,22 @@ def build_metadata(cluster: SimCluster, topics: list[Topic], missing: list[tuple
         entries.append(
             RTopic(
                 error_code=E.UNKNOWN_TOPIC_ID if name is None else E.UNKNOWN_TOPIC_OR_PARTITION,
-                name=name, topic_id=topic_id, is_internal=False, partitions=[], authorized_operations=None,
+                name=name,
+                topic_id=topic_id,
+                is_internal=False,
+                partitions=[],
+                authorized_operations=None,
             )
         )
     return R(
-        version=version, throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,
-        controller_id=reported_controller(cluster), topics=entries, authorized_operations=None, error_code=E.NONE,
+        version=version,
+        throttle_time_ms=0,
+        brokers=brokers,
+        cluster_id=cluster.cluster_id,
+        controller_id=reported_controller(cluster),
+        topics=entries,
+        authorized_operations=None,
+        error_code=E.NONE,
     )
 
 
@@ -136,7 +152,13 @@ async def handle_describe_cluster(ctx: RequestContext, req: Any) -> Any:
         if not b.fenced or getattr(req, "include_fenced_brokers", False)
     ]
     return R2(
-        version=ctx.version, throttle_time_ms=0, error_code=E.NONE, error_message=None, endpoint_type=1,
-        cluster_id=cluster.cluster_id, controller_id=reported_controller(cluster), brokers=brokers,
+        version=ctx.version,
+        throttle_time_ms=0,
+        error_code=E.NONE,
+        error_message=None,
+        endpoint_type=1,
+        cluster_id=cluster.cluster_id,
+        controller_id=reported_controller(cluster),
+        brokers=brokers,
         authorized_operations=None,
     )

@@ -54,7 +54,9 @@ def _check_replication_factor(cluster: SimCluster, rf: int) -> None:
 def _validate_manual_assignment(cluster: SimCluster, broker_ids: list[int], rf: int | None) -> None:
     """ReplicationControlManager.validateManualPartitionAssignment."""
     if not broker_ids:
-        raise E.SimError(E.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list.")
+        raise E.SimError(
+            E.INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes an empty replica list."
+        )
     previous: int | None = None
     for broker_id in sorted(broker_ids):
         if broker_id not in cluster.brokers:
@@ -137,7 +139,8 @@ def _create_topic(ctx: RequestContext, t: Any, validate_only: bool) -> Any:
     if t.assignments:
         if t.replication_factor != -1:
             raise E.SimError(
-                E.INVALID_REQUEST, "A manual partition assignment was specified, but replication factor was not set to -1."
+                E.INVALID_REQUEST,
+                "A manual partition assignment was specified, but replication factor was not set to -1.",
             )
         if t.num_partitions != -1:
             raise E.SimError(
@@ -162,14 +165,18 @@ def _create_topic(ctx: RequestContext, t: Any, validate_only: bool) -> Any:
             rf = len(replicas)
             assignment[a.partition_index] = replicas
         if sorted(assignment) != list(range(len(assignment))):
-            raise E.SimError(E.INVALID_REPLICA_ASSIGNMENT, "partitions should be a consecutive 0-based integer sequence")
+            raise E.SimError(
+                E.INVALID_REPLICA_ASSIGNMENT, "partitions should be a consecutive 0-based integer sequence"
+            )
         num_partitions, replication_factor = len(assignment), rf or 0
         topic = cluster.create_topic(
             name, num_partitions, assignment=assignment, configs=overrides, validate_only=validate_only
         )
     else:
         if t.replication_factor < -1 or t.replication_factor == 0:
-            raise E.SimError(E.INVALID_REPLICATION_FACTOR, "Replication factor was set to an invalid non-positive value.")
+            raise E.SimError(
+                E.INVALID_REPLICATION_FACTOR, "Replication factor was set to an invalid non-positive value."
+            )
         if t.num_partitions < -1 or t.num_partitions == 0:
             raise E.SimError(E.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
         num_partitions = t.num_partitions
@@ -201,8 +208,13 @@ def _create_topic(ctx: RequestContext, t: Any, validate_only: bool) -> Any:
 
 def _create_error(name: str, code: int, message: str | None) -> Any:
     return CTResult(
-        name=name, topic_id=None, error_code=code, error_message=message,
-        num_partitions=-1, replication_factor=-1, configs=[],
+        name=name,
+        topic_id=None,
+        error_code=code,
+        error_message=message,
+        num_partitions=-1,
+        replication_factor=-1,
+        configs=[],
     )
 
 
@@ -370,7 +382,9 @@ async def handle_create_partitions(ctx: RequestContext, req: Any) -> Any:
         if counts[t.name] > 1:
             if t.name not in reported:
                 reported.add(t.name)
-                results.append(CPResult(name=t.name, error_code=E.INVALID_REQUEST, error_message="Duplicate topic name."))
+                results.append(
+                    CPResult(name=t.name, error_code=E.INVALID_REQUEST, error_message="Duplicate topic name.")
+                )
             continue
         code, message = failure or (E.NONE, None)
         if failure is None:

@@ -16,8 +16,14 @@ def api_versions_response(error_code: int, version: int) -> Any:
         for s in sorted(REGISTRY.values(), key=lambda s: s.key)
     ]
     return ApiVersionsResponse(
-        version=version, error_code=error_code, api_keys=keys, throttle_time_ms=0,
-        supported_features=[], finalized_features_epoch=-1, finalized_features=[], zk_migration_ready=False,
+        version=version,
+        error_code=error_code,
+        api_keys=keys,
+        throttle_time_ms=0,
+        supported_features=[],
+        finalized_features_epoch=-1,
+        finalized_features=[],
+        zk_migration_ready=False,
     )
 
 

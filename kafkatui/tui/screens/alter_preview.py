@@ -38,9 +38,12 @@ from kafkatui.tui.widgets.marks import MarkedCheckbox
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:
     """`preview()`, plus the reason a static broker config cannot change dynamically."""
     items = preview(plan, snapshot, strimzi=strimzi)
-    return [ChangePreview(it.change, it.current, it.risks + ((STATIC_KEYS[it.change.key],)
-                                                           if it.change.key in STATIC_KEYS else ()))
-            for it in items]
+    return [
+        ChangePreview(
+            it.change, it.current, it.risks + ((STATIC_KEYS[it.change.key],) if it.change.key in STATIC_KEYS else ())
+        )
+        for it in items
+    ]
 
 
 def preview_text(items: Sequence[ChangePreview]) -> Text:
@@ -50,8 +53,11 @@ def preview_text(items: Sequence[ChangePreview]) -> Text:
     render_preview(items, buf)
     t = Text()
     for n, line in enumerate(buf.getvalue().splitlines()):
-        style = "bold" if n == 0 else ("yellow" if line.startswith("    ! ") else
-                                       ("green" if line == "no risks found" else ""))
+        style = (
+            "bold"
+            if n == 0
+            else ("yellow" if line.startswith("    ! ") else ("green" if line == "no risks found" else ""))
+        )
         t.append(line + "\n", style=style)
     t.rstrip()
     return t
@@ -70,9 +76,10 @@ def results_text(verified: Sequence[Verified], audited: bool = True) -> Text:
             t.append("FAILED  ", style="bold red")
             t.append(f"{c.label} {c.key}: {v.error}\n")
     ok = sum(v.ok for v in verified)
-    t.append(f"{ok} of {len(verified)} changes applied and verified"
-             + ("; audit records written" if audited else ""),
-             style="bold green" if ok == len(verified) else "bold red")
+    t.append(
+        f"{ok} of {len(verified)} changes applied and verified" + ("; audit records written" if audited else ""),
+        style="bold green" if ok == len(verified) else "bold red",
+    )
     return t
 
 
@@ -120,7 +127,9 @@ class AlterPreviewScreen(PreviewModal):
 
     def under_body(self) -> ComposeResult:
         if self.plan.topics:
-            yield MarkedCheckbox("these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi")
+            yield MarkedCheckbox(
+                "these topics are managed by Strimzi (its operator reverts live changes)", id="strimzi"
+            )
 
     def buttons(self) -> ComposeResult:
         yield Button("Apply…", id="apply", variant="error", disabled=not self.writes)
@@ -133,8 +142,7 @@ class AlterPreviewScreen(PreviewModal):
         return f"preview: {self.heading} ({n} change{'s' if n != 1 else ''})"
 
     def offer_apply(self) -> None:
-        self.status(Text("Apply sends a validate-only request first; nothing changes before you confirm.",
-                         style="dim"))
+        self.status(Text("Apply sends a validate-only request first; nothing changes before you confirm.", style="dim"))
         self.query_one("#apply", Button).focus()
 
     def update_state(self, state: ViewState) -> None:
@@ -175,8 +183,11 @@ class AlterPreviewScreen(PreviewModal):
     def export_text(self, kind: str) -> str:
         if kind == "kafka-configs":
             snapshot = self.state.snapshot
-            bootstrap = (self.session.settings.bootstrap_servers if self.session.settings is not None
-                         else (snapshot.bootstrap if snapshot is not None and snapshot.bootstrap else "B"))
+            bootstrap = (
+                self.session.settings.bootstrap_servers
+                if self.session.settings is not None
+                else (snapshot.bootstrap if snapshot is not None and snapshot.bootstrap else "B")
+            )
             return "\n".join(kafka_configs_commands(self.plan, bootstrap)) + "\n"
         return strimzi_yaml(self.plan)
 
@@ -232,8 +243,11 @@ class AlterPreviewScreen(PreviewModal):
             status.append_text(changed_text(diffs, "since the preview"))
             message.append_text(changed_text(diffs, "since the preview"))
             message.append("\n")
-        message.append(f"Cluster state {age_text(checked.snapshot, self.session.clock())}; it is read again before "
-                       "anything is sent.", style="dim")
+        message.append(
+            f"Cluster state {age_text(checked.snapshot, self.session.clock())}; it is read again before "
+            "anything is sent.",
+            style="dim",
+        )
         self.status(status)
         self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
 
@@ -249,6 +263,7 @@ class AlterPreviewScreen(PreviewModal):
     def _apply(self) -> None:
         settings, before = self.session.settings, self.before
         assert settings is not None and before is not None
+
         def step() -> alter_jobs.Applied | ChangedMeanwhileError:
             try:
                 return alter_jobs.apply(settings, self.plan, before, self.audit_extra)
@@ -268,8 +283,10 @@ class AlterPreviewScreen(PreviewModal):
             self.before = exc.snapshot
             self.show(exc.snapshot)
         lines = changed_text(exc.lines, "since you confirmed")
-        self.status(lines + Text("\nnothing was sent; confirm again to apply to the values shown now",
-                                 style="yellow"), reveal=True)
+        self.status(
+            lines + Text("\nnothing was sent; confirm again to apply to the values shown now", style="yellow"),
+            reveal=True,
+        )
         message = lines + Text("\nNothing was sent. The preview shows the values now.", style="dim")
         self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
 
@@ -289,8 +306,12 @@ class AlterPreviewScreen(PreviewModal):
         self.status(status)
         failed = [v for v in verified if not v.ok]
         if failed:
-            self.notify(f"{len(failed)} of {len(verified)} changes failed: {failed[0].change.label} "
-                        f"{failed[0].change.key}: {failed[0].error}", severity="error", timeout=10)
+            self.notify(
+                f"{len(failed)} of {len(verified)} changes failed: {failed[0].change.label} "
+                f"{failed[0].change.key}: {failed[0].error}",
+                severity="error",
+                timeout=10,
+            )
         else:
             n = len(verified)
             self.notify(f"{n} change{'s' if n != 1 else ''} applied and verified", timeout=5)

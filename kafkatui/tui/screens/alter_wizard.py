@@ -52,10 +52,8 @@ def keys_for(targets: Sequence[Target]) -> list[str]:
 
 def current_rf(snapshot: ClusterSnapshot, targets: Sequence[Target]) -> int:
     """The lowest replication factor of the target topics (every topic for a broker-level change)."""
-    names = [n for k, n in targets if k == "topic"] or [t for t in snapshot.topics
-                                                         if not snapshot.topics[t].internal]
-    rfs = [len(p.replicas) for n in names if n in snapshot.topics for p in snapshot.topics[n].partitions
-           if p.replicas]
+    names = [n for k, n in targets if k == "topic"] or [t for t in snapshot.topics if not snapshot.topics[t].internal]
+    rfs = [len(p.replicas) for n in names if n in snapshot.topics for p in snapshot.topics[n].partitions if p.replicas]
     return min(rfs) if rfs else len(snapshot.brokers)
 
 
@@ -88,21 +86,27 @@ def goal_failures(goal: str, n: int) -> tuple[int | None, int | None]:
 
 def recommendation_text(rec: Recommendation, rf: int) -> Text:
     t = Text()
-    t.append(f"recommended: RF ≥ {rec.rf}, {MIN_ISR} {rec.min_isr}, {UNCLEAN}={str(rec.unclean).lower()}",
-             style="bold")
+    t.append(f"recommended: RF ≥ {rec.rf}, {MIN_ISR} {rec.min_isr}, {UNCLEAN}={str(rec.unclean).lower()}", style="bold")
     for note in rec.notes:
         t.append(f"\n  · {note}")
     if rf >= 3:
-        t.append(f"\n  · with RF {rf}, min.insync.replicas m keeps acknowledged writes through m-1 failures and "
-                 f"writes through {rf}-m; the audit wants 2 ≤ m < {rf}", style="dim")
+        t.append(
+            f"\n  · with RF {rf}, min.insync.replicas m keeps acknowledged writes through m-1 failures and "
+            f"writes through {rf}-m; the audit wants 2 ≤ m < {rf}",
+            style="dim",
+        )
     elif rf >= 1:
-        t.append(f"\n  · RF {rf} has no min.insync.replicas the audit accepts (1 lets the leader alone acknowledge, "
-                 f"{rf} stops writes at any broker loss): raise the RF to 3 first", style="dim")
+        t.append(
+            f"\n  · RF {rf} has no min.insync.replicas the audit accepts (1 lets the leader alone acknowledge, "
+            f"{rf} stops writes at any broker loss): raise the RF to 3 first",
+            style="dim",
+        )
     return t
 
 
-def plan_for_recommendation(rec: Recommendation, targets: Sequence[Target],
-                            snapshot: ClusterSnapshot | None = None) -> ChangePlan:
+def plan_for_recommendation(
+    rec: Recommendation, targets: Sequence[Target], snapshot: ClusterSnapshot | None = None
+) -> ChangePlan:
     """`recommendation_changes` for topics (min.insync.replicas only where the RF already suffices); the
     same two keys on broker-level targets. With a `snapshot`, values already in force are left out."""
     topics = [n for k, n in targets if k == "topic"]
@@ -119,9 +123,11 @@ def plan_for_recommendation(rec: Recommendation, targets: Sequence[Target],
 def nothing_to_do(rec: Recommendation) -> str:
     """Why a recommendation's plan is empty, in one line."""
     if rec.raise_rf_first:
-        return (f"nothing to change yet: raise the replication factor to {rec.rf} first (R on the topic screen; "
-                f"for a broker-level change, every topic below RF {rec.rf}), then set min.insync.replicas "
-                f"{rec.min_isr} here, or choose explicit values (the preview lists the topics at risk)")
+        return (
+            f"nothing to change yet: raise the replication factor to {rec.rf} first (R on the topic screen; "
+            f"for a broker-level change, every topic below RF {rec.rf}), then set min.insync.replicas "
+            f"{rec.min_isr} here, or choose explicit values (the preview lists the topics at risk)"
+        )
     return "nothing to change: these values are already in force"
 
 
@@ -202,8 +208,11 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
 
     def on_mount(self) -> None:
         self.query_one("#wizard-box").border_title = f"durability wizard: {title_of(self.targets)}"
-        self.query_one("#wizard-box").border_subtitle = ("Tab moves · ↑↓ Enter picks · Esc cancels · nothing changes "
-                                                         "before the preview and a typed confirmation")
+        self.query_one(
+            "#wizard-box"
+        ).border_subtitle = (
+            "Tab moves · ↑↓ Enter picks · Esc cancels · nothing changes before the preview and a typed confirmation"
+        )
         self.query_one("#goal", RadioSet).focus()
         self._show_recommendation()
 
@@ -219,8 +228,9 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
         rec = self.recommendation()
         if rec is not None:
             return plan_for_recommendation(rec, self.targets, self.snapshot)
-        return explicit_plan(self.targets, self.key, self.query_one("#value", Input).value,
-                             self.query_one("#remove", Checkbox).value)
+        return explicit_plan(
+            self.targets, self.key, self.query_one("#value", Input).value, self.query_one("#remove", Checkbox).value
+        )
 
     def _show_recommendation(self) -> None:
         rec = self.recommendation()

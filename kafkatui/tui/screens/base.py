@@ -105,8 +105,13 @@ class DashScreen(LiveView, Screen[None]):
         """Refresh the summary bar (the data's age moves on even when nothing else does)."""
         session = self.session
         for bar in self.query(SummaryBar):  # none while the screen is being built or torn down
-            bar.show(session.state, paused=session.paused, read_only=session.read_only,
-                     source=session.source_label, now=session.clock())
+            bar.show(
+                session.state,
+                paused=session.paused,
+                read_only=session.read_only,
+                source=session.source_label,
+                now=session.clock(),
+            )
 
     def show(self, state: ViewState) -> None:
         """Subclasses redraw their tables from the new state."""

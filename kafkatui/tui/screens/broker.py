@@ -52,8 +52,10 @@ def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
         t.append("  ⚠ in no ISR of the partitions it hosts", style="bold red")
     elif b.missing_from_most_isrs:
         t.append("  ⚠ missing from most of its ISRs", style="red")
-    t.append(f"\nleads {b.led} · hosts {b.hosted} replicas · preferred leader of {b.preferred} "
-             f"(leads {b.preferred_led} of them) · ")
+    t.append(
+        f"\nleads {b.led} · hosts {b.hosted} replicas · preferred leader of {b.preferred} "
+        f"(leads {b.preferred_led} of them) · "
+    )
     t.append(f"out of ISR in {b.out_of_isr}", style="bold red" if b.out_of_isr else "")
     return t
 
@@ -92,8 +94,7 @@ class BrokerScreen(DashScreen):
         self._report: HealthReport | None = None
 
     def body(self) -> ComposeResult:
-        yield Static(Text(f"broker {self.broker_id}: waiting for the first snapshot…", style="dim"),
-                     id="broker-header")
+        yield Static(Text(f"broker {self.broker_id}: waiting for the first snapshot…", style="dim"), id="broker-header")
         yield Static(id="restart")
         yield Static(id="missing-title")
         yield VirtualTable[PartitionKey](MISSING_COLUMNS, id="missing")
@@ -111,9 +112,13 @@ class BrokerScreen(DashScreen):
         table: VirtualTable[PartitionKey] = self.query_one("#missing", VirtualTable)
         b = report.brokers.get(self.broker_id)
         if b is None:
-            self.query_one("#broker-header", Static).update(Text(
-                f"✖ broker {self.broker_id} is not in the latest snapshot: not in metadata and named in no "
-                "replica list. Esc goes back.", style="bold red"))
+            self.query_one("#broker-header", Static).update(
+                Text(
+                    f"✖ broker {self.broker_id} is not in the latest snapshot: not in metadata and named in no "
+                    "replica list. Esc goes back.",
+                    style="bold red",
+                )
+            )
             self.query_one("#restart", Static).update("")
             self.query_one("#missing-title", Static).update("")
             self._rows = {}
@@ -125,31 +130,46 @@ class BrokerScreen(DashScreen):
         self.query_one("#broker-header", Static).update(broker_header(b, snap))
         safety = restart_safety(snap, self.broker_id)
         restart = Text("restart: ", style="bold")
-        restart.append(("✔ safe — " if safety.safe else "✖ NOT safe — ") + safety.message,
-                       style="green" if safety.safe else "bold red")
+        restart.append(
+            ("✔ safe — " if safety.safe else "✖ NOT safe — ") + safety.message,
+            style="green" if safety.safe else "bold red",
+        )
         if safety.topics:
-            shown = ", ".join(safety.topics[:5]) + (f" +{len(safety.topics) - 5} more" if len(safety.topics) > 5 else "")
+            shown = ", ".join(safety.topics[:5]) + (
+                f" +{len(safety.topics) - 5} more" if len(safety.topics) > 5 else ""
+            )
             restart.append(f" (topics: {shown})")
         self.query_one("#restart", Static).update(restart)
 
-        missing = sorted(missing_from_isrs(snap, self.broker_id),
-                         key=lambda p: (report.health(p.topic, p.partition), p.topic, p.partition))
+        missing = sorted(
+            missing_from_isrs(snap, self.broker_id),
+            key=lambda p: (report.health(p.topic, p.partition), p.topic, p.partition),
+        )
         self._rows = {(p.topic, p.partition): p for p in missing}
-        title = (f"missing from {len(missing)} ISR{'s' if len(missing) != 1 else ''} "
-                 f"(of {b.hosted} partitions it hosts)" if missing else
-                 f"in the ISR of every partition it hosts ({b.hosted})")
+        title = (
+            f"missing from {len(missing)} ISR{'s' if len(missing) != 1 else ''} (of {b.hosted} partitions it hosts)"
+            if missing
+            else f"in the ISR of every partition it hosts ({b.hosted})"
+        )
         self.query_one("#missing-title", Static).update(title)
         table.load(list(self._rows), self._cell, self._sort, lambda k: f"{k[0]}-{k[1]}")
-        changed = {(c.topic, c.partition) for c in state.changes
-                   if c.broker == self.broker_id and c.topic is not None and c.partition is not None}
+        changed = {
+            (c.topic, c.partition)
+            for c in state.changes
+            if c.broker == self.broker_id and c.topic is not None and c.partition is not None
+        }
         if changed:
             table.flash(changed)
 
         self.findings = [f for f in state.findings if self.broker_id in f.brokers]
         n = len(self.findings)
-        self.query_one("#findings-title", Static).update(Text(
-            f"{n} finding{'s' if n != 1 else ''} naming broker {self.broker_id}"
-            + ("; c copies their commands" if all_commands(self.findings) else ""), style="bold"))
+        self.query_one("#findings-title", Static).update(
+            Text(
+                f"{n} finding{'s' if n != 1 else ''} naming broker {self.broker_id}"
+                + ("; c copies their commands" if all_commands(self.findings) else ""),
+                style="bold",
+            )
+        )
         self.query_one(FindingList).show(self.findings)
 
     def _cell(self, key: PartitionKey, col: str) -> str | Text:
@@ -182,8 +202,11 @@ class BrokerScreen(DashScreen):
         if col == "isr":
             return (len(p.isr), p.isr)
         if col == "lag":
-            r = next((r for r in self._report.out_of_sync(p) if r.broker == self.broker_id), None) \
-                if self._report is not None else None
+            r = (
+                next((r for r in self._report.out_of_sync(p) if r.broker == self.broker_id), None)
+                if self._report is not None
+                else None
+            )
             return -(r.byte_lag or 0) if r is not None else 0
         return key
 

@@ -30,8 +30,16 @@ class ConfirmScreen(ModalScreen[bool]):
     ConfirmScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, plan: ChangePlan | None, heading: str = "apply", *, expected: str = "", what: str = "",
-                 message: str | Text = "", button: str = "Apply") -> None:
+    def __init__(
+        self,
+        plan: ChangePlan | None,
+        heading: str = "apply",
+        *,
+        expected: str = "",
+        what: str = "",
+        message: str | Text = "",
+        button: str = "Apply",
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.heading = heading
@@ -49,8 +57,9 @@ class ConfirmScreen(ModalScreen[bool]):
         resources = plan.resources()
         names = ", ".join(label(kind, name) for kind, name in list(resources)[:4])
         more = f" and {len(resources) - 4} more" if len(resources) > 4 else ""
-        return Text(f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with "
-                    "IncrementalAlterConfigs.\n")
+        return Text(
+            f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with IncrementalAlterConfigs.\n"
+        )
 
     def compose(self) -> ComposeResult:
         text = self._plan_message(self.plan) if self.plan is not None else Text()
@@ -86,8 +95,9 @@ class ConfirmScreen(ModalScreen[bool]):
             self.dismiss(True)
         else:
             self.app.bell()
-            self.notify(f"type {self.what} ({self.expected}) to confirm, or Esc to cancel", severity="warning",
-                        timeout=3)
+            self.notify(
+                f"type {self.what} ({self.expected}) to confirm, or Esc to cancel", severity="warning", timeout=3
+            )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -98,4 +108,3 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         self.dismiss(False)
-

@@ -54,9 +54,12 @@ def results_text(plan: PreferredPlan, outcome: ElectionOutcome, now: ClusterSnap
             t.append(f"{m.name}: {error}\n")
     failed = len(outcome.failed)
     n = len(plan.moves)
-    t.append(f"{n - failed} of {n} elections done and verified"
-             + ("; audit records written" if outcome.audit_error is None else "") + "\n",
-             style="bold green" if not failed else "bold red")
+    t.append(
+        f"{n - failed} of {n} elections done and verified"
+        + ("; audit records written" if outcome.audit_error is None else "")
+        + "\n",
+        style="bold green" if not failed else "bold red",
+    )
     if outcome.audit_error is not None:
         t.append(f"✖ {outcome.audit_error}\n", style="bold red")
     columns: dict[str, Mapping[int, int]] = {"before": plan.before, "expected": plan.after}
@@ -77,7 +80,7 @@ class ElectPreviewScreen(GuidedScreen):
     def __init__(self, topics: Sequence[str] | None = None) -> None:
         super().__init__()
         self.topics = list(topics) if topics is not None else None
-        self.heading = ("preferred leader election: " + (", ".join(self.topics) if self.topics else "all topics"))
+        self.heading = "preferred leader election: " + (", ".join(self.topics) if self.topics else "all topics")
         self.plan: PreferredPlan | None = None
         self.outcome: ElectionOutcome | None = None
 
@@ -91,8 +94,11 @@ class ElectPreviewScreen(GuidedScreen):
         render_preferred(plan, buf)
         if plan.moves:
             by_hand = election_command("preferred", self.bootstrap(), targets_of(plan))
-            buf.write(f"by hand: {by_hand}\n" if len(plan.moves) <= BY_HAND_MAX
-                      else "by hand: x exports the kafka-leader-election.sh command with its JSON file\n")
+            buf.write(
+                f"by hand: {by_hand}\n"
+                if len(plan.moves) <= BY_HAND_MAX
+                else "by hand: x exports the kafka-leader-election.sh command with its JSON file\n"
+            )
         body = tool_lines(buf.getvalue(), warn_prefix="cannot move")
         if missing:
             body.append(f"\n✖ not in the latest snapshot: {', '.join(missing)}", style="bold red")
@@ -114,12 +120,19 @@ class ElectPreviewScreen(GuidedScreen):
             return
         n = len(plan.moves)
         expected, what = (plan.moves[0].name, "the partition name") if n == 1 else (str(n), "the number of partitions")
-        message = (f"{n} partition{'s get their' if n != 1 else ' gets its'} preferred replica as leader "
-                   "(ElectLeaders PREFERRED); clients follow the new leaders.\n"
-                   + (f"Cluster state {self.age_of(self.shown)}; leaders are read again before anything is sent."
-                      if self.shown is not None else ""))
-        self.app.push_screen(ConfirmScreen(None, self.heading, expected=expected, what=what, message=message,
-                                           button="Elect"), self._confirmed)
+        message = (
+            f"{n} partition{'s get their' if n != 1 else ' gets its'} preferred replica as leader "
+            "(ElectLeaders PREFERRED); clients follow the new leaders.\n"
+            + (
+                f"Cluster state {self.age_of(self.shown)}; leaders are read again before anything is sent."
+                if self.shown is not None
+                else ""
+            )
+        )
+        self.app.push_screen(
+            ConfirmScreen(None, self.heading, expected=expected, what=what, message=message, button="Elect"),
+            self._confirmed,
+        )
 
     def _confirmed(self, ok: bool | None) -> None:
         if not ok or self.plan is None:
@@ -133,7 +146,8 @@ class ElectPreviewScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _elect(self, plan: PreferredPlan, cluster_id: str | None) -> None:
         done: ElectionOutcome | str = result_or_error(
-            lambda: guided_jobs.elect_preferred(self.settings, plan, cluster_id))
+            lambda: guided_jobs.elect_preferred(self.settings, plan, cluster_id)
+        )
         self.app.call_from_thread(self._elected, done)
 
     def _elected(self, done: ElectionOutcome | str) -> None:

@@ -134,8 +134,14 @@ class FindingsScreen(DashScreen):
         if f is None:
             view.display = False
             note.display = True
-            note.update(Text("✓ No findings: nothing is offline, under minISR or misconfigured."
-                             if not self._by_key else "no finding matches the filter", style="green"))
+            note.update(
+                Text(
+                    "✓ No findings: nothing is offline, under minISR or misconfigured."
+                    if not self._by_key
+                    else "no finding matches the filter",
+                    style="green",
+                )
+            )
             return
         note.display = False
         view.display = True

@@ -188,8 +188,9 @@ class GuidedScreen(PreviewModal):
             self._waiting = None
             self._refreshed(self.state, waiting[1], timed_out=True)
 
-    def _refreshed(self, state: ViewState, proceed: Callable[[ClusterSnapshot, str], None],
-                   timed_out: bool = False) -> None:
+    def _refreshed(
+        self, state: ViewState, proceed: Callable[[ClusterSnapshot, str], None], timed_out: bool = False
+    ) -> None:
         self.set_busy(False)
         snapshot = state.snapshot
         if snapshot is not None and not self.started:
@@ -200,12 +201,20 @@ class GuidedScreen(PreviewModal):
         age = max(0.0, self.session.clock() - snapshot.taken_at)
         failed = "the refresh did not answer in time" if timed_out else state.error
         if failed is not None and age > self.stale_after:
-            self.status(Text(f"✖ refusing to go on: the data is {age:.0f} s old (more than two refresh intervals, "
-                             f"{self.stale_after:.0f} s) and reading the cluster again failed ({failed}): "
-                             "nothing changed", style="bold red"), reveal=True)
-            self.notify("the data is too old to confirm a destructive change: nothing changed", severity="error",
-                        timeout=8)
+            self.status(
+                Text(
+                    f"✖ refusing to go on: the data is {age:.0f} s old (more than two refresh intervals, "
+                    f"{self.stale_after:.0f} s) and reading the cluster again failed ({failed}): "
+                    "nothing changed",
+                    style="bold red",
+                ),
+                reveal=True,
+            )
+            self.notify(
+                "the data is too old to confirm a destructive change: nothing changed", severity="error", timeout=8
+            )
             return
-        note = (f"Cluster state {self.age_of(snapshot)}"
-                + (f"; reading it again failed ({failed})." if failed is not None else ", just read again."))
+        note = f"Cluster state {self.age_of(snapshot)}" + (
+            f"; reading it again failed ({failed})." if failed is not None else ", just read again."
+        )
         proceed(snapshot, note)

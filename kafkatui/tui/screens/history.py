@@ -40,10 +40,17 @@ class HistoryScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="history-box"):
-            yield Static(Text("Enter reverts the highlighted change (same preview and confirmation; refused when the "
-                              "cluster no longer holds its values); Esc closes."), id="history-help")
-            yield OptionList(*(Option(f"{n:>3}  {c.describe()}", id=str(n)) for n, c in enumerate(self.changes, 1)),
-                             id="history-list")
+            yield Static(
+                Text(
+                    "Enter reverts the highlighted change (same preview and confirmation; refused when the "
+                    "cluster no longer holds its values); Esc closes."
+                ),
+                id="history-help",
+            )
+            yield OptionList(
+                *(Option(f"{n:>3}  {c.describe()}", id=str(n)) for n, c in enumerate(self.changes, 1)),
+                id="history-list",
+            )
 
     def on_mount(self) -> None:
         box = self.query_one("#history-box")

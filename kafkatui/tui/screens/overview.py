@@ -51,7 +51,10 @@ def topic_cell(t: TopicHealth, key: str) -> str | Text:
     if key == "minisr":
         return f"{t.min_isr} {source_word(t.min_isr_source)}"
     if key == "headroom":
-        return Text(f"{t.min_headroom:+d}", style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"))
+        return Text(
+            f"{t.min_headroom:+d}",
+            style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"),
+        )
     if key == "survives":
         return tolerance_text(t)
     return ""
@@ -59,9 +62,16 @@ def topic_cell(t: TopicHealth, key: str) -> str | Text:
 
 def topic_sort(t: TopicHealth, key: str) -> object:
     values: dict[str, object] = {
-        "status": (t.worst, -t.affected, t.name), "topic": t.name, "partitions": t.partitions,
-        "offline": t.count(Health.OFFLINE), "under": t.count(Health.UNDER_MIN_ISR), "at": t.count(Health.AT_MIN_ISR),
-        "urp": t.under_replicated_total, "rf": t.rf, "minisr": t.min_isr, "headroom": t.min_headroom,
+        "status": (t.worst, -t.affected, t.name),
+        "topic": t.name,
+        "partitions": t.partitions,
+        "offline": t.count(Health.OFFLINE),
+        "under": t.count(Health.UNDER_MIN_ISR),
+        "at": t.count(Health.AT_MIN_ISR),
+        "urp": t.under_replicated_total,
+        "rf": t.rf,
+        "minisr": t.min_isr,
+        "headroom": t.min_headroom,
         "survives": (t.loss_tolerance, t.write_tolerance),
     }
     return values.get(key, t.name)
@@ -123,7 +133,9 @@ class OverviewScreen(DashScreen):
         topics: VirtualTable[str] = self.query_one("#topics", VirtualTable)
         bh = report.brokers
         th = report.topics
-        brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), lambda k: str(k))
+        brokers.load(
+            sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), lambda k: str(k)
+        )
         ordered = [t.name for t in report.topics_worst_first()]
         # a cursor the user has not moved stays on the worst topic: a reordering must not scroll it away
         at_top = topics.cursor_row == 0
@@ -135,8 +147,13 @@ class OverviewScreen(DashScreen):
         if getattr(self, "_first", False) and state.snapshot is not None:
             self._first = False
             when = datetime.fromtimestamp(state.snapshot.taken_at).strftime("%H:%M:%S")
-            log.add(Text(f"{when} first snapshot: {report.counts.partitions} partitions on "
-                         f"{report.counts.brokers_total} brokers; changes between refreshes appear here", style="dim"))
+            log.add(
+                Text(
+                    f"{when} first snapshot: {report.counts.partitions} partitions on "
+                    f"{report.counts.brokers_total} brokers; changes between refreshes appear here",
+                    style="dim",
+                )
+            )
             if getattr(self, "_demo_intro", ""):
                 log.add(Text(self._demo_intro, style="bold"))
         demo = self.session.demo
@@ -146,7 +163,9 @@ class OverviewScreen(DashScreen):
                 log.border_title = f"events · {note}"  # the story's latest step stays in view
         if state.changes:
             topics.flash({c.topic for c in state.changes if c.topic})
-            brokers.flash({c.broker for c in state.changes if c.broker is not None and c.kind.value.startswith("broker")})
+            brokers.flash(
+                {c.broker for c in state.changes if c.broker is not None and c.kind.value.startswith("broker")}
+            )
             for change in summarize(list(state.changes)):
                 self._log_change(change)
         if state.error:
@@ -166,7 +185,9 @@ class OverviewScreen(DashScreen):
 
     def _log_change(self, change: Change) -> None:
         stamp = datetime.fromtimestamp(change.at).strftime("%H:%M:%S")
-        style = "red" if change.severe else ("green" if change.kind.value in ("broker up", "online", "ISR expand") else "")
+        style = (
+            "red" if change.severe else ("green" if change.kind.value in ("broker up", "online", "ISR expand") else "")
+        )
         self.query_one("#events", EventLog).add(Text(f"{stamp} {change.text}", style=style))
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:

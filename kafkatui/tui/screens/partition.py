@@ -24,13 +24,16 @@ from kafkatui.tui.widgets.findings import FindingList, all_commands, copy_comman
 def why_healthy(ph: PartitionHealth) -> str:
     """Why no finding applies, in a sentence."""
     if ph.health == Health.HEALTHY:
-        return (f"every replica is in sync (ISR {ids(ph.isr)}), its preferred leader {ph.leader} leads, and it has "
-                f"{ph.headroom:+d} headroom above minISR {ph.min_isr}")
+        return (
+            f"every replica is in sync (ISR {ids(ph.isr)}), its preferred leader {ph.leader} leads, and it has "
+            f"{ph.headroom:+d} headroom above minISR {ph.min_isr}"
+        )
     return f"the partition is {ph.health.label}, but no finding in the catalog applies to it"
 
 
-def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[bool, str],
-                    live: frozenset[int] | None = None) -> Group:
+def partition_facts(
+    ph: PartitionHealth, info: PartitionInfo, unclean: tuple[bool, str], live: frozenset[int] | None = None
+) -> Group:
     """Leader, epoch, replicas, ISR, out-of-sync replicas with lag, minISR, headroom and ELR."""
     title = Text(f"{ph.name}  ", style="bold")
     title.append(f"{ph.health.symbol} {ph.health.label}", style=HEALTH_STYLE[ph.health])
@@ -86,8 +89,10 @@ def partition_facts(ph: PartitionHealth, info: PartitionInfo, unclean: tuple[boo
         if info.last_known_elr:
             elr += f"   last known ELR {ids(info.last_known_elr)}"
         grid.add_row("ELR", elr)
-    grid.add_row("unclean elect.", Text(f"{'ON' if unclean[0] else 'off'} ({source_word(unclean[1])})",
-                                        style="bold red" if unclean[0] else ""))
+    grid.add_row(
+        "unclean elect.",
+        Text(f"{'ON' if unclean[0] else 'off'} ({source_word(unclean[1])})", style="bold red" if unclean[0] else ""),
+    )
     return Group(title, grid)
 
 
@@ -110,8 +115,9 @@ class PartitionScreen(DashScreen):
 
     def body(self) -> ComposeResult:
         with VerticalScroll(id="detail"):
-            yield Static(Text(f"{self.topic}-{self.partition}: waiting for the first snapshot…", style="dim"),
-                         id="facts")
+            yield Static(
+                Text(f"{self.topic}-{self.partition}: waiting for the first snapshot…", style="dim"), id="facts"
+            )
             yield Static(id="verdict")
             yield FindingList(id="findings")
 
@@ -132,8 +138,12 @@ class PartitionScreen(DashScreen):
         info = next((p for p in topic.partitions if p.partition == self.partition), None) if topic else None
         if topic is None or info is None or self.topic not in report.topics:
             what = f"topic {self.topic}" if topic is None else f"partition {self.topic}-{self.partition}"
-            facts.update(Text(f"✖ {what} is not in the latest snapshot (deleted, or not visible to this client). "
-                              "Esc goes back.", style="bold red"))
+            facts.update(
+                Text(
+                    f"✖ {what} is not in the latest snapshot (deleted, or not visible to this client). Esc goes back.",
+                    style="bold red",
+                )
+            )
             verdict.update("")
             self.findings = []
             self.query_one(FindingList).show([])
@@ -147,12 +157,14 @@ class PartitionScreen(DashScreen):
             text = Text(f"{n} finding{'s' if n != 1 else ''} for {ph.name}, worst ")
             text.append_text(severity_text(worst))
             c = len(self.commands)
-            text.append(f"; {c} command{'s' if c != 1 else ''}, c copies them all" if c else "; no command",
-                        style="dim")
+            text.append(
+                f"; {c} command{'s' if c != 1 else ''}, c copies them all" if c else "; no command", style="dim"
+            )
             verdict.update(text)
         else:
-            verdict.update(Text(f"✓ No finding applies: {why_healthy(ph)}.",
-                                style="green" if ph.health == Health.HEALTHY else ""))
+            verdict.update(
+                Text(f"✓ No finding applies: {why_healthy(ph)}.", style="green" if ph.health == Health.HEALTHY else "")
+            )
         self.query_one(FindingList).show(self.findings)
 
     def action_copy_commands(self) -> None:

@@ -20,8 +20,9 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
 from kafkatui.tui.session import LiveView
 
-READ_ONLY_STATUS = ("read-only: Apply needs kafkatui started with --write (or writes: true in the "
-                    "profile); Export is always allowed.")
+READ_ONLY_STATUS = (
+    "read-only: Apply needs kafkatui started with --write (or writes: true in the profile); Export is always allowed."
+)
 
 
 class _AbstractScreenMeta(_MessagePumpMeta, ABCMeta):

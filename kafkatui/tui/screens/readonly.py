@@ -21,8 +21,11 @@ READ_ONLY_TEXT = (
 class ReadOnlyScreen(ModalScreen[bool]):
     """Answers True when the user chooses Export, False when they close it."""
 
-    BINDINGS = [Binding("escape", "close", "close"), Binding("x", "export", "export"),
-                Binding("e", "export", "export", show=False)]
+    BINDINGS = [
+        Binding("escape", "close", "close"),
+        Binding("x", "export", "export"),
+        Binding("e", "export", "export", show=False),
+    ]
 
     DEFAULT_CSS = """
     ReadOnlyScreen { align: center middle; }

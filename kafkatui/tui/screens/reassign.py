@@ -153,10 +153,16 @@ class ReassignScreen(GuidedScreen):
         super().action_close()
         if running and not self.busy:
             throttled = getattr(self, "started_with", None) is not None and bool(self.started_with.throttle_line)
-            extra = (f"; its throttle stays until `kafkatui reassign --topic {self.topic} --clear-throttle --write`"
-                     if throttled else "")
-            self.notify(f"the reassignment of {self.topic} goes on in the cluster; `kafkatui reassign --topic "
-                        f"{self.topic} --cancel --write` stops it{extra}", timeout=8)
+            extra = (
+                f"; its throttle stays until `kafkatui reassign --topic {self.topic} --clear-throttle --write`"
+                if throttled
+                else ""
+            )
+            self.notify(
+                f"the reassignment of {self.topic} goes on in the cluster; `kafkatui reassign --topic "
+                f"{self.topic} --cancel --write` stops it{extra}",
+                timeout=8,
+            )
 
     def on_unmount(self) -> None:
         if self.reassigner is not None:
@@ -170,7 +176,7 @@ class ReassignScreen(GuidedScreen):
             self.show(self.shown)
 
     def _follow_current(self, snapshot: ClusterSnapshot) -> None:
-        """"(now N)" follows the cluster, also while and after the change runs (it kept saying 1)."""
+        """ "(now N)" follows the cluster, also while and after the change runs (it kept saying 1)."""
         info = snapshot.topics.get(self.topic)
         if info is not None and info.partitions:
             self.current = min(len(p.replicas) for p in info.partitions)
@@ -184,15 +190,24 @@ class ReassignScreen(GuidedScreen):
             self.plan = None
             return Text(f"✖ {exc}", style="bold red"), False
         if not plan.moves:
-            return Text(f"nothing to do: every partition of {self.topic} has {self.rf} replica(s)", style="green"), False
+            return Text(
+                f"nothing to do: every partition of {self.topic} has {self.rf} replica(s)", style="green"
+            ), False
         olds = sorted({len(m.old) for m in plan.moves})
         buf = io.StringIO()
-        render_plan(plan, snapshot, buf, f"reassignment of {self.topic}: replication factor "
-                                         f"{'/'.join(map(str, olds))} -> {self.rf} ({len(plan.moves)} partition(s))")
+        render_plan(
+            plan,
+            snapshot,
+            buf,
+            f"reassignment of {self.topic}: replication factor "
+            f"{'/'.join(map(str, olds))} -> {self.rf} ({len(plan.moves)} partition(s))",
+        )
         for risk in rf_risks(snapshot, self.topic, self.rf):
             # here the fix is a key away, not a command line
-            risk = risk.replace(f"consider `kafkatui alter --topic {self.topic} --set min.insync.replicas=2`",
-                                "consider min.insync.replicas=2: close this and press a (durability wizard)")
+            risk = risk.replace(
+                f"consider `kafkatui alter --topic {self.topic} --set min.insync.replicas=2`",
+                "consider min.insync.replicas=2: close this and press a (durability wizard)",
+            )
             buf.write(f"  ! {risk}\n")
         if self.rate_error:
             buf.write(f"  ! {self.rate_error}\n")
@@ -216,19 +231,28 @@ class ReassignScreen(GuidedScreen):
         """After the refresh: the confirmation on the plan as the cluster is now."""
         plan = self.plan
         if plan is None or not plan.moves:
-            self.status(Text("✖ the topic changed since the preview: nothing to reassign; nothing changed",
-                             style="bold red"), reveal=True)
+            self.status(
+                Text("✖ the topic changed since the preview: nothing to reassign; nothing changed", style="bold red"),
+                reveal=True,
+            )
             return
         n = len(plan.moves)
         message = Text()
         if plan.moves != seen.moves:
-            message.append("! the cluster changed since the preview: the plan above is the new one\n",
-                           style="bold yellow")
-        message.append(f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
-                       "(AlterPartitionReassignments); the new replicas copy the data from the leaders.\n")
+            message.append(
+                "! the cluster changed since the preview: the plan above is the new one\n", style="bold yellow"
+            )
+        message.append(
+            f"{n} partition{'s' if n != 1 else ''} of {self.topic} move to replication factor {self.rf} "
+            "(AlterPartitionReassignments); the new replicas copy the data from the leaders.\n"
+        )
         message.append(age, style="dim")
-        self.app.push_screen(ConfirmScreen(None, self.heading, expected=self.topic, what="the topic name",
-                                           message=message, button="Reassign"), lambda ok: self._confirmed(plan, ok))
+        self.app.push_screen(
+            ConfirmScreen(
+                None, self.heading, expected=self.topic, what="the topic name", message=message, button="Reassign"
+            ),
+            lambda ok: self._confirmed(plan, ok),
+        )
 
     def _confirmed(self, plan: ReassignPlan, ok: bool | None) -> None:
         if not ok:
@@ -250,7 +274,8 @@ class ReassignScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _start(self, plan: ReassignPlan, cluster_id: str | None, rate: int | None) -> None:
         done: guided_jobs.Started | str = result_or_error(
-            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings, rate))
+            lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings, rate)
+        )
         self.app.call_from_thread(self._started, done)
 
     def _started(self, done: guided_jobs.Started | str) -> None:
@@ -270,19 +295,23 @@ class ReassignScreen(GuidedScreen):
         for move, error in done.refused:
             lines.append("FAILED  ", style="bold red")
             lines.append(f"{move.name}: {error}\n")
-        lines.append(f"started {len(done.started)} of {len(done.started) + len(done.refused)} partition moves "
-                     f"(audit id {done.command_id})")
+        lines.append(
+            f"started {len(done.started)} of {len(done.started) + len(done.refused)} partition moves "
+            f"(audit id {done.command_id})"
+        )
         if done.throttle_line:
             lines.append(f"\n{done.throttle_line}")
         self.started_text = lines
         self.status(lines, reveal=True)
         if done.refused:
-            self.notify(f"{len(done.refused)} partition move(s) refused: {done.refused[0][1]}", severity="error",
-                        timeout=8)
+            self.notify(
+                f"{len(done.refused)} partition move(s) refused: {done.refused[0][1]}", severity="error", timeout=8
+            )
         if self.moves:
             self.add_class("following")
-            self.query_one("#progress", ProgressBar).update(total=sum(len(m.adding) for m in self.moves)
-                                                            or len(self.moves), progress=0)
+            self.query_one("#progress", ProgressBar).update(
+                total=sum(len(m.adding) for m in self.moves) or len(self.moves), progress=0
+            )
             self.post_message(RefreshRequested())
 
     started_text: Text = Text()
@@ -299,7 +328,8 @@ class ReassignScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
     def _poll(self, moves: Sequence[PartitionMove], snapshot: ClusterSnapshot) -> None:
         state: Progress | str = result_or_error(
-            lambda: guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot))
+            lambda: guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot)
+        )
         self.app.call_from_thread(self._polled, state)
 
     def _polled(self, state: Progress | str) -> None:
@@ -328,7 +358,8 @@ class ReassignScreen(GuidedScreen):
     def _unthrottle(self, started: guided_jobs.Started) -> None:
         cluster_id = self.shown.cluster_id if self.shown is not None else None
         line: str = result_or_error(
-            lambda: guided_jobs.remove_throttle(self.settings, started.started, cluster_id, started.command_id))
+            lambda: guided_jobs.remove_throttle(self.settings, started.started, cluster_id, started.command_id)
+        )
         self.app.call_from_thread(self._unthrottled, line)
 
     def _unthrottled(self, line: str) -> None:
@@ -343,11 +374,21 @@ class ReassignScreen(GuidedScreen):
             return
         if self.busy:
             return
-        message = (f"Cancel the reassignment of {self.topic}: each partition goes back to its replicas before it "
-                   "started (data copied to the new replicas is dropped).")
-        self.app.push_screen(ConfirmScreen(None, f"cancel reassignment: {self.topic}", expected=self.topic,
-                                           what="the topic name", message=message, button="Cancel reassignment"),
-                             self._cancel_confirmed)
+        message = (
+            f"Cancel the reassignment of {self.topic}: each partition goes back to its replicas before it "
+            "started (data copied to the new replicas is dropped)."
+        )
+        self.app.push_screen(
+            ConfirmScreen(
+                None,
+                f"cancel reassignment: {self.topic}",
+                expected=self.topic,
+                what="the topic name",
+                message=message,
+                button="Cancel reassignment",
+            ),
+            self._cancel_confirmed,
+        )
 
     def _cancel_confirmed(self, ok: bool | None) -> None:
         if not ok or self.shown is None:
@@ -359,7 +400,8 @@ class ReassignScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _cancel(self, snapshot: ClusterSnapshot) -> None:
         done: Cancelled | str = result_or_error(
-            lambda: guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic, snapshot))
+            lambda: guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic, snapshot)
+        )
         self.app.call_from_thread(self._cancelled, done)
 
     def _cancelled(self, done: Cancelled | str) -> None:

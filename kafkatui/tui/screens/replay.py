@@ -64,26 +64,36 @@ PARTITION_COLUMNS = [
 ]
 
 REPLAY_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("replay", [
-        ("← / →", "one minute back / forward (the tables show the end of the minute)"),
-        ("PgUp / PgDn", "one hour back / forward"),
-        ("Home / End", "00:00 / 23:59"),
-        ("Enter", "incidents: jump to the incident's start; partitions: open it (its changes that day); "
-                  "brokers: open it"),
-        ("click", "a timeline cell selects its first minute"),
-        ("Tab / Shift+Tab", "move the focus: incidents, partitions, brokers"),
-        ("/", "filter the focused table: text or /regex/"),
-        ("s / S", "sort by the next column / reverse"),
-        ("Esc", "back (in the live dashboard: back to it)"),
-        ("?", "this help"),
-        ("q", "quit"),
-    ]),
-    ("timeline", [
-        ("▁ ▂ ▄ ▅ ▇ █", "worst state in the cell: healthy, non-preferred, under-replicated, at minISR, under minISR, "
-                         "offline"),
-        ("░", "the recorder could not read the cluster: state unknown"),
-        ("second line", "under-minISR partitions (highest in the cell); ▲ marks the selected minute"),
-    ]),
+    (
+        "replay",
+        [
+            ("← / →", "one minute back / forward (the tables show the end of the minute)"),
+            ("PgUp / PgDn", "one hour back / forward"),
+            ("Home / End", "00:00 / 23:59"),
+            (
+                "Enter",
+                "incidents: jump to the incident's start; partitions: open it (its changes that day); brokers: open it",
+            ),
+            ("click", "a timeline cell selects its first minute"),
+            ("Tab / Shift+Tab", "move the focus: incidents, partitions, brokers"),
+            ("/", "filter the focused table: text or /regex/"),
+            ("s / S", "sort by the next column / reverse"),
+            ("Esc", "back (in the live dashboard: back to it)"),
+            ("?", "this help"),
+            ("q", "quit"),
+        ],
+    ),
+    (
+        "timeline",
+        [
+            (
+                "▁ ▂ ▄ ▅ ▇ █",
+                "worst state in the cell: healthy, non-preferred, under-replicated, at minISR, under minISR, offline",
+            ),
+            ("░", "the recorder could not read the cluster: state unknown"),
+            ("second line", "under-minISR partitions (highest in the cell); ▲ marks the selected minute"),
+        ],
+    ),
 ]
 
 
@@ -149,7 +159,8 @@ class ReplayScreen(Replayed):
         damaged = f" · {st.torn} torn, {st.garbled} garbled frame lines skipped" if st.torn or st.garbled else ""
         self.query_one("#incidents-caption", Static).update(
             f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
-            + damaged)
+            + damaged
+        )
         incidents: VirtualTable[int] = self.query_one("#incidents", VirtualTable)
         incidents.load(list(self._incidents), self._incident_cell, self._incident_sort)
         incidents.styles.height = min(n, 6) + 1
@@ -245,18 +256,22 @@ class ReplayScreen(Replayed):
         keys = [k for bucket in buckets for k in bucket]
         self._rows = {}
         parts: VirtualTable[PartitionKey] = self.query_one("#partitions", VirtualTable)
-        parts.load(keys, self._partition_cell, self._partition_sort, lambda k: f"{k[0]}-{k[1]} {self._ph(k).health.label}")
+        parts.load(
+            keys, self._partition_cell, self._partition_sort, lambda k: f"{k[0]}-{k[1]} {self._ph(k).health.label}"
+        )
         bad = len(keys) - len(buckets[Health.HEALTHY]) - len(buckets[Health.NON_PREFERRED_LEADER])
         loading = " · reading the rest of the day…" if m.data.window is not None else ""
         self.query_one("#partitions-caption", Static).update(
             f"partitions at {hhmm(m.minute)}: {len(keys)}, {bad} below fully in sync · worst first · Enter opens one"
-            + loading)
+            + loading
+        )
         bh = report.brokers
         brokers: VirtualTable[int] = self.query_one("#brokers", VirtualTable)
         brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), str)
         brokers.styles.height = len(bh) + 1
         self.query_one("#brokers-caption", Static).update(
-            f"brokers at {hhmm(m.minute)} · Enter opens one" + day_shrinks(self.data))
+            f"brokers at {hhmm(m.minute)} · Enter opens one" + day_shrinks(self.data)
+        )
 
     def _ph(self, key: PartitionKey) -> PartitionHealth:
         ph = self._rows.get(key)
@@ -278,9 +293,15 @@ class ReplayScreen(Replayed):
 
     def _partition_sort(self, key: PartitionKey, col: str) -> object:
         ph = self._ph(key)
-        values: dict[str, object] = {"status": (ph.health, key), "partition": key, "leader": ph.leader,
-                                     "replicas": (-len(ph.out_of_sync), ph.replicas), "isr": (len(ph.isr), ph.isr),
-                                     "minisr": ph.min_isr, "since": self.since(key) or 0}
+        values: dict[str, object] = {
+            "status": (ph.health, key),
+            "partition": key,
+            "leader": ph.leader,
+            "replicas": (-len(ph.out_of_sync), ph.replicas),
+            "isr": (len(ph.isr), ph.isr),
+            "minisr": ph.min_isr,
+            "since": self.since(key) or 0,
+        }
         return values.get(col, key)
 
     def since(self, key: PartitionKey) -> int | None:
@@ -314,9 +335,14 @@ class ReplayScreen(Replayed):
 
     def _incident_sort(self, key: int, col: str) -> object:
         i = self._incidents[key]
-        values: dict[str, object] = {"start": i.start_ms, "duration": i.duration_s, "first": i.first_broker_out or -1,
-                                     "parts": i.partitions, "peak": (i.peak_offline, i.peak_under_min_isr),
-                                     "topics": i.topics}
+        values: dict[str, object] = {
+            "start": i.start_ms,
+            "duration": i.duration_s,
+            "first": i.first_broker_out or -1,
+            "parts": i.partitions,
+            "peak": (i.peak_offline, i.peak_under_min_isr),
+            "topics": i.topics,
+        }
         return values.get(col, key)
 
     # events -----------------------------------------------------------------------------------------------
@@ -349,8 +375,12 @@ class ReplayHelpScreen(HelpScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static(Text("Replay keys", style="bold").append(
-                "  — a recorded day, minute by minute; nothing here talks to a cluster.", style=""), id="help-intro")
+            yield Static(
+                Text("Replay keys", style="bold").append(
+                    "  — a recorded day, minute by minute; nothing here talks to a cluster.", style=""
+                ),
+                id="help-intro",
+            )
             with VerticalScroll(id="help-keys"):
                 yield Static(keys_table(REPLAY_KEYS))
             yield Static(LEGEND, id="help-legend", markup=False)
@@ -373,8 +403,11 @@ class ReplayDirPrompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="replay-box"):
-            yield Static("The OUT directory of `kafkatui replay --day DAY --out OUT` (Enter opens it, Esc cancels):",
-                         id="replay-hint", markup=False)
+            yield Static(
+                "The OUT directory of `kafkatui replay --day DAY --out OUT` (Enter opens it, Esc cancels):",
+                id="replay-hint",
+                markup=False,
+            )
             yield Input(placeholder="e.g. ./replay-2026-11-20", id="replay-dir")
             yield Static(id="replay-error", markup=False)
         yield Footer()
@@ -446,4 +479,3 @@ def open_replay(app: App[Any], directory: Path) -> None:
         app.call_from_thread(app.push_screen, ReplayScreen(data))
 
     app.run_worker(load, thread=True, group="replay", exit_on_error=False)
-

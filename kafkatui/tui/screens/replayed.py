@@ -101,17 +101,28 @@ def replay_markup(data: ReplayData, minute: int, report: HealthReport | None, wi
     t.append("\n")
     gap = data.gap_at(minute)
     if gap is not None:
-        t.append(f"? state unknown {clock(gap.start_ms, False)}–{clock(gap.end_ms, False)}: recorder gap"
-                 + (f" ({gap.reason})   " if wide else "   "), style="bold yellow")
+        t.append(
+            f"? state unknown {clock(gap.start_ms, False)}–{clock(gap.end_ms, False)}: recorder gap"
+            + (f" ({gap.reason})   " if wide else "   "),
+            style="bold yellow",
+        )
     if report is not None:
         c = report.counts
-        labels = ("offline", "under minISR", "at minISR", "under-replicated") if wide else \
-                 ("offline", "<minISR", "=minISR", "URP")
-        for health, label, n in zip((Health.OFFLINE, Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.UNDER_REPLICATED),
-                                    labels, (c.offline, c.under_min_isr, c.at_min_isr, c.under_replicated_total),
-                                    strict=True):
-            t.append(f"{health.symbol} {label} {n}   " if wide else f"{health.symbol} {label} {n}  ",
-                     style=HEALTH_STYLE[health] if n else "dim")
+        labels = (
+            ("offline", "under minISR", "at minISR", "under-replicated")
+            if wide
+            else ("offline", "<minISR", "=minISR", "URP")
+        )
+        for health, label, n in zip(
+            (Health.OFFLINE, Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.UNDER_REPLICATED),
+            labels,
+            (c.offline, c.under_min_isr, c.at_min_isr, c.under_replicated_total),
+            strict=True,
+        ):
+            t.append(
+                f"{health.symbol} {label} {n}   " if wide else f"{health.symbol} {label} {n}  ",
+                style=HEALTH_STYLE[health] if n else "dim",
+            )
     else:
         t.append("counts at the end of the minute: reading…   " if wide else "reading…  ", style="dim")
     worst = s.timeline[minute].worst
@@ -226,9 +237,14 @@ class ReplayPartitionScreen(Replayed, PartitionScreen):
             current = c.ts_ms < end_of_minute <= until or (i + 1 == len(changes) and c.ts_ms < end_of_minute)
             health = c.health
             state = Text(f"{health.symbol} {health.label}", style=HEALTH_STYLE[health]) if health else Text("?")
-            grid.add_row(clock(c.ts_ms), state, duration(max(0, until - c.ts_ms) / 1000),
-                         "✖ none" if c.leader < 0 else str(c.leader), ids(c.isr),
-                         Text(f"◀ at {hhmm(minute)}", style="bold") if current else "")
+            grid.add_row(
+                clock(c.ts_ms),
+                state,
+                duration(max(0, until - c.ts_ms) / 1000),
+                "✖ none" if c.leader < 0 else str(c.leader),
+                ids(c.isr),
+                Text(f"◀ at {hhmm(minute)}", style="bold") if current else "",
+            )
         return grid
 
     def action_topic(self) -> None:

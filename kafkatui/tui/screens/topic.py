@@ -41,14 +41,18 @@ def partition_search_text(report: HealthReport, topic: str, partition: int) -> s
 def durability_text(th: TopicHealth) -> str:
     """'tolerates 1 failure', 'tolerates 2 failures, writes 1' (or why writes are impossible)."""
     if th.writes_blocked:
-        return (f"tolerates {th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss; "
-                f"acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})")
+        return (
+            f"tolerates {th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss; "
+            f"acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})"
+        )
     if th.loss_tolerance == th.write_tolerance == 0:
         return "tolerates no broker failure: one loss can lose acknowledged data and stop acks=all writes"
     if th.loss_tolerance == th.write_tolerance:
         return f"tolerates {tolerance_text(th)} (no data loss, acks=all writes go on)"
-    return (f"tolerates {th.loss_tolerance} broker failure{'s' if th.loss_tolerance != 1 else ''} without data "
-            f"loss, {th.write_tolerance} with acks=all writes going on")
+    return (
+        f"tolerates {th.loss_tolerance} broker failure{'s' if th.loss_tolerance != 1 else ''} without data "
+        f"loss, {th.write_tolerance} with acks=all writes going on"
+    )
 
 
 def topic_header(th: TopicHealth) -> Text:
@@ -60,8 +64,10 @@ def topic_header(th: TopicHealth) -> Text:
     t.append(f"{th.worst.symbol} {th.worst.label}", style=HEALTH_STYLE[th.worst])
     rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}-{th.rf}"
     t.append(f"  {rf}  minISR {th.min_isr} ({source_word(th.min_isr_source)})")
-    t.append(f"  unclean {'ON' if th.unclean else 'off'} ({source_word(th.unclean_source)})",
-             style="bold red" if th.unclean else "")
+    t.append(
+        f"  unclean {'ON' if th.unclean else 'off'} ({source_word(th.unclean_source)})",
+        style="bold red" if th.unclean else "",
+    )
     t.append(f"  {durability_text(th)}")
     t.append(f"\n{th.partitions} partitions: ")
     parts = [f"{h.symbol} {th.count(h)} {h.label}" for h in Health if th.count(h)]
@@ -115,8 +121,13 @@ class TopicScreen(DashScreen):
         if th is None or info is None:
             self._report = None
             self._infos = {}
-            header.update(Text(f"✖ topic {self.topic} is not in the latest snapshot (deleted, or not visible to "
-                               "this client). Esc goes back.", style="bold red"))
+            header.update(
+                Text(
+                    f"✖ topic {self.topic} is not in the latest snapshot (deleted, or not visible to "
+                    "this client). Esc goes back.",
+                    style="bold red",
+                )
+            )
             table.load([], self._cell)
             return
         self._report = report

@@ -64,11 +64,21 @@ class UncleanScreen(GuidedScreen):
         plan = self.plan
         if plan is None:
             return
-        first = Text(f"An unclean election makes broker {plan.likely.broker} leader of {plan.name}; records it "
-                     "does not have are deleted, acknowledged writes included.")
-        self.app.push_screen(ConfirmScreen(None, f"unclean election of {plan.name} (1 of 2)", expected=plan.name,
-                                           what="the partition name", message=first, button="Continue"),
-                             lambda ok: self._first(plan, ok))
+        first = Text(
+            f"An unclean election makes broker {plan.likely.broker} leader of {plan.name}; records it "
+            "does not have are deleted, acknowledged writes included."
+        )
+        self.app.push_screen(
+            ConfirmScreen(
+                None,
+                f"unclean election of {plan.name} (1 of 2)",
+                expected=plan.name,
+                what="the partition name",
+                message=first,
+                button="Continue",
+            ),
+            lambda ok: self._first(plan, ok),
+        )
 
     def _first(self, plan: UncleanPlan, ok: bool | None) -> None:
         if not ok:
@@ -80,19 +90,36 @@ class UncleanScreen(GuidedScreen):
         """After the refresh: the second (final) confirmation on the plan as the cluster is now."""
         plan = self.plan
         if plan is None:  # it got a leader meanwhile, or no replica is alive any more: the body says which
-            self.status(Text("✖ the partition changed since the preview: no unclean election; nothing changed",
-                             style="bold red"), reveal=True)
+            self.status(
+                Text(
+                    "✖ the partition changed since the preview: no unclean election; nothing changed", style="bold red"
+                ),
+                reveal=True,
+            )
             return
         second = Text()
         if data_loss_warning(plan) != data_loss_warning(seen):
-            second.append("! the cluster changed since the first confirmation: the warning above is the new one\n",
-                          style="bold yellow")
-        second.append(f"LAST CHANCE: type {LOSE_DATA} to run the unclean election of {plan.name} and accept that "
-                      "its records beyond the candidate's are deleted.\n", style="bold")
+            second.append(
+                "! the cluster changed since the first confirmation: the warning above is the new one\n",
+                style="bold yellow",
+            )
+        second.append(
+            f"LAST CHANCE: type {LOSE_DATA} to run the unclean election of {plan.name} and accept that "
+            "its records beyond the candidate's are deleted.\n",
+            style="bold",
+        )
         second.append(age, style="dim")
-        self.app.push_screen(ConfirmScreen(None, f"unclean election of {plan.name} (2 of 2)", expected=LOSE_DATA,
-                                           what=f"'{LOSE_DATA}'", message=second, button="Elect"),
-                             lambda ok: self._second(plan, ok))
+        self.app.push_screen(
+            ConfirmScreen(
+                None,
+                f"unclean election of {plan.name} (2 of 2)",
+                expected=LOSE_DATA,
+                what=f"'{LOSE_DATA}'",
+                message=second,
+                button="Elect",
+            ),
+            lambda ok: self._second(plan, ok),
+        )
 
     def _second(self, plan: UncleanPlan, ok: bool | None) -> None:
         if not ok:
@@ -106,7 +133,8 @@ class UncleanScreen(GuidedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
     def _elect(self, plan: UncleanPlan, cluster_id: str | None) -> None:
         done: ElectionOutcome | str = result_or_error(
-            lambda: guided_jobs.elect_unclean(self.settings, plan, cluster_id))
+            lambda: guided_jobs.elect_unclean(self.settings, plan, cluster_id)
+        )
         self.app.call_from_thread(self._elected, plan, done)
 
     def _elected(self, plan: UncleanPlan, done: ElectionOutcome | str) -> None:
@@ -129,7 +157,9 @@ class UncleanScreen(GuidedScreen):
             t.append("FAILED  ", style="bold red")
             t.append(f"{plan.name}: {error}")
             self.notify(f"the unclean election of {plan.name} failed: {error}", severity="error", timeout=8)
-        t.append("\naudit record written" if done.audit_error is None else f"\n✖ {done.audit_error}",
-                 style="dim" if done.audit_error is None else "bold red")
+        t.append(
+            "\naudit record written" if done.audit_error is None else f"\n✖ {done.audit_error}",
+            style="dim" if done.audit_error is None else "bold red",
+        )
         self.status(t, reveal=True)
         self.post_message(RefreshRequested())

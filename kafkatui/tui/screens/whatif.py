@@ -73,22 +73,29 @@ def summary_text(w: WhatIf, down: frozenset[int]) -> Text:
     """The model's sentence, then the counts in words and symbols."""
     t = Text(overflow="fold")
     if not down:
-        t.append("No broker selected: ↑↓ move, space toggles a broker down; the blast radius is recomputed on "
-                 "each toggle.", style="bold")
+        t.append(
+            "No broker selected: ↑↓ move, space toggles a broker down; the blast radius is recomputed on each toggle.",
+            style="bold",
+        )
     else:
         t.append(("✓ " if w.safe else "✖ ") + w.summary(), style="bold green" if w.safe else "bold red")
     t.append("\n")
-    for label, n, symbol, style in (("offline", len(w.offline), "✖", "bold red"),
-                                    ("under minISR", len(w.under_min_isr), "▼", "red"),
-                                    ("single in-sync copy", len(w.single_in_sync_copy), "●", "yellow")):
+    for label, n, symbol, style in (
+        ("offline", len(w.offline), "✖", "bold red"),
+        ("under minISR", len(w.under_min_isr), "▼", "red"),
+        ("single in-sync copy", len(w.single_in_sync_copy), "●", "yellow"),
+    ):
         t.append(f"{symbol} {label} ", style=style if n else "dim")
         t.append(str(n), style=("bold " + style) if n else "dim")
         t.append("   ")
     t.append(f"↺ leaders moved {w.leaders_moved}", style="dim")
     if w.already_down:
-        t.append(f"\nalready down: broker {', '.join(map(str, sorted(w.already_down)))} "
-                 f"({_partitions(w.already_offline)} already offline, {w.already_under_min_isr} already under "
-                 "minISR: not counted above)", style="dim")
+        t.append(
+            f"\nalready down: broker {', '.join(map(str, sorted(w.already_down)))} "
+            f"({_partitions(w.already_offline)} already offline, {w.already_under_min_isr} already under "
+            "minISR: not counted above)",
+            style="dim",
+        )
     return t
 
 
@@ -144,9 +151,12 @@ class WhatIfScreen(DashScreen):
             highlighted = toggles.highlighted
             with self.app.batch_update():
                 toggles.clear_options()
-                toggles.add_options([Selection(broker_prompt(b, b.id in self.down), b.id, b.id in self.down,
-                                               disabled=not b.up)
-                                     for b in brokers])
+                toggles.add_options(
+                    [
+                        Selection(broker_prompt(b, b.id in self.down), b.id, b.id in self.down, disabled=not b.up)
+                        for b in brokers
+                    ]
+                )
                 if brokers:
                     toggles.highlighted = min(highlighted or 0, len(brokers) - 1)
         self.recompute()
@@ -177,8 +187,13 @@ class WhatIfScreen(DashScreen):
 
     @staticmethod
     def _sort(t: TopicImpact, col: str) -> object:
-        return {"status": impact_sort(t), "topic": t.topic, "offline": t.offline, "under": t.under_min_isr,
-                "single": t.single_in_sync_copy}.get(col, t.topic)
+        return {
+            "status": impact_sort(t),
+            "topic": t.topic,
+            "offline": t.offline,
+            "under": t.under_min_isr,
+            "single": t.single_in_sync_copy,
+        }.get(col, t.topic)
 
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[int]) -> None:
         event.stop()

@@ -56,8 +56,11 @@ def finding_text(f: Finding) -> Group:
     res = resources_line(f)
     if res:
         parts.append(Text(res, style="dim"))
-    for label, items, numbered in (("evidence", f.evidence, False), ("likely causes", f.causes, False),
-                                   ("what to do", f.steps, True)):
+    for label, items, numbered in (
+        ("evidence", f.evidence, False),
+        ("likely causes", f.causes, False),
+        ("what to do", f.steps, True),
+    ):
         if items:
             parts.append(Text(f"{label}:", style="bold"))
             parts.append(bullets(items, numbered))
@@ -98,8 +101,10 @@ class FindingView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="finding-body")
-        yield Static("commands, exact and in full (numbered; c copies every command on this screen):",
-                     classes="label commands-label")
+        yield Static(
+            "commands, exact and in full (numbered; c copies every command on this screen):",
+            classes="label commands-label",
+        )
         yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=True, classes="commands")
         yield Static("Strimzi KafkaTopic patch (merge into spec):", classes="label patch-label")
         yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, classes="patch")

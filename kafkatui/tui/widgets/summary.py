@@ -18,8 +18,13 @@ from kafkatui.tui.feed import ViewState
 
 WIDE = 110  # columns from which the summary uses long words
 # the topic table's column headers, so that 3-digit counts still fit 80 columns
-NARROW_LABEL = {Health.OFFLINE: "offl", Health.UNDER_MIN_ISR: "<min", Health.AT_MIN_ISR: "=min",
-                Health.UNDER_REPLICATED: "URP", Health.NON_PREFERRED_LEADER: "non-pref"}
+NARROW_LABEL = {
+    Health.OFFLINE: "offl",
+    Health.UNDER_MIN_ISR: "<min",
+    Health.AT_MIN_ISR: "=min",
+    Health.UNDER_REPLICATED: "URP",
+    Health.NON_PREFERRED_LEADER: "non-pref",
+}
 
 
 def ago(seconds: float) -> str:
@@ -48,16 +53,19 @@ def _cluster_name(cluster_id: str | None, width: int) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-def summary_markup(state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None,
-                   width: int = 120) -> str:
+def summary_markup(
+    state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None, width: int = 120
+) -> str:
     """Two lines of Textual markup: who and how fresh; then the verdict and the counts."""
     now = time.time() if now is None else now
     wide = width >= WIDE
     snap, report = state.snapshot, state.report
     if snap is None or report is None:
         if state.error:
-            return (f"[b]kafkatui[/b] [b $error]cannot read the cluster: {escape(state.error)}[/]"
-                    f"  [dim]retry in {state.retry_in:.0f}s[/dim]")
+            return (
+                f"[b]kafkatui[/b] [b $error]cannot read the cluster: {escape(state.error)}[/]"
+                f"  [dim]retry in {state.retry_in:.0f}s[/dim]"
+            )
         return f"[b]kafkatui[/b] [dim]connecting to {escape(source)}…[/dim]"
     c = report.counts
     out = [f"[b]{escape(_cluster_name(snap.cluster_id, width))}[/b]  ctrl {snap.controller_id}  "]
@@ -69,8 +77,10 @@ def summary_markup(state: ViewState, *, paused: bool, read_only: bool, source: s
     out.append(f"  {c.topics} topics  {c.partitions} partitions  " if wide else "  ")
     when = datetime.fromtimestamp(snap.taken_at).strftime("%H:%M:%S")
     if state.stale:  # the error in short: the counts below must stay on screen; the events log has it whole
-        out.append(f"[b reverse $error] STALE {ago(state.age(now))} [/] [$error]{escape(short_error(state.error or ''))}"
-                   f" (retry in {state.retry_in:.0f}s)[/]")
+        out.append(
+            f"[b reverse $error] STALE {ago(state.age(now))} [/] [$error]{escape(short_error(state.error or ''))}"
+            f" (retry in {state.retry_in:.0f}s)[/]"
+        )
     else:
         out.append(f"[dim]@{when}[/dim] {ago(state.age(now))} ago")
     if snap.partial:

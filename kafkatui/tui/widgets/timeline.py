@@ -75,7 +75,7 @@ class TimelineStrip(Widget):
 
     def cell_minutes(self, cell: int) -> Sequence[MinuteCounts]:
         per = self.per_cell
-        return self.timeline[cell * per:(cell + 1) * per]
+        return self.timeline[cell * per : (cell + 1) * per]
 
     def render(self) -> Text:
         width = self.content_size.width
@@ -86,13 +86,13 @@ class TimelineStrip(Widget):
         for h in range(0, 24, step):
             x = h * 60 // per
             label = f"{h:02d}"
-            if x + len(label) <= cells and all(c == " " for c in ticks[max(0, x - 1):x + len(label)]):
-                ticks[x:x + len(label)] = list(label)
+            if x + len(label) <= cells and all(c == " " for c in ticks[max(0, x - 1) : x + len(label)]):
+                ticks[x : x + len(label)] = list(label)
         strip = Text(no_wrap=True, overflow="crop")
         spark = Text(no_wrap=True, overflow="crop")
         peak = max((m.under_min_isr for m in self.timeline), default=0)
         for c in range(cells):
-            chunk = self.timeline[c * per:(c + 1) * per]
+            chunk = self.timeline[c * per : (c + 1) * per]
             worst = min((m.worst for m in chunk if not m.gap), default=Health.HEALTHY)
             if worst > Health.AT_MIN_ISR and any(m.gap for m in chunk):
                 strip.append(*GAP)  # unknown for part of the cell, and nothing alarming seen in the rest
