@@ -39,6 +39,7 @@ test-hdfs: $(STAMP)
 	$(PY) -m pytest -q -ra -m hdfs tests/history/test_replay_hdfs.py
 
 bench: $(STAMP) tools
+	$(PY) -m pip install -q -e '.[bench]'  # DuckDB: the replay bench's anchor, bench-only
 	$(PY) bench/run.py
 
 clean:
