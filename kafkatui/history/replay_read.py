@@ -17,6 +17,9 @@ files through Hadoop's FileSystem (`replay_fs`), and every byte of input is read
   once. The per-partition work of `replay_inputs.log_rows` (leader, replica set, min ISR inferred
   per topic, ISR carried over leader lines, the state before the first change) is DataFrame work
   over its result.
+
+Size: a little over 600 lines: the two input stages (recordings, broker logs) and their shared
+schema, read top to bottom in the order the job runs them.
 """
 
 from __future__ import annotations

@@ -32,6 +32,11 @@ classified in `kafkatui.kafka.diagnose`.
 Clients are created once and reused across snapshots, and recreated after a connection
 failure. A source may be called from any thread; snapshots are serialised. `close()` joins
 every thread the source started (waiting at most for one unanswered metadata attempt).
+
+Size: about 850 lines after `ruff format`: one class whose phases (metadata, overlapped config,
+log-dir and ELR requests, client lifecycle) share its clients, deadline and lock; error diagnosis
+(`diagnose`) and answer parsing (`answers`) are already apart. Moving the kafka-python half (log dirs,
+ELR) into its own module is the next split.
 """
 
 from __future__ import annotations

@@ -43,6 +43,10 @@ Durability, per topic (computed on the topic's weakest partition, ``min_rf``):
 
 Memory: one byte per partition (its class) plus the snapshot the report references; the detailed
 `PartitionHealth` view is built on demand.
+
+Size: about 680 lines after `ruff format`'s one-item-per-line layout: the classes, the per-state
+assessment and the topic and broker aggregates are one computation over one columnar snapshot;
+splitting the aggregates out is possible but would pass that snapshot's internals across modules.
 """
 
 from __future__ import annotations
