@@ -1,7 +1,9 @@
 """A Spark standalone cluster on 127.0.0.1 for tests and benchmarks: a master and N workers started with the
 pyspark package's own ``bin/spark-class``, each worker in its own mount namespace with an empty tmpfs over
-/tmp (``unshare --mount``, needs root), so no worker or executor sees the driver's temp directory, as on
-separate hosts. Processes are stopped by their own process group, never by name.
+the driver's temp directory (``unshare --mount``, needs root), so no worker or executor sees the driver's
+temp files, as on separate hosts. A checkout or venv that itself lives under that directory (CI may clone
+into /tmp) is bound back into the namespace, so the workers still find pyspark and Python. Processes are
+stopped by their own process group, never by name.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +34,27 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, seconds: floa
                 return
         time.sleep(0.3)
     raise RuntimeError(f"nothing listens on {port}: {log.read_text()[-2000:]}")
+
+
+def private_tmp(stash: Path) -> str:
+    """The shell line a worker runs before its own command: an empty tmpfs over the driver's temp directory,
+    with the checkout, the venv and pyspark bound back when they live under it (found through `stash`,
+    where the old directory is bound first and unmounted again once they are in place)."""
+    hide = os.path.realpath(tempfile.gettempdir())
+    wanted = {os.path.realpath(p) for p in (Path(__file__).resolve().parents[2], sys.prefix, _pyspark_home())}
+    keep = sorted(p for p in wanted if p.startswith(hide + os.sep))
+    keep = [p for p in keep if not any(p.startswith(k + os.sep) for k in keep if k != p)]  # outermost only
+    steps = [f'mount --bind "{hide}" "{stash}"', f'mount -t tmpfs tmpfs "{hide}"']
+    for p in keep:
+        steps += [f'mkdir -p "{p}"', f'mount --bind "{stash}/{os.path.relpath(p, hide)}" "{p}"']
+    steps += [f'umount -l "{stash}"', 'exec "$0" "$@"']
+    return " && ".join(steps)
+
+
+def _pyspark_home() -> str:
+    import pyspark
+
+    return str(Path(pyspark.__file__).parent)
 
 
 def can_unshare() -> bool:
@@ -93,7 +117,9 @@ class Cluster:
         wait_port(self.port, master, self.shared / "master.log")
         for n in range(1, self.workers + 1):
             wport = free_port()
-            # a private mount namespace with an empty tmpfs over /tmp: the driver's temp dir is not there
+            # a private mount namespace with an empty tmpfs over the driver's temp dir
+            stash = self.shared / f"stash{n}"
+            stash.mkdir(exist_ok=True)
             worker = self._start(
                 f"worker{n}",
                 [
@@ -101,7 +127,7 @@ class Cluster:
                     "--mount",
                     "sh",
                     "-c",
-                    'mount -t tmpfs tmpfs /tmp && exec "$0" "$@"',
+                    private_tmp(stash),
                     cls,
                     "org.apache.spark.deploy.worker.Worker",
                     "--host",
