@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.history.replay_days import DAY, write_recordings
+
 
 @dataclass
 class Home:
@@ -89,6 +91,25 @@ SASL_DEV = (
     "    sasl_username: u\n"
 )
 CHECK = ("check", "-b", "127.0.0.1:1")
+REPLAY = ("replay", "--day", DAY, "--history", "{home}/history", "--out")
+
+
+def _day(home: Home) -> None:
+    write_recordings(home.root / "history")
+
+
+def _day_and_notes(home: Home) -> None:
+    _day(home)
+    (home.root / "notes.txt").write_text("mine")
+
+
+def _day_and_foreign_out(home: Home) -> None:
+    _day(home)
+    (home.root / "mine" / "timeline").mkdir(parents=True)
+    (home.root / "mine" / "timeline" / "notes.txt").write_text("my notes")
+    (home.root / "mine" / "frames.csv").write_text("a,b")
+
+
 SIM = ("sim", "--base-port", "0")
 
 ROUND_TWO = [
@@ -410,5 +431,32 @@ ROUND_TWO = [
         (*SIM, "--security-protocol", "SSL", "--tls-cert", "{home}/none.pem", "--tls-key", "{home}/none.pem"),
         3,
         ("--tls-cert {home}/none.pem: no such file",),
+    ),
+    # replay's --out: the output error (17) naming the path, and a user's directory left as it was (the
+    # third replay case, a record whose time is no number, is counted and the day still replayed:
+    # tests/history/test_replay_cmd.py::test_replay_end_to_end_prints_outputs_and_incidents)
+    Case(
+        "replay-out-unwritable",
+        (*REPLAY, "/proc/kafkatui-replay-out"),
+        17,
+        ("kafkatui replay: error: --out /proc/kafkatui-replay-out:",),
+        _day,
+    ),
+    Case(
+        "replay-out-under-a-file",
+        (*REPLAY, "{home}/notes.txt/out"),
+        17,
+        ("kafkatui replay: error: --out {home}/notes.txt/out:",),
+        _day_and_notes,
+    ),
+    Case(
+        "replay-out-foreign-directory",
+        (*REPLAY, "{home}/mine"),
+        17,
+        (
+            "kafkatui replay: error: --out {home}/mine: not empty and not a replay directory (frames.csv, timeline); "
+            "give a new or empty directory (nothing in it was changed)",
+        ),
+        _day_and_foreign_out,
     ),
 ]

@@ -130,7 +130,8 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
         TimeElapsedColumn(),
     )
     try:
-        with Progress(*columns, console=console, transient=True) as bar:
+        # the bar only on a terminal: off one, rich's live display would still end with a blank line
+        with Progress(*columns, console=console, transient=True, disable=not console.is_terminal) as bar:
             task = bar.add_task("starting", total=len(STAGES))
 
             def progress(stage: int, detail: str) -> None:
