@@ -11,6 +11,7 @@ from collections.abc import Callable
 from kafkatui.cli import EXIT_INTERRUPTED
 from kafkatui.sim.runner import SimRunner
 from tests.faults.simproc import ROOT
+from tests.procs import sigint_as_at_a_terminal
 
 TIMEOUT = 4.0
 
@@ -25,6 +26,7 @@ def test_ctrl_c_during_a_hung_check_is_one_line(sim_factory: Callable[..., SimRu
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        preexec_fn=sigint_as_at_a_terminal,
     )
     try:
         time.sleep(2.0)  # connected, waiting on the hung brokers

@@ -43,6 +43,7 @@ from kafkatui.lab import load
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.versions import release
 from tests.lab.support import ROOT, create_topic, describe
+from tests.procs import sigint_as_at_a_terminal
 
 FIXTURES = ROOT / "tests" / "history" / "fixtures"
 LOGS = ("server.log", "state-change.log", "controller.log")
@@ -273,6 +274,7 @@ def run(version: str, out: Path, keep_raw: Path | None = None) -> dict[str, Any]
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
                 stderr=rec_err,
+                preexec_fn=sigint_as_at_a_terminal,
             )
         time.sleep(3)
         scenario(lab, work, note)

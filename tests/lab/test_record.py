@@ -14,6 +14,7 @@ from pathlib import Path
 from kafkatui.history.recorder import read_day
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import ROOT, create_topic, describe, wait_for
+from tests.procs import sigint_as_at_a_terminal
 
 
 def test_record_follows_a_crash_and_the_return(lab: LabCluster, tmp_path: Path) -> None:
@@ -39,6 +40,7 @@ def test_record_follows_a_crash_and_the_return(lab: LabCluster, tmp_path: Path) 
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        preexec_fn=sigint_as_at_a_terminal,
     )
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     try:
