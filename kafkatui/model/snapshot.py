@@ -227,10 +227,23 @@ class Partitions(Sequence[PartitionInfo]):
         x = self.extras.get(i)
         if x is None:
             return PartitionInfo(self.topic, self.ids[i], leader, reps, isr, offline, -1, known, known, 0)
+        return self._with_extras(self.ids[i], leader, reps, isr, offline, x, known)
+
+    def _with_extras(
+        self,
+        pid: int,
+        leader: int,
+        reps: tuple[int, ...],
+        isr: tuple[int, ...],
+        offline: tuple[int, ...],
+        x: PartitionExtra,
+        known: tuple[int, ...] | None,
+    ) -> PartitionInfo:
+        """A partition whose metadata carried more than leader / replicas / ISR (epoch, ELR, an error)."""
         more = tuple(r for r in x.offline_replicas if r not in offline)
         return PartitionInfo(
             self.topic,
-            self.ids[i],
+            pid,
             leader,
             reps,
             isr,
@@ -252,19 +265,7 @@ class Partitions(Sequence[PartitionInfo]):
             if x is None:
                 yield PartitionInfo(topic, pid, leader, reps, isr, offline, -1, known, known, 0)
             else:
-                more = tuple(r for r in x.offline_replicas if r not in offline)
-                yield PartitionInfo(
-                    topic,
-                    pid,
-                    leader,
-                    reps,
-                    isr,
-                    offline + more,
-                    x.leader_epoch,
-                    x.elr if x.elr is not None else known,
-                    x.last_known_elr if x.last_known_elr is not None else known,
-                    x.error_code,
-                )
+                yield self._with_extras(pid, leader, reps, isr, offline, x, known)
 
 
 def partition_at(parts: Sequence[PartitionInfo]) -> Callable[[int], PartitionInfo]:
