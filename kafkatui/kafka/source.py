@@ -42,6 +42,7 @@ ELR) into its own module is the next split.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import importlib
 import logging
 import threading
 import time
@@ -51,6 +52,7 @@ from typing import Any, Protocol
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
+from kafkatui.kafka import topicconfigs
 from kafkatui.kafka.answers import (
     MIN_PHASE_SECONDS,
     POLL_SECONDS,
@@ -135,6 +137,9 @@ INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__sha
 TOPICS_PER_DESCRIBE = 1000
 """Topics per DescribeConfigs request; bigger clusters send several requests in parallel."""
 
+KP_BOOTSTRAP_SECONDS = 1.0
+"""How long kafka-python may take to connect before topic configs go through confluent-kafka instead."""
+
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -176,6 +181,14 @@ def _address(host: str, port: int) -> str:
 def _names(items: Sequence[str], limit: int = 5) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _unreadable_topics(failed: Mapping[str, list[str]], problems: list[str]) -> None:
+    for reason, names in failed.items():
+        problems.append(
+            f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
+            f"({_names(sorted(names))})"
+        )
 
 
 def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
@@ -328,8 +341,14 @@ class KafkaClusterSource:
                 self._executor = cf.ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="kafkatui-source")
             return self._executor
 
-    def _kafka_python(self, deadline: float) -> Any:
-        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`."""
+    def _kafka_python(
+        self, deadline: float, servers: Sequence[str] = (), bootstrap_seconds: float | None = None
+    ) -> Any:
+        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`.
+
+        `servers`: brokers known to answer, bootstrapped from first; `bootstrap_seconds` caps the
+        bootstrap (a caller with a fallback does not give it the whole deadline).
+        """
         with self._clients_lock:
             if self._kadmin is not None:
                 return self._kadmin
@@ -337,9 +356,11 @@ class KafkaClusterSource:
         # kafka-python bootstraps from ONE server picked at random and gives it the whole timeout:
         # a hung broker in the configured list (SIGSTOP, a stuck disk) would cost the log dirs and
         # ELR of one snapshot in N. The brokers the metadata just named are registered and unfenced.
-        kwargs["bootstrap_servers"] = list(self._learnt) or self._bootstrap()
-        remaining_ms = max(500, int((deadline - time.monotonic()) * 1000))
-        kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], remaining_ms)
+        kwargs["bootstrap_servers"] = list(servers) or list(self._learnt) or self._bootstrap()
+        remaining = deadline - time.monotonic()
+        if bootstrap_seconds is not None:
+            remaining = min(remaining, bootstrap_seconds)
+        kwargs["bootstrap_timeout_ms"] = min(kwargs["bootstrap_timeout_ms"], max(500, int(remaining * 1000)))
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
         client = _new_kafka_python_admin(kwargs)
         with self._clients_lock:
@@ -348,6 +369,23 @@ class KafkaClusterSource:
                 return client
         self._close_kadmin(client)  # closed meanwhile
         raise KafkaTuiError("the cluster source is closed")
+
+    def _kafka_python_for_configs(self, md: Any, answered: Sequence[int], deadline: float) -> Any:
+        """The kafka-python client for topic configs, or None (then confluent-kafka reads them).
+
+        Bootstraps from the `answered` brokers (their config request answered: they are not hung),
+        and gives up after KP_BOOTSTRAP_SECONDS: the confluent-kafka path is the fallback.
+        """
+        servers = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in answered]
+        try:
+            return self._kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
+        except KafkaTuiError:
+            raise  # the source was closed meanwhile
+        except Exception as exc:
+            log.debug(
+                "kafka-python unavailable for topic configs: %s", self._scrub(_kp_reason(exc, KP_BOOTSTRAP_SECONDS))
+            )
+            return None
 
     def _state_table(self, md: Any) -> StateTable:
         """The table of partition states this source's snapshots share (so that equal states of two
@@ -369,6 +407,9 @@ class KafkaClusterSource:
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
             early = _EarlyBrokerConfigs(admin, deadline)
             self._pool().submit(early.run, cluster)
+            if self._kadmin is None:
+                # kafka-python's import (~0.2 s) while the metadata is on its way: it reads the topic configs
+                self._pool().submit(importlib.import_module, "kafka.admin")
             try:
                 md, admin = self._metadata(admin, start, deadline, cluster)
             except BaseException as exc:
@@ -566,11 +607,6 @@ class KafkaClusterSource:
         topic_names = sorted(md.topics)
 
         # configs: all requests in flight at once
-        topic_futures: dict[str, cf.Future[Any]] = {}
-        for i in range(0, len(topic_names), TOPICS_PER_DESCRIBE):
-            resources = [ConfigResource(ResourceType.TOPIC, n) for n in topic_names[i : i + TOPICS_PER_DESCRIBE]]
-            for res, fut in admin.describe_configs(resources, request_timeout=budget).items():
-                topic_futures[res.name] = fut
         broker_futures: dict[int, cf.Future[Any]] = {}
         for bid in broker_ids:
             sent = early.get(bid)
@@ -578,21 +614,35 @@ class KafkaClusterSource:
                 res = ConfigResource(ResourceType.BROKER, str(bid))
                 sent = admin.describe_configs([res], request_timeout=budget)[res]
             broker_futures[bid] = sent
+        # topic configs through kafka-python, which can name the few keys kept (kafkatui.kafka.topicconfigs);
+        # confluent-kafka when kafka-python cannot connect
+        topic_futures: dict[str, cf.Future[Any]] = {}
+        kp_configs: cf.Future[list[Any]] | None = None
+        answered = [
+            bid
+            for bid, fut in sorted(broker_futures.items())
+            if bid in md.brokers and fut.done() and not fut.cancelled() and fut.exception() is None
+        ]
+        kadmin: Any = self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names else None
+        if kadmin is not None:
+            requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
+            # to a broker that just answered (not one that died since the metadata, nor a hung one)
+            node = answered[0] if answered else None
+            kp_configs = self._pool().submit(topicconfigs.fetch, kadmin, requests, node, budget)
+        else:
+            topic_futures = self._describe_topics(admin, topic_names, budget)
 
         # kafka-python: log dirs per broker, in parallel; naming the partitions spares
         # kafka-python a metadata request of its own
-        kadmin: Any = None
         logdir_futures: dict[int, cf.Future[Any]] = {}
         hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
-        # a fully in-sync cluster has no lag to measure and no ELR (it only exists under min ISR):
-        # then kafka-python is not even started (its import and bootstrap cost about half a second)
         # the partitions first: CPU work that overlaps the config requests in flight
         live = frozenset(broker_ids)
         parts, any_out_of_sync = _read_partitions(md, topic_names, live, self._state_table(md))
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all" or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
         )
-        if want_kp:
+        if want_kp and kadmin is None:
             try:
                 kadmin = self._kafka_python(phase_deadline)
             except KafkaTuiError:
@@ -627,10 +677,14 @@ class KafkaClusterSource:
                 logdir_futures[bid] = fut
 
         # wait for the configs (ELR needs the topics' min ISR)
-        cf.wait(
-            [*topic_futures.values(), *broker_futures.values()], timeout=max(0.0, phase_deadline - time.monotonic())
-        )
-        topic_configs = self._topic_configs(topic_futures, budget, problems)
+        waited: list[cf.Future[Any]] = [*topic_futures.values(), *broker_futures.values()]
+        if kp_configs is not None:
+            waited.append(kp_configs)
+        cf.wait(waited, timeout=max(0.0, phase_deadline - time.monotonic()))
+        if kp_configs is not None:
+            topic_configs = self._kp_topic_configs(kp_configs, admin, topic_names, phase_deadline, budget, problems)
+        else:
+            topic_configs = self._topic_configs(topic_futures, budget, problems)
         broker_configs = self._broker_configs(broker_futures, budget, problems)
         described = cluster.result() if cluster.done() and cluster.exception() is None else None
         brokers = self._brokers(md, described, broker_configs)
@@ -677,6 +731,16 @@ class KafkaClusterSource:
             out.append(BrokerInfo(id=bid, host=b.host, port=b.port, rack=rack))
         return tuple(out)
 
+    @staticmethod
+    def _describe_topics(admin: AdminClient, names: Sequence[str], budget: float) -> dict[str, cf.Future[Any]]:
+        """Topic DescribeConfigs through confluent-kafka (every config, with synonyms)."""
+        futures: dict[str, cf.Future[Any]] = {}
+        for i in range(0, len(names), TOPICS_PER_DESCRIBE):
+            resources = [ConfigResource(ResourceType.TOPIC, n) for n in names[i : i + TOPICS_PER_DESCRIBE]]
+            for res, fut in admin.describe_configs(resources, request_timeout=budget).items():
+                futures[res.name] = fut
+        return futures
+
     def _topic_configs(
         self, futures: Mapping[str, cf.Future[Any]], budget: float, problems: list[str]
     ) -> dict[str, dict[str, ConfigValue]]:
@@ -691,12 +755,33 @@ class KafkaClusterSource:
                 failed.setdefault(reason, []).append(name)
                 continue
             out[name] = _config_values(result, TOPIC_CONFIG_KEYS, seen)
-        for reason, names in failed.items():
-            problems.append(
-                f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
-                f"({_names(sorted(names))})"
-            )
+        _unreadable_topics(failed, problems)
         return out
+
+    def _kp_topic_configs(
+        self,
+        fut: cf.Future[list[Any]],
+        admin: AdminClient,
+        names: Sequence[str],
+        deadline: float,
+        budget: float,
+        problems: list[str],
+    ) -> dict[str, dict[str, ConfigValue]]:
+        """The kafka-python answer; confluent-kafka's when that request failed and time is left."""
+        if fut.done() and fut.exception() is None:
+            got = topicconfigs.read_responses(fut.result(), TOPIC_CONFIG_KEYS, budget)
+            _unreadable_topics(got.failed, problems)
+            return got.configs
+        reason = (
+            _kp_reason(fut.exception() or TimeoutError(), budget) if fut.done() else f"no answer within {budget:.1f}s"
+        )
+        if deadline - time.monotonic() >= MIN_PHASE_SECONDS:
+            log.debug("topic configs through kafka-python failed (%s); asking through confluent-kafka", reason)
+            futures = self._describe_topics(admin, names, deadline - time.monotonic())
+            cf.wait(list(futures.values()), timeout=max(0.0, deadline - time.monotonic()))
+            return self._topic_configs(futures, budget, problems)
+        _unreadable_topics({reason: list(names)}, problems)
+        return {}
 
     def _broker_configs(
         self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str]

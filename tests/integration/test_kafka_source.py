@@ -20,7 +20,7 @@ import pytest
 
 from kafkatui.kafka.errors import CannotConnectError, KafkaTuiError
 from kafkatui.kafka.settings import ConnectionSettings
-from kafkatui.kafka.source import BROKER_CONFIG_KEYS, KafkaClusterSource
+from kafkatui.kafka.source import BROKER_CONFIG_KEYS, TOPIC_CONFIG_KEYS, KafkaClusterSource
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     DEFAULT_CONFIG,
@@ -177,9 +177,11 @@ def test_describe_configs_is_one_request_for_all_topics(
 ) -> None:
     sim.call(lambda c: [c.create_topic(f"t{i:02d}", 2, 3) for i in range(40)])
     seen: list[tuple[int, list[tuple[int, str]]]] = []
+    asked: list[tuple[Any, bool]] = []
 
     async def spy(ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]) -> Any:
         seen.append((ctx.broker.id, [(int(r.resource_type), r.resource_name) for r in req.resources]))
+        asked.extend((r.configuration_keys, bool(req.include_synonyms)) for r in req.resources if r.resource_type == 2)
         return await original(ctx, req)
 
     wrap_api(32, spy)
@@ -187,9 +189,35 @@ def test_describe_configs_is_one_request_for_all_topics(
     assert len(snap.topics) == 40 and not snap.partial
     topic_requests = [res for _, res in seen if any(kind == 2 for kind, _ in res)]
     assert len(topic_requests) == 1 and sorted(name for _, name in topic_requests[0]) == sorted(snap.topics)
+    # only the kept keys, without synonyms: a 15x smaller answer than every config with its synonyms
+    assert {(tuple(keys), synonyms) for keys, synonyms in asked} == {(tuple(sorted(TOPIC_CONFIG_KEYS)), False)}
+    assert snap.topic_config("t00", "min.insync.replicas").source == DEFAULT_CONFIG
     broker_requests = sorted((bid, res) for bid, res in seen if all(kind == 4 for kind, _ in res))
     assert broker_requests == [(1, [(4, "1")]), (2, [(4, "2")]), (3, [(4, "3")])]  # each asked of its own broker
     assert len(seen) == 4
+
+
+def test_topic_configs_come_through_confluent_kafka_when_the_keyed_request_fails(
+    sim: SimRunner, source_factory: Callable[..., KafkaClusterSource], wrap_api: Callable[[int, Handler], None]
+) -> None:
+    sim.call(lambda c: c.create_topic("orders", 3, 3))
+    sim.call(lambda c: c.alter_configs(("topic", "orders"), [("min.insync.replicas", 0, "2")], False))
+    keyed: list[int] = []
+
+    async def drop_keyed(
+        ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]
+    ) -> Any:
+        if any(r.resource_type == 2 and r.configuration_keys for r in req.resources):
+            keyed.append(ctx.broker.id)
+            raise ConnectionResetError("the broker closed the connection")
+        return await original(ctx, req)
+
+    wrap_api(32, drop_keyed)
+    snap = source_factory(sim, log_dirs="none").snapshot()  # the dropped connection would take log dirs with it
+    assert keyed, "the keyed request was never sent"
+    assert not snap.partial, snap.problems
+    cv = snap.topic_config("orders", "min.insync.replicas")
+    assert (cv.value, cv.source) == ("2", DYNAMIC_TOPIC_CONFIG)
 
 
 # --------------------------------------------------------------------------- brokers in trouble
