@@ -3,21 +3,24 @@
 `KafkaClusterSource` uses two clients, each for what it does well:
 
 * confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
-  alongside for the racks) and for configs: ONE DescribeConfigs request for up to
-  `TOPICS_PER_DESCRIBE` topics, plus one per broker (librdkafka allows one BROKER resource per
-  call, and a broker's own configs must be asked of that broker), all in flight at once; the
-  broker requests go out as soon as DescribeCluster names the brokers, while the metadata of
-  every topic is still on its way;
-* kafka-python's KafkaAdminClient for DescribeLogDirs (replica sizes and offset lag, one
-  request per broker, in parallel) and DescribeTopicPartitions (ELR, KIP-966; only asked for
-  topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
+  alongside for the racks) and for broker configs: one DescribeConfigs per broker (librdkafka
+  allows one BROKER resource per call, and a broker's own configs must be asked of that broker),
+  sent as soon as DescribeCluster names the brokers, while the metadata of every topic is still
+  on its way;
+* kafka-python's KafkaAdminClient for topic configs (DescribeConfigs naming only the kept keys,
+  `TOPICS_PER_DESCRIBE` topics a request, all in flight at once: `kafkatui.kafka.topicconfigs`;
+  confluent-kafka reads them when kafka-python cannot), DescribeLogDirs (replica sizes and offset
+  lag, one request per broker, in parallel) and DescribeTopicPartitions (ELR, KIP-966; only asked
+  for topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
   the brokers do not support API 75).
 
 Timing: the metadata must arrive within ``settings.timeout``; configs, log dirs and ELR get
 what is left, at least `MIN_PHASE_SECONDS`. Connection failures that librdkafka reports with a
 reason (refused, DNS, TLS, SASL, not Kafka) end the attempt after `FAIL_FAST_GRACE`; a failure
 without one costs the timeout plus a TCP probe of at most `PROBE_SECONDS`. A hung broker costs
-one metadata attempt (see `KafkaClusterSource._metadata`), then shows as problems.
+one metadata attempt (see `KafkaClusterSource._metadata`), then shows as problems. A broker that
+died but is still listed (the controller fences it only after its session timeout) is found by a
+TCP probe once the other answers are in, and costs no wait (`DOWN_PROBE_AFTER`).
 
 Without metadata there is no snapshot: the failure becomes a `KafkaTuiError` subclass with a
 one-line message naming host:port and cause (see `kafkatui.kafka.errors`). Anything after the
@@ -33,7 +36,7 @@ Clients are created once and reused across snapshots, and recreated after a conn
 failure. A source may be called from any thread; snapshots are serialised. `close()` joins
 every thread the source started (waiting at most for one unanswered metadata attempt).
 
-Size: about 850 lines after `ruff format`: one class whose phases (metadata, overlapped config,
+Size: about 900 lines after `ruff format`: one class whose phases (metadata, overlapped config,
 log-dir and ELR requests, client lifecycle) share its clients, deadline and lock; error diagnosis
 (`diagnose`) and answer parsing (`answers`) are already apart. Moving the kafka-python half (log dirs,
 ELR) into its own module is the next split.
@@ -152,6 +155,8 @@ QUIET_SECONDS = 0.25
 
 RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
+DOWN_PROBE_AFTER = 0.3
+"""Seconds after the config requests went out when brokers still silent are probed: refused = down."""
 MAX_WORKERS = 16
 LOG_DIR_MODES = ("all", "out-of-sync", "none")
 STATE_TABLE_MIN = 100_000
@@ -680,12 +685,12 @@ class KafkaClusterSource:
         waited: list[cf.Future[Any]] = [*topic_futures.values(), *broker_futures.values()]
         if kp_configs is not None:
             waited.append(kp_configs)
-        cf.wait(waited, timeout=max(0.0, phase_deadline - time.monotonic()))
+        down = self._wait_unless_down(waited, broker_futures, md, phase_deadline)
         if kp_configs is not None:
             topic_configs = self._kp_topic_configs(kp_configs, admin, topic_names, phase_deadline, budget, problems)
         else:
             topic_configs = self._topic_configs(topic_futures, budget, problems)
-        broker_configs = self._broker_configs(broker_futures, budget, problems)
+        broker_configs = self._broker_configs(broker_futures, budget, problems, down)
         described = cluster.result() if cluster.done() and cluster.exception() is None else None
         brokers = self._brokers(md, described, broker_configs)
 
@@ -783,11 +788,48 @@ class KafkaClusterSource:
         _unreadable_topics({reason: list(names)}, problems)
         return {}
 
+    def _wait_unless_down(
+        self, waited: list[cf.Future[Any]], broker_futures: Mapping[int, cf.Future[Any]], md: Any, deadline: float
+    ) -> dict[int, str]:
+        """Wait for `waited` until `deadline`, except for brokers found down: {broker id: why}.
+
+        A broker killed a moment ago stays in the metadata until the controller fences it (its
+        session timeout, 9-18 s), and librdkafka keeps retrying it until the request times out: the
+        whole timeout for every refresh. So after DOWN_PROBE_AFTER the brokers whose own config
+        request is still unanswered get a TCP probe; a refused connection means nothing listens
+        there, and the snapshot stops waiting for that broker. A hung broker accepts the connection
+        and is waited for as before.
+        """
+        down: dict[int, str] = {}
+        pending = [f for f in waited if not f.done()]
+        probed = False
+        while pending:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            wait = deadline - now if probed else min(DOWN_PROBE_AFTER, deadline - now)
+            cf.wait(pending, timeout=wait, return_when=cf.ALL_COMPLETED)
+            pending = [f for f in pending if not f.done()]
+            if probed or not pending:
+                break
+            probed = True
+            silent = [bid for bid, fut in broker_futures.items() if not fut.done() and bid in md.brokers]
+            addrs = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in silent]
+            outcomes = list(self._pool().map(lambda a: _probe(a, PROBE_SECONDS), addrs)) if addrs else []
+            for bid, found in zip(silent, outcomes, strict=True):
+                if found is not None and "connection refused" in str(found):
+                    down[bid] = "connection refused: the broker is down (listed until the controller fences it)"
+                    pending = [f for f in pending if f is not broker_futures[bid]]
+        return down
+
     def _broker_configs(
-        self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str]
+        self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str], down: Mapping[int, str]
     ) -> dict[int, dict[str, ConfigValue]]:
         out: dict[int, dict[str, ConfigValue]] = {}
         for bid, fut in futures.items():
+            if bid in down:
+                problems.append(f"configs of broker {bid} unreadable: {down[bid]}")
+                continue
             result, reason = _outcome(fut, budget)
             if reason is not None:
                 problems.append(f"configs of broker {bid} unreadable: {reason}")

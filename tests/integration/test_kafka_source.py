@@ -244,14 +244,15 @@ def test_broker_dying_mid_fetch_gives_a_partial_snapshot(
 ) -> None:
     sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # stays listed while dead
     sim.call(lambda c: c.create_topic("orders", 3, 3))
-    source = source_factory(sim, timeout=2.0)
+    source = source_factory(sim, timeout=10.0)
     assert not source.snapshot().partial
     sim.crash(3)
     start = time.monotonic()
     snap = source.snapshot()
-    assert time.monotonic() - start < 4.0
+    # a refused connection says the broker is down: no waiting out the 10 s for its answer
+    assert time.monotonic() - start < 5.0
     assert snap.partial and snap.broker_ids == {1, 2, 3}
-    assert any(p.startswith("configs of broker 3 unreadable") for p in snap.problems), snap.problems
+    assert "configs of broker 3 unreadable: connection refused: the broker is down" in " ".join(snap.problems)
     assert any(p.startswith("log dirs of broker 3 unknown") for p in snap.problems), snap.problems
     assert sorted(snap.broker_configs) == [1, 2] and len(snap.topics["orders"].partitions) == 3
 
