@@ -142,7 +142,7 @@ def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
 _REASONS = [
     (
         re.compile(r"connection failed \(.*(?:111|ECONNREFUSED?)|Connection refused", re.I),
-        "the broker refused the connection (down?)",
+        "the broker refused the connection: it is down or restarting",
     ),
     (re.compile(r"no answer within ([\d.]+)s"), r"no answer within \1 s"),
     (re.compile(r"connection failed"), "could not connect"),
@@ -156,6 +156,7 @@ _WHATS = [
     (re.compile(r"^ELR unknown for (\d+) topic\(s\)"), r"ELR of \1 topic(s) under minISR"),
     (re.compile(r"^ELR unknown"), "ELR"),
     (re.compile(r"^configs of broker (\d+) unreadable"), r"the configs of broker \1"),
+    (re.compile(r"^configs of (\d+) topic\(s\) unreadable"), r"the configs of \1 topic(s)"),
     (re.compile(r"^broker (\d+): log dir (\S+) is unavailable"), r"log dir \2 of broker \1 (offline disk)"),
 ]
 
