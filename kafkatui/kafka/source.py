@@ -140,6 +140,9 @@ INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__sha
 TOPICS_PER_DESCRIBE = 1000
 """Topics per DescribeConfigs request; bigger clusters send several requests in parallel."""
 
+ANSWERED_WAIT_SECONDS = 1.0
+"""How long topic configs wait for a first broker to answer its own config request (to send them there)."""
+
 KP_BOOTSTRAP_SECONDS = 1.0
 """How long kafka-python may take to connect before topic configs go through confluent-kafka instead."""
 
@@ -194,6 +197,26 @@ def _unreadable_topics(failed: Mapping[str, list[str]], problems: list[str]) -> 
             f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
             f"({_names(sorted(names))})"
         )
+
+
+def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float) -> list[int]:
+    """The listed brokers whose own config request answered (waiting up to `wait` for a first one)."""
+
+    def now_answered() -> list[int]:
+        return [
+            bid
+            for bid, fut in sorted(broker_futures.items())
+            if bid in md.brokers and fut.done() and not fut.cancelled() and fut.exception() is None
+        ]
+
+    found = now_answered()
+    deadline = time.monotonic() + wait
+    pending = [f for f in broker_futures.values() if not f.done()]
+    while not found and pending and time.monotonic() < deadline:
+        cf.wait(pending, timeout=max(0.0, deadline - time.monotonic()), return_when=cf.FIRST_COMPLETED)
+        pending = [f for f in pending if not f.done()]
+        found = now_answered()
+    return found
 
 
 def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
@@ -623,19 +646,16 @@ class KafkaClusterSource:
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
         kp_configs: cf.Future[list[Any]] | None = None
-        answered = [
-            bid
-            for bid, fut in sorted(broker_futures.items())
-            if bid in md.brokers and fut.done() and not fut.cancelled() and fut.exception() is None
-        ]
+        # topic configs go to a broker that just answered its own config request: not one that died
+        # since the metadata (still listed until fenced), nor a hung one
+        answered = _answered(broker_futures, md, min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic()))
+        node = answered[0] if answered else None
         kadmin: Any = self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names else None
         if kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
-            # to a broker that just answered (not one that died since the metadata, nor a hung one)
-            node = answered[0] if answered else None
             kp_configs = self._pool().submit(topicconfigs.fetch, kadmin, requests, node, budget)
         else:
-            topic_futures = self._describe_topics(admin, topic_names, budget)
+            topic_futures = self._describe_topics(admin, topic_names, budget, node)
 
         # kafka-python: log dirs per broker, in parallel; naming the partitions spares
         # kafka-python a metadata request of its own
@@ -687,7 +707,9 @@ class KafkaClusterSource:
             waited.append(kp_configs)
         down = self._wait_unless_down(waited, broker_futures, md, phase_deadline)
         if kp_configs is not None:
-            topic_configs = self._kp_topic_configs(kp_configs, admin, topic_names, phase_deadline, budget, problems)
+            topic_configs = self._kp_topic_configs(
+                kp_configs, admin, topic_names, node, phase_deadline, budget, problems
+            )
         else:
             topic_configs = self._topic_configs(topic_futures, budget, problems)
         broker_configs = self._broker_configs(broker_futures, budget, problems, down)
@@ -737,12 +759,17 @@ class KafkaClusterSource:
         return tuple(out)
 
     @staticmethod
-    def _describe_topics(admin: AdminClient, names: Sequence[str], budget: float) -> dict[str, cf.Future[Any]]:
-        """Topic DescribeConfigs through confluent-kafka (every config, with synonyms)."""
+    def _describe_topics(
+        admin: AdminClient, names: Sequence[str], budget: float, node: int | None
+    ) -> dict[str, cf.Future[Any]]:
+        """Topic DescribeConfigs through confluent-kafka (every config, with synonyms), to broker `node`
+        (None: librdkafka's choice, the metadata's "controller", which KRaft picks at random and may be
+        a dead broker not yet fenced)."""
         futures: dict[str, cf.Future[Any]] = {}
+        where: dict[str, Any] = {} if node is None else {"broker": node}
         for i in range(0, len(names), TOPICS_PER_DESCRIBE):
             resources = [ConfigResource(ResourceType.TOPIC, n) for n in names[i : i + TOPICS_PER_DESCRIBE]]
-            for res, fut in admin.describe_configs(resources, request_timeout=budget).items():
+            for res, fut in admin.describe_configs(resources, request_timeout=budget, **where).items():
                 futures[res.name] = fut
         return futures
 
@@ -768,6 +795,7 @@ class KafkaClusterSource:
         fut: cf.Future[list[Any]],
         admin: AdminClient,
         names: Sequence[str],
+        node: int | None,
         deadline: float,
         budget: float,
         problems: list[str],
@@ -782,7 +810,7 @@ class KafkaClusterSource:
         )
         if deadline - time.monotonic() >= MIN_PHASE_SECONDS:
             log.debug("topic configs through kafka-python failed (%s); asking through confluent-kafka", reason)
-            futures = self._describe_topics(admin, names, deadline - time.monotonic())
+            futures = self._describe_topics(admin, names, deadline - time.monotonic(), node)
             cf.wait(list(futures.values()), timeout=max(0.0, deadline - time.monotonic()))
             return self._topic_configs(futures, budget, problems)
         _unreadable_topics({reason: list(names)}, problems)

@@ -1,14 +1,17 @@
 """The seed story on real Kafka (4.1 and 3.9): RF 3 / minISR 2 with acks=all through broker losses.
 
-One broker down: writes go on at min ISR. Two down: acks=all is refused with NOT_ENOUGH_REPLICAS
+A broker just killed, still listed: a snapshot names its refused connection at once. One broker
+down: writes go on at min ISR. Two down: acks=all is refused with NOT_ENOUGH_REPLICAS
 (error 19) while acks=1 still works. Brokers back: the ISR is whole again. `kafkatui check --json`
 reports each state with the right classes, headroom and exit code.
 """
 
 from __future__ import annotations
 
+import time
+
 from kafkatui.lab.cluster import LabCluster
-from tests.lab.support import check_json, create_topic, describe, produce, topic_doc, wait_for
+from tests.lab.support import check_json, create_topic, describe, produce, snapshot, topic_doc, wait_for
 
 
 def isr_sizes(lab: LabCluster, topic: str) -> list[int]:
@@ -29,6 +32,14 @@ def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> No
 
     try:
         lab.crash("3")
+        # read at once, while broker 3 is still listed (the controller fences it after its 6 s session
+        # timeout): its refused connection is said, and no request waits out the 10 s timeout for it
+        start = time.monotonic()
+        snap = snapshot(lab)
+        took = time.monotonic() - start
+        assert 3 in snap.broker_ids
+        assert any("configs of broker 3 unreadable: connection refused" in p for p in snap.problems), snap.problems
+        assert took < 5.0, f"a dead broker held the snapshot {took:.1f}s"
         wait_for("broker 3 out of every ISR", lambda: all(s == 2 for s in isr_sizes(lab, "seeds")), 60)
         one_down = produce(lab, "seeds", 30, acks="all")
         assert one_down.acked == 30 and not one_down.errors, "one broker down: acks=all writes must go on"
