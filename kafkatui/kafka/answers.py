@@ -58,6 +58,7 @@ class _EarlyBrokerConfigs:
         self._deadline = deadline
         self._lock = threading.Lock()
         self._futures: dict[int, cf.Future[Any]] = {}
+        self._hosts: dict[int, tuple[str, int]] = {}
         self._taken = threading.Event()
 
     def run(self, described: cf.Future[Any]) -> None:
@@ -73,6 +74,25 @@ class _EarlyBrokerConfigs:
                 res = ConfigResource(ResourceType.BROKER, str(node.id))
                 timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
                 self._futures[node.id] = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                self._hosts[node.id] = (node.host, node.port)
+
+    def answered(self, wait: float) -> list[tuple[str, int]]:
+        """(host, port) of the brokers whose config request answered, waiting up to `wait` for a first one:
+        brokers known to be neither dead nor hung."""
+        deadline = time.monotonic() + wait
+        while True:
+            with self._lock:
+                items = sorted(self._futures.items())
+                hosts = dict(self._hosts)
+            found = [hosts[b] for b, f in items if f.done() and not f.cancelled() and f.exception() is None]
+            left = deadline - time.monotonic()
+            if found or left <= 0:
+                return found
+            pending = [f for _, f in items if not f.done()]
+            if pending:
+                cf.wait(pending, timeout=min(POLL_SECONDS, left), return_when=cf.FIRST_COMPLETED)
+            elif self._taken.wait(min(POLL_SECONDS, left)):  # none sent yet: DescribeCluster unanswered
+                return []
 
     def take(self, admin: AdminClient | None) -> dict[int, cf.Future[Any]]:
         """The requests sent so far, if through `admin` (the client that got the metadata); none after."""

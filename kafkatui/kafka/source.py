@@ -282,6 +282,7 @@ class KafkaClusterSource:
         self._events = _EventLog(self._secrets)
         self._admin: AdminClient | None = None
         self._kadmin: Any = None
+        self._kp_start: cf.Future[Any] | None = None  # kafka-python being started (`_start_kafka_python`)
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
@@ -369,14 +370,17 @@ class KafkaClusterSource:
                 self._executor = cf.ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="kafkatui-source")
             return self._executor
 
-    def _kafka_python(
-        self, deadline: float, servers: Sequence[str] = (), bootstrap_seconds: float | None = None
-    ) -> Any:
-        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`.
+    def _kafka_python(self, deadline: float) -> Any:
+        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`; one
+        being started for this snapshot (`_start_kafka_python`) is waited for rather than doubled."""
+        starting = self._kp_start
+        if starting is not None and not starting.done():
+            cf.wait([starting], timeout=max(0.0, deadline - time.monotonic()))
+        return self._create_kafka_python(deadline, (), None)
 
-        `servers`: brokers known to answer, bootstrapped from first; `bootstrap_seconds` caps the
-        bootstrap (a caller with a fallback does not give it the whole deadline).
-        """
+    def _create_kafka_python(self, deadline: float, servers: Sequence[str], bootstrap_seconds: float | None) -> Any:
+        """The kafka-python client, bootstrapped from `servers` (brokers known to answer) when given;
+        `bootstrap_seconds` caps the bootstrap (a caller with a fallback does not give it the whole deadline)."""
         with self._clients_lock:
             if self._kadmin is not None:
                 return self._kadmin
@@ -392,27 +396,43 @@ class KafkaClusterSource:
         kwargs["metadata_max_age_ms"] = 30_000  # learn new brokers soon (brokers only: cheap)
         client = _new_kafka_python_admin(kwargs)
         with self._clients_lock:
-            if not self._closed:
+            if not self._closed and self._kadmin is None:
                 self._kadmin = client
                 return client
-        self._close_kadmin(client)  # closed meanwhile
-        raise KafkaTuiError("the cluster source is closed")
+            kept = self._kadmin
+        self._close_kadmin(client)  # closed meanwhile, or another thread's client won
+        if kept is None:
+            raise KafkaTuiError("the cluster source is closed")
+        return kept
+
+    def _start_kafka_python(self, early: _EarlyBrokerConfigs, deadline: float) -> Any:
+        """Pool thread, while the metadata is on its way: import kafka-python (~0.2 s) and bootstrap it
+        from the first brokers that answer their own config request (it reads the topic configs)."""
+        importlib.import_module("kafka.admin")
+        wait = min(ANSWERED_WAIT_SECONDS, deadline - time.monotonic())
+        servers = [_address(host, port) for host, port in early.answered(wait)]
+        return self._create_kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
 
     def _kafka_python_for_configs(self, md: Any, answered: Sequence[int], deadline: float) -> Any:
         """The kafka-python client for topic configs, or None (then confluent-kafka reads them).
 
-        Bootstraps from the `answered` brokers (their config request answered: they are not hung),
-        and gives up after KP_BOOTSTRAP_SECONDS: the confluent-kafka path is the fallback.
+        The one `_start_kafka_python` began during the metadata, else one bootstrapped now from the
+        `answered` brokers (their config request answered: they are not hung); either gets at most
+        KP_BOOTSTRAP_SECONDS, since the confluent-kafka path is the fallback.
         """
-        servers = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in answered]
+        starting = self._kp_start
         try:
-            return self._kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
+            if starting is not None and self._kadmin is None:
+                cf.wait([starting], timeout=max(0.0, min(KP_BOOTSTRAP_SECONDS, deadline - time.monotonic())))
+                if not starting.done():
+                    return None  # still connecting: confluent-kafka this time, kafka-python from the next
+            servers = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in answered]
+            return self._create_kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
         except KafkaTuiError:
             raise  # the source was closed meanwhile
         except Exception as exc:
-            log.debug(
-                "kafka-python unavailable for topic configs: %s", self._scrub(_kp_reason(exc, KP_BOOTSTRAP_SECONDS))
-            )
+            reason = _kp_reason(exc, KP_BOOTSTRAP_SECONDS)
+            log.debug("kafka-python unavailable for topic configs: %s", self._scrub(reason))
             return None
 
     def _state_table(self, md: Any) -> StateTable:
@@ -435,9 +455,8 @@ class KafkaClusterSource:
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
             early = _EarlyBrokerConfigs(admin, deadline)
             self._pool().submit(early.run, cluster)
-            if self._kadmin is None:
-                # kafka-python's import (~0.2 s) while the metadata is on its way: it reads the topic configs
-                self._pool().submit(importlib.import_module, "kafka.admin")
+            if self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
+                self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
             try:
                 md, admin = self._metadata(admin, start, deadline, cluster)
             except BaseException as exc:
