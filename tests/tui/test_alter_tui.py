@@ -47,7 +47,9 @@ def cluster(sim: SimRunner) -> SimRunner:
 
 
 def settings_of(sim: SimRunner) -> ConnectionSettings:
-    return ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=3.0)
+    # 10 s as a user has it: with 3 s a loaded machine now and then failed the validate-only read, and
+    # "Apply -> confirm" then never came (nothing waits this long unless something fails)
+    return ConnectionSettings(bootstrap=tuple(sim.bootstrap.split(",")), timeout=10.0)
 
 
 def sim_app(sim: SimRunner, write: bool = True) -> KafkaTuiApp:
@@ -142,7 +144,7 @@ async def preview_from_wizard(pilot: Pilot[Any], app: KafkaTuiApp) -> AlterPrevi
 async def apply_and_confirm(pilot: Pilot[Any], app: KafkaTuiApp, answer: str) -> None:
     """Apply, wait for the validate-only answer and the confirmation, type `answer` and press Enter."""
     await pilot.click("#apply")
-    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+    assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)), status(app)
     await pilot.press(*answer, "enter")
     await pilot.pause()
 
