@@ -199,6 +199,13 @@ def _unreadable_topics(failed: Mapping[str, list[str]], problems: list[str]) -> 
         )
 
 
+def _used_states(parts: Mapping[str, Any]) -> set[int]:
+    used: set[int] = set()
+    for each in parts.values():
+        used.update(each.states)
+    return used
+
+
 def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float) -> list[int]:
     """The listed brokers whose own config request answered (waiting up to `wait` for a first one)."""
 
@@ -682,7 +689,8 @@ class KafkaClusterSource:
         hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
         # the partitions first: CPU work that overlaps the config requests in flight
         live = frozenset(broker_ids)
-        parts, any_out_of_sync = _read_partitions(md, topic_names, live, self._state_table(md))
+        table = self._state_table(md)
+        parts, any_out_of_sync = _read_partitions(md, topic_names, live, table)
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all" or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
         )
@@ -696,8 +704,8 @@ class KafkaClusterSource:
                     "log dirs and ELR unavailable: the kafka-python client could not connect: "
                     f"{_kp_reason(exc, budget)}"
                 )
-        if kadmin is not None and self.log_dirs_mode != "none":
-            only_out_of_sync = self.log_dirs_mode == "out-of-sync"
+        only_out_of_sync = self.log_dirs_mode == "out-of-sync"
+        if kadmin is not None and self.log_dirs_mode != "none" and (any_out_of_sync or not only_out_of_sync):
             for name in topic_names:
                 for p in md.topics[name].partitions.values():
                     replicas = p.replicas
@@ -737,7 +745,8 @@ class KafkaClusterSource:
 
         elr: dict[tuple[str, int], dict[str, Any]] | None = None
         if kadmin is not None and self.want_elr:
-            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems)
+            suspect = any_out_of_sync or any(table.states[sid][0] < 0 for sid in _used_states(parts))
+            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems, suspect)
 
         cf.wait(list(logdir_futures.values()), timeout=max(0.0, phase_deadline - time.monotonic()))
         log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None
@@ -938,11 +947,13 @@ class KafkaClusterSource:
         deadline: float,
         budget: float,
         problems: list[str],
+        suspect: bool,
     ) -> dict[tuple[str, int], dict[str, Any]] | None:
         """ELR of partitions under min ISR (DescribeTopicPartitions); None if API 75 is unsupported.
 
         KIP-966 keeps an ELR only while the ISR is below min ISR, so only topics with such a
-        partition are asked; every other partition's ELR is known to be empty.
+        partition are asked; every other partition's ELR is known to be empty. Without a `suspect`
+        partition (one out of sync or leaderless) none is under min ISR and none is looked at.
         """
         try:
             supported = DTP_API_KEY in {int(k) for k in kadmin.api_versions()}
@@ -962,7 +973,7 @@ class KafkaClusterSource:
             1,
         )
         wanted: list[str] = []
-        for name, t in md.topics.items():
+        for name, t in md.topics.items() if suspect else ():
             cv = topic_configs.get(name, {}).get("min.insync.replicas")
             if cv is not None:
                 min_isr = _int(cv.value, default_min_isr)
