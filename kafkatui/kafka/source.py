@@ -746,7 +746,7 @@ class KafkaClusterSource:
         elr: dict[tuple[str, int], dict[str, Any]] | None = None
         if kadmin is not None and self.want_elr:
             suspect = any_out_of_sync or any(table.states[sid][0] < 0 for sid in _used_states(parts))
-            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems, suspect)
+            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems, suspect, node)
 
         cf.wait(list(logdir_futures.values()), timeout=max(0.0, phase_deadline - time.monotonic()))
         log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None
@@ -948,6 +948,7 @@ class KafkaClusterSource:
         budget: float,
         problems: list[str],
         suspect: bool,
+        node: int | None,
     ) -> dict[tuple[str, int], dict[str, Any]] | None:
         """ELR of partitions under min ISR (DescribeTopicPartitions); None if API 75 is unsupported.
 
@@ -993,7 +994,7 @@ class KafkaClusterSource:
         if previous is not None and not previous.done():
             problems.append("ELR unknown: an earlier DescribeTopicPartitions request is still unanswered")
             return None
-        fut = self._pool().submit(_describe_topic_partitions, kadmin, wanted, deadline)
+        fut = self._pool().submit(_describe_topic_partitions, kadmin, wanted, deadline, node)
         self._inflight[key] = fut
         done, _ = cf.wait([fut], timeout=max(0.0, deadline - time.monotonic()))
         if not done:
