@@ -20,8 +20,11 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
     if find_java() is None:
         pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
+    from tests.history.jvm import quick_jvm
+
     log: Path = tmp_path_factory.mktemp("spark") / "spark.log"
-    session = spark_session("local[2]", log_path=log)
+    with quick_jvm():
+        session = spark_session("local[2]", log_path=log)
     yield session
     session.stop()
 

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.history import jvm
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -91,7 +93,7 @@ class Cluster:
             defaults += [f"spark.executor.memory {memory}"]
         (conf / "spark-defaults.conf").write_text("\n".join(defaults) + "\n")
         self.env = dict(
-            os.environ,
+            jvm.env(),  # C1 only: see tests/history/jvm.py
             SPARK_HOME=str(self.home),
             SPARK_LOCAL_IP="127.0.0.1",
             SPARK_CONF_DIR=str(conf),
