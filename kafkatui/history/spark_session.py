@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from pyspark import SparkConf
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[2]"
@@ -83,6 +83,7 @@ def spark_session(master: str | None = None, log_path: Path | None = None, drive
     if active is not None or under_spark_submit():
         if active is None:
             builder = SparkSession.builder.appName("kafkatui-replay")
+            SparkContext._ensure_initialized()  # noqa: SLF001  # spark-submit's JVM: SparkConf reads it
             given = SparkConf()  # what spark-submit was told (--master, --conf, spark-defaults.conf)
             if given.get("spark.master", "").startswith("local"):
                 for key, value in LOCAL_CONF.items():

@@ -1,18 +1,22 @@
 """The replay job on ``hdfs://`` inputs and output (a MiniDFSCluster on loopback, tests/history/hdfs_cluster.py):
-the same outputs as local mode's from the same files. Part of ``make test`` (``make test-hdfs`` runs it
+the same outputs as local mode's from the same files, from the shared session and from spark-submit on a
+local master. Part of ``make test`` (``make test-hdfs`` runs it
 alone); the first run fetches 109 MB of Hadoop jars with mvn. Without Java, mvn or the jars it skips,
 except in CI (``CI=true``), where that fails the test.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyspark
 import pytest
 
 from kafkatui.history.replay_inputs import parse_day
@@ -21,9 +25,12 @@ from kafkatui.history.spark_session import find_java
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
 from tests.history.hdfs_cluster import MiniHdfs, fetch_jars
+from tests.history.jvm import env as quick_jvm_env
 from tests.history.replay_compare import assert_same
 from tests.lab.support import in_ci
 
+ROOT = Path(__file__).resolve().parents[2]
+JOB = ROOT / "kafkatui" / "history" / "replay_job.py"
 # a hang (as before spark.locality.wait=0 on local masters) fails in minutes, not at the suite's end
 pytestmark = [pytest.mark.hdfs, pytest.mark.timeout(600)]
 
@@ -66,10 +73,27 @@ def test_hdfs_inputs_and_output_give_local_results(spark: Any, hdfs: MiniHdfs, r
     for local, name in ((reference.history, "history"), (reference.logs, "logs")):
         fs.copyFromLocalFile(False, True, path(f"file://{local}"), path(f"{base}/{name}"))
     day = parse_day(rd.DAY)
-    cfg = ReplayConfig(day=day, out=f"{base}/out", history=f"{base}/history", broker_logs=[f"{base}/logs/server.log.*"])
-    remote = run_job(spark, cfg)
-    assert remote.summary["inputs"]["history"] == f"{base}/history"
-    assert_same(spark, f"file://{reference.out}", f"{base}/out")
+    logs = f"{base}/logs/server.log.*"
+    # spark-submit on a local master as well (it hung there too), side by side with the in-process run
+    submit = subprocess.Popen(
+        [str(Path(pyspark.__file__).parent / "bin" / "spark-submit"), "--master", "local[2]", str(JOB)]
+        + ["--day", rd.DAY, "--history", f"{base}/history", "--broker-logs", logs, "--out", f"{base}/out-submit"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=quick_jvm_env({**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}),
+        start_new_session=True,
+    )
+    try:
+        cfg = ReplayConfig(day=day, out=f"{base}/out", history=f"{base}/history", broker_logs=[logs])
+        remote = run_job(spark, cfg)
+        assert remote.summary["inputs"]["history"] == f"{base}/history"
+        assert_same(spark, f"file://{reference.out}", f"{base}/out")
+        printed, _ = submit.communicate(timeout=400)
+    finally:
+        if submit.poll() is None:
+            os.killpg(submit.pid, 9)
+    assert submit.returncode == 0, printed[-3000:]
+    assert_same(spark, f"file://{reference.out}", f"{base}/out-submit")
     # a foreign non-empty directory on HDFS is refused and left alone
     fs.mkdirs(path(f"{base}/theirs/data"))
     with pytest.raises(ReplayError) as err:
