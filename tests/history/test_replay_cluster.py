@@ -3,8 +3,9 @@ package's own `spark-class`, on 127.0.0.1, each worker in its own mount namespac
 /tmp, so neither it nor its executors can see the driver's temp directory (as on separate hosts).
 
 Inputs (the session's reference day, tests/history/conftest.py) and outputs are ``file://`` URIs on
-directories outside /tmp that all of them share. The job runs twice on the cluster, through spark-submit
-and through ``kafkatui replay --master``, and each output must equal local mode's, output by output.
+directories outside /tmp that all of them share. The job runs twice on the cluster, side by side, through
+spark-submit and through ``kafkatui replay --master`` (each application on both workers), and each output
+must equal local mode's, output by output.
 Needs root (for ``unshare --mount``) and Java: skipped otherwise, except in CI (``CI=true``), where a
 cluster that cannot run fails the test.
 """
