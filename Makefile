@@ -34,7 +34,7 @@ test: $(STAMP) tools lint
 soak: $(STAMP)
 	$(PY) -m pytest -q -ra -m soak tests
 
-# the replay job on hdfs:// (a MiniDFSCluster from Hadoop's jars; mvn fetches them once)
+# the replay job on hdfs:// alone (also part of `make test`; a MiniDFSCluster from Hadoop's jars, mvn fetches them once)
 test-hdfs: $(STAMP)
 	$(PY) -m pytest -q -ra -m hdfs tests/history/test_replay_hdfs.py
 

@@ -5,7 +5,8 @@ JVM's own stderr (start-up warnings, errors) sent to a log file instead of the t
 tuning the job needs is set by the job itself (`replay_job.tuning`), so spark-submit runs get it
 too. ``SPARK_LOCAL_IP`` (loopback) and ``PYSPARK_PYTHON`` (this interpreter) are defaulted only for
 a local master: on a cluster, the driver's address and the executors' Python are the cluster's.
-Under ``spark-submit`` the session spark-submit made is used as it is.
+Under ``spark-submit`` the session spark-submit configured is used as it is, but for the one setting
+a local master cannot run without on HDFS (`LOCAL_CONF`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 DEFAULT_MASTER = "local[2]"
+
+# A local master has one executor, so task locality means nothing there, but Spark's delay scheduling
+# still holds back a task that prefers a host (an HDFS block's DataNode) while others prefer the cached
+# blocks in process, and the local backend offers its cores again only when a task is submitted or ends
+# (cluster backends also revive every second). Once the last running task ended, the held-back tasks
+# were never offered a core: the job hung in its first stage over hdfs:// inputs and a cached relation.
+LOCAL_CONF = {"spark.locality.wait": "0"}
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -72,7 +81,16 @@ def spark_session(master: str | None = None, log_path: Path | None = None, drive
     """The active session, or a new quiet local one (raises NoJavaError without Java)."""
     active = SparkSession.getActiveSession()
     if active is not None or under_spark_submit():
-        spark = active or SparkSession.builder.appName("kafkatui-replay").getOrCreate()
+        if active is None:
+            builder = SparkSession.builder.appName("kafkatui-replay")
+            SparkContext._ensure_initialized()  # noqa: SLF001  # spark-submit's JVM: SparkConf reads it
+            given = SparkConf()  # what spark-submit was told (--master, --conf, spark-defaults.conf)
+            if given.get("spark.master", "").startswith("local"):
+                for key, value in LOCAL_CONF.items():
+                    if not given.contains(key):
+                        builder = builder.config(key, value)
+            active = builder.getOrCreate()
+        spark = active
         spark.sparkContext.setLogLevel("ERROR")
         return spark
     if find_java() is None:
@@ -87,7 +105,8 @@ def spark_session(master: str | None = None, log_path: Path | None = None, drive
     log = log_path or conf_dir / "spark.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     master = master or DEFAULT_MASTER
-    if master.startswith("local"):
+    local = master.startswith("local")
+    if local:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # the throughput collector: G1's barriers cost the replay job about 8% (one local JVM, measured)
@@ -103,6 +122,8 @@ def spark_session(master: str | None = None, log_path: Path | None = None, drive
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.local.dir", str(conf_dir))
     )
+    for key, value in (LOCAL_CONF if local else {}).items():
+        builder = builder.config(key, value)
     with _stderr_to(log):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")

@@ -61,6 +61,7 @@ class MiniHdfs:
         argv = [
             "java",
             "-Xmx512m",
+            "-XX:TieredStopAtLevel=1",  # C1 only, as every test JVM: tests/history/jvm.py
             "-cp",
             f"{self.jars}/*",
             "org.apache.hadoop.test.MiniDFSClusterManager",

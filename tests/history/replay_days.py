@@ -15,6 +15,8 @@ Cluster: brokers 1, 2, 3; topic ``orders`` with 3 partitions, RF 3, min ISR 2 (r
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -122,3 +124,25 @@ def write_logs(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for name, lines in log_lines().items():
         (folder / name).write_text("\n".join(lines) + "\n")
+
+
+def damage(history: Path) -> None:
+    """A recorder killed mid-write at 12:00 (torn line), a garbled line, a record of a newer schema."""
+    day = history / DAY
+    line = json.dumps(
+        {
+            "v": 1,
+            "type": "broker",
+            "ts": ts("12:00:00.000"),
+            "cluster": "test",
+            "broker": 3,
+            "op": "up",
+            "host": "b3",
+            "port": 9092,
+            "rack": None,
+        }
+    ).encode()
+    member = gzip.compress(line + b"\n" + line + b"\n", mtime=0)
+    (day / "12.events.jsonl.gz").write_bytes(gzip.compress(line + b"\n", mtime=0) + member[: len(member) - 12])
+    newer = json.dumps({"v": 2, "type": "partition", "ts": ts("13:00:00.000"), "topic": "orders"}).encode()
+    (day / "13.events.jsonl.gz").write_bytes(gzip.compress(newer + b"\nnot json\n", mtime=0))

@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.history import jvm
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -65,9 +67,11 @@ def can_unshare() -> bool:
 
 
 class Cluster:
-    """A standalone master and `workers` workers that cannot see the driver's /tmp."""
+    """A standalone master and `workers` workers that cannot see the driver's /tmp. With `apps` > 1 each
+    worker has `apps` times the cores and memory, and each application takes one single-core executor
+    per worker (spark.cores.max), so that many applications run at once, each on every worker."""
 
-    def __init__(self, shared: Path, workers: int = 2, cores: int = 1, memory: str = "1g") -> None:
+    def __init__(self, shared: Path, workers: int = 2, cores: int = 1, memory: str = "1g", apps: int = 1) -> None:
         import pyspark
 
         self.home = Path(pyspark.__file__).parent
@@ -75,15 +79,21 @@ class Cluster:
         self.port = free_port()
         self.url = f"spark://127.0.0.1:{self.port}"
         self.procs: list[subprocess.Popen[bytes]] = []
-        self.workers, self.cores, self.memory = workers, cores, memory
+        self._workers: list[tuple[subprocess.Popen[bytes], Path]] = []
+        self.workers, self.cores = workers, cores * apps
+        self.memory = f"{int(memory[:-1]) * apps}{memory[-1]}"
         # every worker says 127.0.0.1, so Spark would take them for one host and read another executor's
         # shuffle files straight from its disk ("host-local" reads), which separate hosts never do and
         # private /tmp's cannot: the driver and the executors read this spark-defaults.conf
         conf = shared / "spark-conf"
         conf.mkdir(parents=True, exist_ok=True)
-        (conf / "spark-defaults.conf").write_text("spark.shuffle.readHostLocalDisk false\n")
+        defaults = ["spark.shuffle.readHostLocalDisk false"]
+        if apps > 1:
+            defaults += [f"spark.cores.max {workers * cores}", f"spark.executor.cores {cores}"]
+            defaults += [f"spark.executor.memory {memory}"]
+        (conf / "spark-defaults.conf").write_text("\n".join(defaults) + "\n")
         self.env = dict(
-            os.environ,
+            jvm.env(),  # C1 only: see tests/history/jvm.py
             SPARK_HOME=str(self.home),
             SPARK_LOCAL_IP="127.0.0.1",
             SPARK_CONF_DIR=str(conf),
@@ -100,6 +110,11 @@ class Cluster:
         return proc
 
     def start(self) -> None:
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Start the master (waited for) and the workers (all at once, not waited for: `wait_ready`)."""
         cls = str(self.home / "bin" / "spark-class")
         master = self._start(
             "master",
@@ -116,7 +131,6 @@ class Cluster:
         )
         wait_port(self.port, master, self.shared / "master.log")
         for n in range(1, self.workers + 1):
-            wport = free_port()
             # a private mount namespace with an empty tmpfs over the driver's temp dir
             stash = self.shared / f"stash{n}"
             stash.mkdir(exist_ok=True)
@@ -133,7 +147,7 @@ class Cluster:
                     "--host",
                     "127.0.0.1",
                     "--port",
-                    str(wport),
+                    str(free_port()),
                     "--webui-port",
                     str(free_port()),
                     "--cores",
@@ -145,9 +159,15 @@ class Cluster:
                     self.url,
                 ],
             )
-            wait_port(wport, worker, self.shared / f"worker{n}.log")
-        deadline = time.monotonic() + 60
+            self._workers.append((worker, self.shared / f"worker{n}.log"))
+
+    def wait_ready(self, seconds: float = 120) -> None:
+        """Until every worker has registered with the master (RuntimeError if one exits or time runs out)."""
+        deadline = time.monotonic() + seconds
         while (self.shared / "master.log").read_text().count("Registering worker") < self.workers:
+            for proc, log in self._workers:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"a worker exited {proc.returncode}: {log.read_text()[-2000:]}")
             if time.monotonic() > deadline:
                 raise RuntimeError("workers did not register: " + (self.shared / "master.log").read_text()[-2000:])
             time.sleep(0.3)

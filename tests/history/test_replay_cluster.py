@@ -2,37 +2,39 @@
 package's own `spark-class`, on 127.0.0.1, each worker in its own mount namespace with a fresh tmpfs over
 /tmp, so neither it nor its executors can see the driver's temp directory (as on separate hosts).
 
-Inputs and outputs are ``file://`` URIs on a directory outside /tmp that all of them share. The job runs
-twice on the cluster, through spark-submit and through ``kafkatui replay --master``, and each output must
-equal local mode's table by table. Needs root (for ``unshare --mount``) and Java: skipped otherwise,
-except in CI (``CI=true``), where a cluster that cannot run fails the test.
+Inputs (the session's reference day, tests/history/conftest.py) and outputs are ``file://`` URIs on
+directories outside /tmp that all of them share. The job runs twice on the cluster, side by side, through
+spark-submit and through ``kafkatui replay --master`` (each application on both workers), and each output
+must equal local mode's, output by output.
+Needs root (for ``unshare --mount``) and Java: skipped otherwise, except in CI (``CI=true``), where a
+cluster that cannot run fails the test.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafkatui.history.replay_inputs import parse_day
-from kafkatui.history.replay_job import ReplayConfig, run_job
 from kafkatui.history.spark_session import find_java
 from tests.history import replay_days as rd
+from tests.history.conftest import Reference
+from tests.history.replay_compare import assert_same
 from tests.history.spark_cluster import Cluster, can_unshare, free_port
-from tests.history.test_replay_job import damage
 from tests.lab.support import in_ci
 
 pytestmark = pytest.mark.timeout(1800)
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ("intervals", "timeline", "brokers", "incidents", "top_partitions")
+UNREACHABLE = free_port()  # nothing listens there
 
 
 def _cannot_run(why: str) -> None:
@@ -45,16 +47,19 @@ def _cannot_run(why: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
+    """Started while the local reference is computed (the workers' JVMs start during that run)."""
     if find_java() is None:
         _cannot_run("no Java (PySpark needs a JDK 17+; `make tools` installs it)")
     if not can_unshare():
         _cannot_run("needs root and `unshare --mount` to hide the driver's /tmp from the workers")
     shared = Path(tempfile.mkdtemp(prefix="kafkatui-cluster-", dir="/var/tmp"))
-    c = Cluster(shared)
+    c = Cluster(shared, apps=2)  # spark-submit and `kafkatui replay --master` side by side
     try:
         try:
-            c.start()
+            c.launch()
+            request.getfixturevalue("reference")
+            c.wait_ready()
         except (RuntimeError, OSError) as exc:
             _cannot_run(f"it did not start ({exc})")
         yield c
@@ -64,136 +69,116 @@ def cluster() -> Iterator[Cluster]:
 
 
 @pytest.fixture(scope="module")
-def inputs(cluster: Cluster) -> tuple[Path, Path]:
-    """One small day (recordings and broker logs), shared by every run of the module."""
-    base = cluster.shared / "in"
-    rd.write_recordings(base / "history")
-    damage(base / "history")  # a torn file: read from the scan stage's result, not from a repaired copy
-    rd.write_logs(base / "logs")
-    return base / "history", base / "logs"
+def ref(cluster: Cluster, request: pytest.FixtureRequest) -> Reference:
+    """The session's reference day, asked for only through the cluster fixture: a test that named the
+    session fixture itself would have it computed before the cluster starts, not while."""
+    got: Reference = request.getfixturevalue("reference")
+    return got
 
 
-def _table(spark: Any, out: str, name: str) -> list[tuple[Any, ...]]:
-    return sorted(tuple(r) for r in spark.read.parquet(f"{out}/{name}").collect())
+@dataclass
+class Run:
+    """One command started in the background; its output goes to files (a full pipe would stall it)."""
+
+    proc: subprocess.Popen[bytes]
+    stdout: Path
+    stderr: Path
+    out: Path
+
+    def wait(self) -> tuple[int, str, str]:
+        try:
+            code = self.proc.wait(600)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, 9)
+            raise
+        return code, self.stdout.read_text(errors="replace"), self.stderr.read_text(errors="replace")
 
 
-def _frames(out: Path, kind: str) -> list[str]:
-    lines = []
-    for part in sorted((out / "frames" / kind).glob("**/part-*.json.gz")):
-        with gzip.open(part, "rt") as f:
-            lines.extend(line.strip() for line in f if line.strip())
-    return sorted(lines)
-
-
-def _same_as_local(spark: Any, local: Path, out: Path) -> None:
-    ls, cs = (json.loads((d / "summary.json").read_text()) for d in (local, out))
-    for s in (ls, cs):
-        s["inputs"].pop("history")
-        s["inputs"].pop("broker_logs")
-    assert cs == ls
-    for name in TABLES:
-        assert _table(spark, str(out), name) == _table(spark, str(local), name), name
-    for kind in ("partitions", "at_hour", "brokers"):
-        assert _frames(out, kind) == _frames(local, kind), kind
+def _start(cluster: Cluster, name: str, argv: list[str], **env: str) -> Run:
+    out, stdout, stderr = (cluster.shared / f"{name}{suffix}" for suffix in ("", ".stdout", ".stderr"))
+    proc = subprocess.Popen(
+        argv,
+        stdout=stdout.open("wb"),
+        stderr=stderr.open("wb"),
+        env=dict(cluster.env, PYTHONPATH=str(ROOT), **env),
+        cwd=ROOT,
+        start_new_session=True,
+    )
+    return Run(proc, stdout, stderr, out)
 
 
 @pytest.fixture(scope="module")
-def local_reference(spark: Any, cluster: Cluster, inputs: tuple[Path, Path]) -> Path:
-    history, logs = inputs
-    out = cluster.shared / "local-out"
-    cfg = ReplayConfig(day=parse_day(rd.DAY), out=out, history=history, broker_logs=[str(logs / "server.log.*")])
-    run_job(spark, cfg)
-    return out
+def runs(cluster: Cluster, ref: Reference) -> Iterator[dict[str, Run]]:
+    """The three runs at once (each worker has a core for each cluster run): spark-submit and
+    ``kafkatui replay --master`` on the cluster, and spark-submit on an unreachable HDFS."""
+    submit = str(cluster.home / "bin" / "spark-submit")
+    job = str(ROOT / "kafkatui" / "history" / "replay_job.py")
+    day = ["--day", rd.DAY, "--history", f"file://{ref.history}", "--broker-logs", f"file://{ref.logs}/server.log.*"]
+    started = {
+        "submit": _start(
+            cluster,
+            "out-submit",
+            [submit, "--master", cluster.url, "--conf", "spark.ui.enabled=false", job, *day]
+            + ["--out", f"file://{cluster.shared}/out-submit"],
+        ),
+        "cli": _start(
+            cluster,
+            "out-cli",
+            [sys.executable, "-m", "kafkatui.cli", "replay", "--master", cluster.url, *day]
+            + ["--out", f"file://{cluster.shared}/out-cli"],
+            COLUMNS="200",
+        ),
+        "unreachable": _start(
+            cluster,
+            "out-bad",
+            [submit, "--master", "local[1]", job, "--day", rd.DAY]
+            + ["--history", f"hdfs://127.0.0.1:{UNREACHABLE}/history", "--out", f"file://{cluster.shared}/out-bad"],
+        ),
+    }
+    try:
+        yield started
+    finally:
+        for run in started.values():
+            if run.proc.poll() is None:
+                os.killpg(run.proc.pid, 9)
+                run.proc.wait()
+
+
+def _on_two_workers(cluster: Cluster) -> None:
+    """Each application the master ran had its executors on two different workers."""
+    launched: dict[str, set[str]] = {}
+    for m in re.finditer(
+        r"Launching executor (app-[\w-]+)/\d+ on worker (\S+)", (cluster.shared / "master.log").read_text()
+    ):
+        launched.setdefault(m.group(1), set()).add(m.group(2))
+    assert launched and all(len(workers) == 2 for workers in launched.values()), launched
 
 
 def test_spark_submit_on_two_workers_gives_local_results(
-    spark: Any, cluster: Cluster, inputs: tuple[Path, Path], local_reference: Path
+    spark: Any, cluster: Cluster, ref: Reference, runs: dict[str, Run]
 ) -> None:
-    history, logs = inputs
-    out = cluster.shared / "out-submit"
-    submit = cluster.home / "bin" / "spark-submit"
-    proc = subprocess.run(
-        [
-            str(submit),
-            "--master",
-            cluster.url,
-            "--conf",
-            "spark.ui.enabled=false",
-            str(ROOT / "kafkatui" / "history" / "replay_job.py"),
-            "--day",
-            rd.DAY,
-            "--history",
-            f"file://{history}",
-            "--broker-logs",
-            f"file://{logs}/server.log.*",
-            "--out",
-            f"file://{out}",
-        ],
-        capture_output=True,
-        text=True,
-        env=dict(cluster.env, PYTHONPATH=str(ROOT)),
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert f"written to file://{out}" in proc.stdout
-    _same_as_local(spark, local_reference, out)
+    run = runs["submit"]
+    code, stdout, stderr = run.wait()
+    assert code == 0, stderr[-3000:]
+    assert f"written to file://{run.out}" in stdout
+    assert_same(spark, f"file://{ref.out}", f"file://{run.out}")
+    _on_two_workers(cluster)
 
 
 def test_kafkatui_replay_master_on_two_workers_gives_local_results(
-    spark: Any, cluster: Cluster, inputs: tuple[Path, Path], local_reference: Path
+    spark: Any, cluster: Cluster, ref: Reference, runs: dict[str, Run]
 ) -> None:
-    history, logs = inputs
-    out = cluster.shared / "out-cli"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "kafkatui.cli",
-            "replay",
-            "--master",
-            cluster.url,
-            "--day",
-            rd.DAY,
-            "--history",
-            f"file://{history}",
-            "--broker-logs",
-            f"file://{logs}/server.log.*",
-            "--out",
-            f"file://{out}",
-        ],
-        capture_output=True,
-        text=True,
-        env=dict(cluster.env, PYTHONPATH=str(ROOT), COLUMNS="200"),
-        timeout=600,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    _same_as_local(spark, local_reference, out)
+    run = runs["cli"]
+    code, _, stderr = run.wait()
+    assert code == 0, stderr[-3000:]
+    assert_same(spark, f"file://{ref.out}", f"file://{run.out}")
+    _on_two_workers(cluster)
 
 
-def test_an_unreachable_filesystem_under_spark_submit_is_one_line(cluster: Cluster) -> None:
-    submit = cluster.home / "bin" / "spark-submit"
-    port = free_port()  # nothing listens there
-    proc = subprocess.run(
-        [
-            str(submit),
-            "--master",
-            "local[1]",
-            str(ROOT / "kafkatui" / "history" / "replay_job.py"),
-            "--day",
-            rd.DAY,
-            "--history",
-            f"hdfs://127.0.0.1:{port}/history",
-            "--out",
-            f"file://{cluster.shared}/out-bad",
-        ],
-        capture_output=True,
-        text=True,
-        env=dict(cluster.env, PYTHONPATH=str(ROOT)),
-        timeout=600,
-    )
+def test_an_unreachable_filesystem_under_spark_submit_is_one_line(runs: dict[str, Run]) -> None:
+    code, stdout, stderr = runs["unreachable"].wait()
     # spark-submit's PythonRunner merges the Python driver's stderr into its own stdout
-    ours = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("replay: error:")]
-    assert proc.returncode == 3, proc.stderr[-3000:]
-    assert len(ours) == 1 and ours[0].startswith(f"replay: error: --history hdfs://127.0.0.1:{port}/history: ")
-    assert "Connection refused" in ours[0] and "Traceback" not in proc.stderr
+    ours = [ln for ln in (stdout + stderr).splitlines() if ln.startswith("replay: error:")]
+    assert code == 3, stderr[-3000:]
+    assert len(ours) == 1 and ours[0].startswith(f"replay: error: --history hdfs://127.0.0.1:{UNREACHABLE}/history: ")
+    assert "Connection refused" in ours[0] and "Traceback" not in stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from kafkatui.history.spark_session import find_java
+from tests.history import jvm
 from tests.history import replay_days as rd
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def kafkatui(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200", **(env or {}))
+    full = dict(jvm.env(), PYTHONPATH=str(ROOT), COLUMNS="200", **(env or {}))  # C1 only: tests/history/jvm.py
     return subprocess.run(
         [sys.executable, "-m", "kafkatui.cli", "replay", *args],
         capture_output=True,

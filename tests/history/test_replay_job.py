@@ -16,37 +16,16 @@ import pytest
 from kafkatui.history.replay_inputs import parse_day
 from kafkatui.history.replay_job import EXIT_NO_INPUT, ReplayConfig, ReplayError, ReplayResult, run_job
 from tests.history import replay_days as rd
+from tests.history.conftest import Reference
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def damage(history: Path) -> None:
-    """A recorder killed mid-write at 12:00 (torn line), a garbled line, a record of a newer schema."""
-    day = history / rd.DAY
-    line = json.dumps(
-        {
-            "v": 1,
-            "type": "broker",
-            "ts": rd.ts("12:00:00.000"),
-            "cluster": "test",
-            "broker": 3,
-            "op": "up",
-            "host": "b3",
-            "port": 9092,
-            "rack": None,
-        }
-    ).encode()
-    member = gzip.compress(line + b"\n" + line + b"\n", mtime=0)
-    (day / "12.events.jsonl.gz").write_bytes(gzip.compress(line + b"\n", mtime=0) + member[: len(member) - 12])
-    newer = json.dumps({"v": 2, "type": "partition", "ts": rd.ts("13:00:00.000"), "topic": "orders"}).encode()
-    (day / "13.events.jsonl.gz").write_bytes(gzip.compress(newer + b"\nnot json\n", mtime=0))
 
 
 @pytest.fixture(scope="module")
 def recorded(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> ReplayResult:
     root = tmp_path_factory.mktemp("rec")
     rd.write_recordings(root / "history")
-    damage(root / "history")
+    rd.damage(root / "history")
     cfg = ReplayConfig(day=parse_day(rd.DAY), out=root / "out", history=root / "history")
     return run_job(spark, cfg)
 
@@ -245,16 +224,8 @@ def test_a_day_without_input_is_a_clear_error(spark: Any, tmp_path: Path) -> Non
     )
 
 
-def test_recordings_and_broker_logs_together_agree(spark: Any, tmp_path: Path, recorded: ReplayResult) -> None:
-    rd.write_recordings(tmp_path / "history")
-    rd.write_logs(tmp_path / "logs")
-    cfg = ReplayConfig(
-        day=parse_day(rd.DAY),
-        out=tmp_path / "out",
-        history=tmp_path / "history",
-        broker_logs=[str(tmp_path / "logs" / "server.log.*")],
-    )
-    both = run_job(spark, cfg)
+def test_recordings_and_broker_logs_together_agree(reference: Reference, recorded: ReplayResult) -> None:
+    both = reference.result  # the same recordings, and the broker logs of the same changes
     assert both.summary["incidents"] == recorded.summary["incidents"]
     assert both.summary["brokers"] == recorded.summary["brokers"]
     # log rows take the recorded assignment and min ISR: no "unknown replicas" frame for orders-0
