@@ -268,19 +268,24 @@ class KafkaClusterSource:
         log_dirs: str = "all",
         elr: bool = True,
         librdkafka_logger: logging.Logger | None = None,
+        defer_kafka_python: bool = False,
     ) -> None:
         """Create the librdkafka client now (bad ``-X`` settings raise UsageError here); no I/O waits.
 
         `log_dirs`: ``"all"`` reads every replica's size and lag; ``"out-of-sync"`` only the
         replicas of partitions whose ISR is short of their replicas (what lag in bytes needs, and
         far cheaper on big healthy clusters); ``"none"`` skips DescribeLogDirs. `elr`: read
-        eligible leader replicas (KIP-966) where they can exist.
+        eligible leader replicas (KIP-966) where they can exist. `defer_kafka_python`: the first
+        snapshot reads topic configs through confluent-kafka and leaves kafka-python unstarted (a
+        dashboard's first paint then does not share the GIL with its ~0.2 s import); later snapshots
+        start it while their metadata is on its way.
         """
         if log_dirs not in LOG_DIR_MODES:
             raise UsageError(f"log_dirs must be one of {', '.join(LOG_DIR_MODES)}, not {log_dirs!r}")
         self.settings = settings
         self.log_dirs_mode = log_dirs
         self.want_elr = elr
+        self._defer_kafka_python = defer_kafka_python  # until the first snapshot is read
         self._secrets = settings.secrets()
         self._forward_log = librdkafka_logger
         self._lock = threading.Lock()  # one snapshot at a time
@@ -462,7 +467,8 @@ class KafkaClusterSource:
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
             early = _EarlyBrokerConfigs(admin, deadline)
             self._pool().submit(early.run, cluster)
-            if self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
+            deferred = self._defer_kafka_python
+            if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
                 self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
             try:
                 md, admin = self._metadata(admin, start, deadline, cluster)
@@ -476,12 +482,13 @@ class KafkaClusterSource:
             taken_at = time.time()
             self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
             try:
-                snap = self._details(admin, md, cluster, deadline, early.take(admin))
+                snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
             except KafkaException as exc:  # raised by a call itself, not through a future
                 err = _exc_kafka_error(exc)
                 if err is None:
                     raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
                 raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
+            self._defer_kafka_python = False
             return ClusterSnapshot(
                 cluster_id=md.cluster_id,
                 controller_id=controller_of(md.controller_id, snap.broker_configs),
@@ -652,7 +659,13 @@ class KafkaClusterSource:
 
     # phase 3: configs, log dirs, ELR ---------------------------------------------------
     def _details(
-        self, admin: AdminClient, md: Any, cluster: cf.Future[Any], deadline: float, early: Mapping[int, cf.Future[Any]]
+        self,
+        admin: AdminClient,
+        md: Any,
+        cluster: cf.Future[Any],
+        deadline: float,
+        early: Mapping[int, cf.Future[Any]],
+        deferred: bool,
     ) -> _Details:
         phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
         budget = phase_deadline - time.monotonic()
@@ -676,7 +689,9 @@ class KafkaClusterSource:
         # since the metadata (still listed until fenced), nor a hung one
         answered = _answered(broker_futures, md, min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic()))
         node = answered[0] if answered else None
-        kadmin: Any = self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names else None
+        kadmin: Any = (
+            self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names and not deferred else None
+        )
         if kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
             kp_configs = self._pool().submit(topicconfigs.fetch, kadmin, requests, node, budget)

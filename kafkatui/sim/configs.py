@@ -12,7 +12,7 @@ share the per-resource validation, which splitting would put on both sides of an
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from kafkatui.sim.configdefs import (
     BROKER_CONFIGS,
@@ -111,6 +111,11 @@ class ConfigStore:
     def broker_ids(self) -> list[int]:
         """The brokers the store knows, ascending."""
         return sorted(self._static)
+
+    def topic_view_of(self, broker_id: int) -> tuple[Any, ...]:
+        """What a topic's DescribeConfigs answer depends on besides the topic and the cluster defaults:
+        the answering broker's static and dynamic per-broker settings (equal for brokers set alike)."""
+        return (tuple(sorted(self._static[broker_id].items())), tuple(sorted(self._dyn_broker[broker_id].items())))
 
     def has_topic(self, topic: str) -> bool:
         """Whether `topic` was added."""

@@ -173,7 +173,8 @@ def run_tui(ns: argparse.Namespace) -> int:
         except KafkaTuiError as exc:
             err.print(f"kafkatui: error: {exc}", markup=False)
             return exc.exit_code
-        source = KafkaClusterSource(settings, log_dirs="out-of-sync")
+        # the first refresh leaves kafka-python's import out of the first paint
+        source = KafkaClusterSource(settings, log_dirs="out-of-sync", defer_kafka_python=True)
         recorder = None
         problem = None
         if not ns.no_record and ns.demo is None:

@@ -220,6 +220,25 @@ def test_topic_configs_come_through_confluent_kafka_when_the_keyed_request_fails
     assert (cv.value, cv.source) == ("2", DYNAMIC_TOPIC_CONFIG)
 
 
+def test_a_dashboard_source_starts_kafka_python_only_from_its_second_snapshot(
+    sim: SimRunner, source_factory: Callable[..., KafkaClusterSource], wrap_api: Callable[[int, Handler], None]
+) -> None:
+    sim.call(lambda c: c.create_topic("orders", 3, 3))
+    keyed: list[bool] = []
+
+    async def spy(ctx: RequestContext, req: Any, original: Callable[[RequestContext, Any], Awaitable[Any]]) -> Any:
+        keyed.extend(bool(r.configuration_keys) for r in req.resources if r.resource_type == 2)
+        return await original(ctx, req)
+
+    wrap_api(32, spy)
+    source = source_factory(sim, log_dirs="out-of-sync", defer_kafka_python=True)
+    first = source.snapshot()
+    assert source._kadmin is None and keyed == [False]  # confluent-kafka, every config: no kafka-python yet
+    second = source.snapshot()
+    assert source._kadmin is not None and keyed == [False, True]
+    assert first.topics["orders"].configs == second.topics["orders"].configs
+
+
 # --------------------------------------------------------------------------- brokers in trouble
 def test_crashed_broker_is_absent_and_its_replicas_offline(
     sim: SimRunner, source_factory: Callable[..., KafkaClusterSource]
@@ -511,3 +530,32 @@ def test_config_fallback_when_topic_configs_are_missing(
     assert snap.partial and snap.broker_configs == {}
     assert any("CLUSTER_AUTHORIZATION_FAILED" in p and "DESCRIBE on the CLUSTER" in p for p in snap.problems)
     assert snap.topic_config("orders", "min.insync.replicas").source == ASSUMED_DEFAULT
+
+
+def test_each_broker_answers_topic_configs_with_its_own_static_settings() -> None:
+    """The simulator shares topic-config answers between brokers set alike (a real broker has no cold
+    cache to warm); a broker whose server.properties differ still answers with its own values."""
+    from kafka.admin import KafkaAdminClient
+
+    from kafkatui.kafka import topicconfigs
+
+    cluster = SimCluster(2)
+    cluster.add_broker(3, static={"min.insync.replicas": "2"})
+    cluster.create_topic("orders", 1, 3)
+    sim = SimRunner(cluster).start()
+    kadmin = None
+    try:
+        kadmin = KafkaAdminClient(bootstrap_servers=sim.bootstrap)
+        seen = {}
+        for node in (1, 3, 2, 3):
+            requests = topicconfigs.describe_requests(["orders"], ["min.insync.replicas"], 10)
+            got = topicconfigs.read_responses(
+                topicconfigs.fetch(kadmin, requests, node, 10.0), frozenset({"min.insync.replicas"}), 10.0
+            )
+            cv = got.configs["orders"]["min.insync.replicas"]
+            seen[node] = (cv.value, cv.source)
+        assert seen == {1: ("1", DEFAULT_CONFIG), 2: ("1", DEFAULT_CONFIG), 3: ("2", STATIC_BROKER_CONFIG)}
+    finally:
+        if kadmin is not None:
+            kadmin.close()
+        sim.stop()

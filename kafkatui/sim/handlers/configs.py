@@ -140,10 +140,13 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
         _CACHE.clear()
         _CACHE["generation"] = generation
     # the encoded answer too, as a broker's would cost next to nothing (a 1,000-topic answer is 1.6 MB
-    # and takes the Python encoder about 0.1 s): kept until a config, topic or replica state changes
+    # and takes the Python encoder about 0.1 s): kept until a config, topic or replica state changes.
+    # Topic answers are shared by brokers set alike (a real cluster has no cold broker to warm up).
+    topic_view = ctx.cluster.configs.topic_view_of(ctx.broker.id)
+    only_topics = all(int(r.resource_type) == TOPIC for r in req.resources)
     body_key = (
         "body",
-        ctx.broker.id,
+        topic_view if only_topics else ctx.broker.id,
         ctx.version,
         include_synonyms,
         include_documentation,
@@ -162,7 +165,7 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
     for resource in req.resources:
         keys = tuple(resource.configuration_keys) if resource.configuration_keys is not None else None
         cache_key = (
-            ctx.broker.id,
+            topic_view if int(resource.resource_type) == TOPIC else ctx.broker.id,
             resource.resource_type,
             resource.resource_name,
             keys,
