@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
+import os
 import sys
+from typing import NoReturn
 
 from kafkatui import __version__
 from kafkatui.argparsing import Parser
@@ -54,6 +57,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kafkatui: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def console() -> NoReturn:
+    """The console script: `main`, then, after a one-shot `check`, an exit that skips the interpreter's
+    teardown once the output is flushed (the source is closed by then: its clients and threads are gone).
+    Tearing down a finished 100,000-partition run cost 0.03-0.04 s of a 0.7 s `check --json`."""
+    code = main()
+    if sys.argv[1:2] == ["check"]:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: `check` already said what it could
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 def _main(argv: list[str] | None) -> int:
