@@ -2,7 +2,8 @@
 
 ``summary.json`` has schema ``kafkatui.replay/1`` (day, timeline of 1440 minutes, incidents, gaps,
 brokers, top partitions); ``frames/partitions`` and ``frames/brokers`` hold Spark's JSON output,
-``part-*.json.gz`` files of JSON Lines. Damage is one line (`ReplayDataError`, exit 3) for the summary,
+``part-*.json.gz`` files of JSON Lines (per ``hour=H`` folder since layout 1; each file in time order
+when ``frames/layout.json`` says so, layout 2). Damage is one line (`ReplayDataError`, exit 3) for the summary,
 and counted, never fatal, for the frames (a truncated gzip file's tail is one torn line).
 No textual here.
 """

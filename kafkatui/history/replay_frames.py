@@ -20,13 +20,20 @@ from kafkatui.model.health import Health
 NO_CLASS = 255  # a frame without a class (the code in the class column)
 CLASS_CODES = {h.name: int(h) for h in Health}
 
-# a partition frame as the replay job writes it (Spark's JSON writer, fixed key order), one line; a
-# block of such lines is parsed column-wise by one `findall` (other lines are decoded one by one)
+# a partition frame as the replay job writes it (Spark's JSON writer, fixed key order), one line, in three
+# parts: ts, the partition ("topic":..,"partition":..) and its state (leader to class). A day has
+# few distinct states (leader, ISR, replicas, min ISR, class: 139 in hour 0 of the bench day), so each
+# is decoded once; a block of such lines is parsed by one `findall`
 _FRAME = re.compile(
-    rb'^\{"ts_ms":(\d+),"topic":"([^"\\\n]*)","partition":(\d+),"leader":(-?\d+),"isr":\[([\d,]*)\],'
-    rb'"replicas":(null|\[[\d,]*\]),"min_isr":(null|\d+),"class":(null|"[A-Z_]+")\}$',
+    rb'^\{"ts_ms":(\d+),("topic":"[^"\\\n]*","partition":\d+),"leader":(-?\d+,"isr":\[[\d,]*\],'
+    rb'"replicas":(?:null|\[[\d,]*\]),"min_isr":(?:null|\d+),"class":(?:null|"[A-Z_]+"))\}$',
     re.MULTILINE,
 )
+_KEY = re.compile(rb'"topic":"([^"\\\n]*)","partition":(\d+)')
+_STATE = re.compile(
+    rb'(-?\d+),"isr":\[([\d,]*)\],"replicas":(null|\[[\d,]*\]),"min_isr":(null|\d+),"class":(null|"[A-Z_]+")'
+)
+_BAD = -1  # a state this kafkatui cannot use (unknown class, broken ids): its lines are garbled
 
 
 def _ids(raw: bytes) -> tuple[int, ...]:
@@ -50,9 +57,10 @@ class FrameParser:
         self.stats = stats
         self.key_id = key_id  # (topic, partition) -> key id
         self.tuple_id = tuple_id  # broker ids -> tuple id (ValueError when not integers)
-        self.keys: dict[tuple[bytes, bytes], int] = {}  # (topic, partition) as written -> key id
-        self.tids: dict[bytes, int] = {b"null": -1}  # "1,2,3" / "[1,2,3]" as written -> tuple id (-1: null)
-        self.min_isr: dict[bytes, int] = {b"null": 0}
+        self.keys: dict[bytes, int] = {}  # '"topic":"t","partition":0' as written -> key id
+        self.states: dict[bytes, int] = {}  # a state as written -> its index in the columns below, or _BAD
+        # per state: leader, ISR tuple id, replicas tuple id, min ISR, class code
+        self.state_cols: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
         self.codes = {b'"' + name.encode() + b'"': code for name, code in CLASS_CODES.items()} | {b"null": NO_CLASS}
 
     def block(self, block: bytes, cols: Columns, until_ms: int | None) -> bool:
@@ -62,7 +70,7 @@ class FrameParser:
         n = block.count(b"\n")
         if len(rows) != n or not rows:
             return self._lines(block, cols, until_ms)
-        ts_c, topic_c, part_c, leader_c, isr_c, reps_c, mi_c, cls_c = zip(*rows, strict=True)
+        ts_c, key_c, state_c = zip(*rows, strict=True)
         ts = list(map(int, ts_c))
         stop = until_ms is not None and ts[-1] >= until_ms
         if stop:
@@ -73,59 +81,67 @@ class FrameParser:
                 else next(i for i, t in enumerate(ts) if t >= until_ms)
             )
             del ts[n:]
-        code = list(map(self.codes.get, cls_c[:n]))
-        try:
-            if None in code:
-                raise KeyError("unknown health class")
-            isr = self._tuples(isr_c[:n])
-            reps = self._tuples(reps_c[:n])
-        except (ValueError, KeyError):  # a line this kafkatui cannot use: the block line by line
+        states = self.states
+        sid = list(map(states.get, state_c[:n]))
+        if None in sid:
+            for i in [i for i, v in enumerate(sid) if v is None]:
+                sid[i] = self._state(state_c[i])
+        if _BAD in sid:  # a line this kafkatui cannot use: the block line by line
             return self._lines(b"".join(line + b"\n" for line in block.split(b"\n")[:n]), cols, None) or stop
         self.stats.lines += n
-        keys, mis = self.keys, self.min_isr
-        kid = list(map(keys.get, zip(topic_c[:n], part_c[:n], strict=True)))
+        keys = self.keys
+        kid = list(map(keys.get, key_c[:n]))
         if None in kid:
             for i in [i for i, k in enumerate(kid) if k is None]:
-                raw = (topic_c[i], part_c[i])
-                k = keys.get(raw)
-                if k is None:
-                    k = keys[raw] = self.key_id(raw[0].decode(), int(raw[1]))
-                kid[i] = k
-        mi = list(map(mis.get, mi_c[:n]))
-        if None in mi:
-            for i in [i for i, v in enumerate(mi) if v is None]:
-                mi[i] = mis.setdefault(mi_c[i], int(mi_c[i]))
+                kid[i] = self._key(key_c[i])
         t, k_l, lead_l, isr_l, rep_l, mi_l, cls_l = cols
         t.extend(ts)
         k_l.extend(kid)  # type: ignore[arg-type]
-        lead_l.extend(map(int, leader_c[:n]))
-        isr_l.extend(isr)
-        rep_l.extend(reps)
-        mi_l.extend(mi)  # type: ignore[arg-type]
-        cls_l.extend(code)  # type: ignore[arg-type]
+        for col, per_state in zip((lead_l, isr_l, rep_l, mi_l, cls_l), self.state_cols, strict=True):
+            col.extend(map(per_state.__getitem__, sid))  # type: ignore[arg-type]
         return stop
 
-    def _tuples(self, raw: tuple[bytes, ...]) -> list[int]:
-        tids = self.tids
-        out = list(map(tids.get, raw))
-        if None in out:
-            for i in [i for i, v in enumerate(out) if v is None]:
-                tid = tids.get(raw[i])
-                if tid is None:
-                    tid = tids[raw[i]] = self.tuple_id(_ids(raw[i]))
-                out[i] = tid
-        return out  # type: ignore[return-value]
-
-    def _row(self, m: re.Match[bytes]) -> tuple[int, int, int, int, int, int, int]:
-        """One line in the job's layout; KeyError / ValueError when it cannot be used."""
-        ts_b, topic_b, part_b, leader_b, isr_b, reps_b, mi_b, cls_b = m.groups()
-        isr, reps = self._tuples((isr_b, reps_b))
-        code = self.codes[cls_b]
-        raw = (topic_b, part_b)
+    def _key(self, raw: bytes) -> int:
         kid = self.keys.get(raw)
         if kid is None:
-            kid = self.keys[raw] = self.key_id(topic_b.decode(), int(part_b))
-        return int(ts_b), kid, int(leader_b), isr, reps, 0 if mi_b == b"null" else int(mi_b), code
+            m = _KEY.fullmatch(raw)
+            assert m is not None  # _FRAME matched it
+            kid = self.keys[raw] = self.key_id(m.group(1).decode(), int(m.group(2)))
+        return kid
+
+    def _state(self, raw: bytes) -> int:
+        """The index of a state as written (decoded on first sight), or _BAD."""
+        sid = self.states.get(raw)
+        if sid is not None:
+            return sid
+        m = _STATE.fullmatch(raw)
+        assert m is not None  # _FRAME matched it
+        leader_b, isr_b, reps_b, mi_b, cls_b = m.groups()
+        try:
+            values = (
+                int(leader_b),
+                self.tuple_id(_ids(isr_b)),
+                -1 if reps_b == b"null" else self.tuple_id(_ids(reps_b)),
+                0 if mi_b == b"null" else int(mi_b),
+                self.codes[cls_b],
+            )
+        except (ValueError, KeyError):
+            sid = _BAD
+        else:
+            sid = len(self.state_cols[0])
+            for col, value in zip(self.state_cols, values, strict=True):
+                col.append(value)
+        self.states[raw] = sid
+        return sid
+
+    def _row(self, m: re.Match[bytes]) -> tuple[int, int, int, int, int, int, int]:
+        """One line in the job's layout; ValueError when it cannot be used."""
+        ts_b, key_b, state_b = m.groups()
+        sid = self._state(state_b)
+        if sid == _BAD:
+            raise ValueError("not a valid frame")
+        leader, isr, reps, mi, code = (col[sid] for col in self.state_cols)
+        return int(ts_b), self._key(key_b), leader, isr, reps, mi, code
 
     def _decoded(self, line: bytes) -> tuple[int, int, int, int, int, int, int]:
         """A frame line in any other JSON layout: (ts, key id, leader, isr id, replicas id, min ISR, class
