@@ -3,7 +3,9 @@
 A child process does what `kafkatui --replay OUT` does (imports, `open_day`, the app) and runs the app
 headless until the Replay screen shows the partition table at the first incident; the time is counted
 from the child's start (interpreter start-up included). Then the time until the whole day has been
-read in the background. Usage: python bench/replay_first_frame.py [OUT]
+read in the background. Last, in another child, the read alone for the worst minute of that hour to
+open on (its 58th: a time-sorted hour is read up to the minute shown, so an incident late in its hour
+costs the most). Usage: python bench/replay_first_frame.py [OUT]
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ async def run():
 asyncio.run(run())
 """
 
+LATE = r"""
+import sys, time
+from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.replay_files import read_summary
+s = read_summary(__import__("pathlib").Path(sys.argv[1]))
+first = s.incidents[0].start_ms if s.incidents else s.day_start_ms
+hour = (first - s.day_start_ms) // 3_600_000
+t = time.perf_counter()
+data = ReplayData.load_hour(sys.argv[1], hour, hour * 60 + 58)
+print(f"read hour {hour} up to {hour:02d}:58 (the worst minute to open on): {time.perf_counter() - t:.2f} s "
+      f"({data.frames:,} frames)" if data else "no per-hour frames")
+"""
+
 
 def main() -> None:
     default = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay")) / "out"
@@ -50,6 +65,8 @@ def main() -> None:
     env = dict(os.environ, PYTHONPATH=str(HERE))
     print(f"load average {os.getloadavg()[0]:.1f}")
     subprocess.run([sys.executable, "-c", CHILD, out, str(time.time())], env=env, check=True)
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    subprocess.run([sys.executable, "-c", LATE, out], env=env, check=True)
 
 
 if __name__ == "__main__":

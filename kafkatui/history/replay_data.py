@@ -29,13 +29,13 @@ Rules where the frames say less than a snapshot would:
 from __future__ import annotations
 
 import bisect
-import json
-import re
+import operator
 import threading
 from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import compress, islice
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +51,13 @@ from kafkatui.history.replay_files import (
     as_int,
     fail,
     frame_files,
-    frame_lines,
+    gz_chunks,
     has_hours,
     read_summary,
     records,
+    time_sorted,
 )
+from kafkatui.history.replay_frames import NO_CLASS, Columns, FrameParser
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
@@ -81,22 +83,8 @@ __all__ = [
 
 CHECKPOINT_MINUTES = 60
 _PROGRESS_MASK = (1 << 18) - 1
-# a partition frame as the replay job writes it (Spark's JSON writer, fixed key order); other lines are decoded
-_FRAME = re.compile(
-    rb'\{"ts_ms":(\d+),"topic":"([^"\\]*)","partition":(\d+),"leader":(-?\d+),"isr":\[([\d,]*)\],'
-    rb'"replicas":(?:null|\[([\d,]*)\]),"min_isr":(null|\d+),"class":(?:null|"([A-Z_]+)")\}'
-)
-
-
-def _ids(raw: bytes) -> tuple[int, ...]:
-    """Broker ids as the job writes them inside brackets ("1,2,3")."""
-    return tuple(map(int, raw.split(b","))) if raw else ()
-
-
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
-_NO_CLASS = 255
-_CLASS_CODES = {h.name: int(h) for h in Health}
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,19 +162,27 @@ class ReplayData:
         return data
 
     @classmethod
-    def load_hour(cls, directory: str | Path, hour: int) -> ReplayData | None:
+    def load_hour(cls, directory: str | Path, hour: int, until: int | None = None) -> ReplayData | None:
         """The day as far as one hour shows it: every partition's state at H:00 and the frames of
         hour H, enough for any minute of that hour (`covers`), read in a fraction of `load`'s time.
+        `until` (a minute of that hour): when the job wrote each file in time order (`time_sorted`),
+        only the frames up to that minute's end are read, and the view covers H:00 to that minute.
         None when OUT has no per-hour frames (outputs of an older job)."""
         path = Path(directory).expanduser()
         if not has_hours(path):
             return None
         hour = max(0, min(23, hour))
+        last = hour * 60 + 59
+        if until is not None and hour * 60 <= until < last and time_sorted(path):
+            last = until
         data = cls(path, read_summary(path))
-        data._read_partitions(frame_files(path, "at_hour", hour) + frame_files(path, "partitions", hour))
+        until_ms = data.end_ms(last) if last < hour * 60 + 59 else None
+        data._read_partitions(
+            frame_files(path, "at_hour", hour) + frame_files(path, "partitions", hour), None, until_ms
+        )
         data._read_brokers(frame_files(path, "brokers"))
         data._index()
-        data.window = (hour * 60, hour * 60 + 59)
+        data.window = (hour * 60, last)
         return data
 
     def covers(self, minute: int) -> bool:
@@ -211,79 +207,37 @@ class ReplayData:
             self._keys.append(key)
         return kid
 
-    def _decoded_frame(self, line: bytes) -> tuple[int, int, int, int, int, int, int]:
-        """A frame line in any other JSON layout: (ts, key id, leader, isr id, replicas id, min ISR, class
-        code); ValueError, TypeError, KeyError or AttributeError when it is not a valid frame."""
-        rec = json.loads(line)
-        ts, part, leader = rec["ts_ms"], rec["partition"], rec["leader"]
-        if type(ts) is not int or type(part) is not int or type(leader) is not int:
-            raise ValueError("not an integer")
-        isr = self._tuple(rec["isr"])
-        reps = rec.get("replicas")
-        rid = -1 if reps is None else self._tuple(reps)
-        mi = rec.get("min_isr")
-        if mi is not None and type(mi) is not int:
-            raise ValueError("min_isr is not an integer")
-        c = rec.get("class")
-        code = _NO_CLASS if c is None else _CLASS_CODES[c]
-        return ts, self._key_id(str(rec["topic"]), part), leader, isr, rid, mi or 0, code
-
-    def _read_partitions(self, files: list[Path], progress: Callable[[int], None] | None = None) -> None:
-        """Frames into flat arrays sorted by time (the hot loop of a big day: kept free of calls)."""
-        ts_l: list[int] = []
-        key_l: list[int] = []
-        leader_l: list[int] = []
-        isr_l: list[int] = []
-        rep_l: list[int] = []
-        mi_l: list[int] = []
-        cls_l: list[int] = []
-        raw_keys: dict[tuple[bytes, bytes], int] = {}  # (topic, partition) as written -> key id
-        raw_tids: dict[bytes, int] = {}  # "1,2,3" as written -> tuple id
-        codes = {name.encode(): code for name, code in _CLASS_CODES.items()}
-        fast = _FRAME.fullmatch
-        st = self.stats
-        for line in frame_lines(files, st):
-            m = fast(line)
-            try:
-                if m is not None:  # the job's own layout: no JSON decoding, no dict
-                    ts_b, topic_b, part_b, leader_b, isr_b, reps_b, mi_b, cls_b = m.groups()
-                    kid = raw_keys.get((topic_b, part_b))
-                    if kid is None:
-                        kid = raw_keys[(topic_b, part_b)] = self._key_id(topic_b.decode(), int(part_b))
-                    isr = raw_tids.get(isr_b)
-                    if isr is None:
-                        isr = raw_tids[isr_b] = self._tuple(_ids(isr_b))
-                    rid = -1
-                    if reps_b is not None:
-                        rid = raw_tids.get(reps_b, -1)
-                        if rid < 0:
-                            rid = raw_tids[reps_b] = self._tuple(_ids(reps_b))
-                    ts, leader = int(ts_b), int(leader_b)
-                    mi = 0 if mi_b == b"null" else int(mi_b)
-                    code = _NO_CLASS if cls_b is None else codes[cls_b]
-                else:
-                    ts, kid, leader, isr, rid, mi, code = self._decoded_frame(line)
-            except (ValueError, TypeError, KeyError, AttributeError):
-                st.garbled += 1
-                continue
-            ts_l.append(ts)
-            key_l.append(kid)
-            leader_l.append(leader)
-            isr_l.append(isr)
-            rep_l.append(rid)
-            mi_l.append(mi)
-            cls_l.append(code)
-            if progress is not None and not len(cls_l) & _PROGRESS_MASK:
-                progress(len(cls_l))
-        order = sorted(range(len(ts_l)), key=ts_l.__getitem__)  # stable: ties keep file order
+    def _read_partitions(
+        self, files: list[Path], progress: Callable[[int], None] | None = None, until_ms: int | None = None
+    ) -> None:
+        """Frames into flat arrays sorted by time. `until_ms`: the files are each in time order and
+        only frames before it are wanted (a file is read up to there)."""
+        cols: Columns = ([], [], [], [], [], [], [])
+        parse = FrameParser(self.stats, self._key_id, self._tuple)
+        reported = 0
+        for path in files:
+            for block in gz_chunks(path, self.stats):
+                stop = parse.block(block, cols, until_ms)
+                while progress is not None and len(cols[0]) >= reported + _PROGRESS_MASK + 1:
+                    reported += _PROGRESS_MASK + 1  # each multiple passed, as if counted frame by frame
+                    progress(reported)
+                if stop:
+                    break
+        ts_l, key_l, leader_l, isr_l, rep_l, mi_l, cls_l = cols
         f = self._f
-        f.ts = array("q", [ts_l[i] for i in order])
-        f.key = array("i", [key_l[i] for i in order])
-        f.leader = array("i", [leader_l[i] for i in order])
-        f.isr = array("i", [isr_l[i] for i in order])
-        f.replicas = array("i", [rep_l[i] for i in order])
-        f.min_isr = array("i", [mi_l[i] for i in order])
-        f.cls = bytearray([cls_l[i] for i in order])
+        if len(ts_l) < 2 or all(map(operator.le, ts_l, islice(ts_l, 1, None))):
+            f.ts, f.key, f.leader, f.isr = array("q", ts_l), array("i", key_l), array("i", leader_l), array("i", isr_l)
+            f.replicas, f.min_isr, f.cls = array("i", rep_l), array("i", mi_l), bytearray(cls_l)
+            return
+        # stable: ties keep file order; time-sorted part files are runs that the sort merges
+        pick = operator.itemgetter(*sorted(range(len(ts_l)), key=ts_l.__getitem__))
+        f.ts, f.key, f.leader, f.isr = (
+            array("q", pick(ts_l)),
+            array("i", pick(key_l)),
+            array("i", pick(leader_l)),
+            array("i", pick(isr_l)),
+        )
+        f.replicas, f.min_isr, f.cls = array("i", pick(rep_l)), array("i", pick(mi_l)), bytearray(pick(cls_l))
 
     def _read_brokers(self, files: list[Path]) -> None:
         events: list[tuple[int, int, bool, str | None]] = []
@@ -321,7 +275,7 @@ class ReplayData:
         tuples = self._tuples
         # replicas unknown (broker logs only): the union of the leaders and ISRs seen, first leader first
         seen: dict[int, dict[int, None]] = {}
-        for i in [i for i, r in enumerate(f.replicas) if r < 0]:
+        for i in [i for i, r in enumerate(f.replicas) if r < 0] if -1 in f.replicas else ():
             members = seen.setdefault(f.key[i], {})
             if f.leader[i] >= 0:
                 members[f.leader[i]] = None
@@ -334,9 +288,9 @@ class ReplayData:
             self._topic_keys.setdefault(topic, []).append(kid)
         for kids in self._topic_keys.values():
             kids.sort(key=lambda k: self._keys[k][1])
-        recorded = {self._keys[k][0] for k, mi in zip(f.key, f.min_isr, strict=True) if mi}
+        recorded = {self._keys[k][0] for k in set(compress(f.key, f.min_isr))}
         at_min: dict[str, Counter[int]] = {}
-        for i in [i for i, mi in enumerate(f.min_isr) if not mi]:
+        for i in [i for i, mi in enumerate(f.min_isr) if not mi] if 0 in f.min_isr else ():
             topic = self._keys[f.key[i]][0]
             if topic not in recorded and f.cls[i] == Health.AT_MIN_ISR:
                 at_min.setdefault(topic, Counter())[len(tuples[f.isr[i]])] += 1
@@ -347,9 +301,13 @@ class ReplayData:
         self._pinfo = [None] * n_keys
         self._pos = 0
         self._topic_cache = {t: None for t in self._topic_keys}
+        cur, key = self._cur, f.key
         for m in range(CHECKPOINT_MINUTES - 1, MINUTES, CHECKPOINT_MINUTES):
-            self._advance(self._target(m))
-            self._checkpoints[m] = (self._pos, array("i", self._cur))
+            target = self._target(m)
+            for i in range(self._pos, target):  # `_advance` without marking topics: all are marked next
+                cur[key[i]] = i
+            self._pos = target
+            self._checkpoints[m] = (self._pos, array("i", cur))
         self._restore(-1)
 
     # -- moving ----------------------------------------------------------------------------------------
@@ -497,7 +455,7 @@ class ReplayData:
         with self._lock:
             self._move(max(0, min(MINUTES - 1, minute)))
             i = self._cur[kid]
-        if i < 0 or self._f.cls[i] == _NO_CLASS:
+        if i < 0 or self._f.cls[i] == NO_CLASS:
             return None
         return Health(self._f.cls[i])
 
@@ -517,7 +475,7 @@ class ReplayData:
                     f.leader[i],
                     self._tuples[f.isr[i]],
                     self._tuples[rid] if rid >= 0 else self._union[kid],
-                    None if f.cls[i] == _NO_CLASS else Health(f.cls[i]),
+                    None if f.cls[i] == NO_CLASS else Health(f.cls[i]),
                 )
             )
             i = f.prev[i]

@@ -2,7 +2,8 @@
 
 ``summary.json`` has schema ``kafkatui.replay/1`` (day, timeline of 1440 minutes, incidents, gaps,
 brokers, top partitions); ``frames/partitions`` and ``frames/brokers`` hold Spark's JSON output,
-``part-*.json.gz`` files of JSON Lines. Damage is one line (`ReplayDataError`, exit 3) for the summary,
+``part-*.json.gz`` files of JSON Lines (per ``hour=H`` folder since layout 1; each file in time order
+when ``frames/layout.json`` says so, layout 2). Damage is one line (`ReplayDataError`, exit 3) for the summary,
 and counted, never fatal, for the frames (a truncated gzip file's tail is one torn line).
 No textual here.
 """
@@ -25,6 +26,8 @@ SCHEMA_PREFIX = "kafkatui.replay/"
 MINUTES = 1440
 MINUTE_MS = 60_000
 _CHUNK = 1 << 16
+LAYOUT = "layout.json"  # frames/layout.json: how the job laid the frames out (absent before layout 2)
+FRAMES_LAYOUT = {"schema": "kafkatui.frames/2", "sorted_by": "ts_ms"}
 
 
 class ReplayDataError(KafkaTuiError):
@@ -208,8 +211,9 @@ def _summary(raw: dict[str, Any]) -> Summary:
     )
 
 
-def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
-    """Complete lines of a gzip file (several members allowed); a truncated or damaged tail counts as torn."""
+def gz_chunks(path: Path, stats: FrameStats) -> Iterator[bytes]:
+    """A gzip file (several members allowed) as blocks of complete lines, each block ending with a
+    newline; a truncated or damaged tail counts as torn. A consumer may stop early (time-sorted files)."""
     stats.files += 1
     try:
         data = path.read_bytes()
@@ -225,8 +229,10 @@ def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
                 chunk = data[pos : pos + _CHUNK]
                 pos += len(chunk)
                 buf += d.decompress(chunk)
-                *lines, buf = buf.split(b"\n")
-                yield from (line for line in lines if line.strip())
+                cut = buf.rfind(b"\n") + 1
+                if cut:
+                    yield buf[:cut]
+                    buf = buf[cut:]
         except zlib.error:
             stats.torn += 1  # damaged: the rest of the file is lost
             return
@@ -235,7 +241,13 @@ def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
             return
         data = (d.unused_data + data[pos:]).lstrip(b"\0")
     if buf.strip():
-        yield buf
+        yield buf + b"\n"
+
+
+def gz_lines(path: Path, stats: FrameStats) -> Iterator[bytes]:
+    """Complete non-blank lines of a gzip file (`gz_chunks`)."""
+    for block in gz_chunks(path, stats):
+        yield from (line for line in block.split(b"\n") if line.strip())
 
 
 def frame_lines(files: list[Path], stats: FrameStats) -> Iterator[bytes]:
@@ -304,6 +316,16 @@ def frame_files(directory: Path, kind: str, hour: int | None = None) -> list[Pat
         for p in sorted(d.iterdir())
         if p.name.startswith("part-") and p.name.endswith(".json.gz")
     ]
+
+
+def time_sorted(directory: Path) -> bool:
+    """True when ``frames/layout.json`` says each part file of ``frames/partitions`` is in ``ts_ms``
+    order (the job writes it so since layout 2), so a reader may stop at a minute's end."""
+    try:
+        layout = json.loads((directory / "frames" / LAYOUT).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(layout, dict) and layout.get("sorted_by") == "ts_ms"
 
 
 def has_hours(directory: Path) -> bool:

@@ -68,6 +68,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from kafkatui.history import replay_inputs as inp
+from kafkatui.history.replay_files import FRAMES_LAYOUT, LAYOUT
 from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
 from kafkatui.history.replay_read import (
     _IDS,
@@ -583,7 +584,7 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
         progress(2, f"{n_states:,} partition states, {n_intervals:,} intervals")
         # the two big outputs are written while the aggregates run: each fills the other's idle core
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-write") as pool:
-            tables = pool.submit(_write_tables, cfg, st, iv)
+            tables = pool.submit(_write_tables, fs, cfg, st, iv)
             tl = timeline(iv, cfg, inputs.gaps)
             progress(2, "timeline done")
             inc = incidents(iv, st)
@@ -612,11 +613,13 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
     return ReplayResult(cfg.out, summary, time.perf_counter() - t0)
 
 
-def _write_tables(cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
+def _write_tables(fs: HadoopFs, cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
     """intervals/ (Parquet), and the frames (gzip JSON Lines, fastest zlib level: 25% larger, 40% less
     time) in one folder per hour of the day, so the Replay screen can open on one hour at once:
-    ``frames/partitions/hour=H/`` the partition states that begin in hour H, ``frames/at_hour/hour=H/``
-    each partition's state in force at H:00 (its last frame before; none for hour 0)."""
+    ``frames/partitions/hour=H/`` the partition states that begin in hour H, each part file in time
+    order (the screen reads an hour only up to the minute it shows), ``frames/at_hour/hour=H/`` each
+    partition's state in force at H:00 (its last frame before; none for hour 0); then
+    ``frames/layout.json`` says so (older outputs lack it: their files are read whole)."""
     out = cfg.out_uri
     iv.write.mode("overwrite").parquet(join(out, "intervals"))
     d0 = cfg.day_start
@@ -644,8 +647,10 @@ def _write_tables(cfg: ReplayConfig, st: DataFrame, iv: DataFrame) -> None:
             .json(join(out, "frames", name))
         )
 
-    write(frames.withColumn("hour", hour), "partitions")
+    # sorted within each task by (hour, ts): the writer's own grouping by hour keeps this order
+    write(frames.withColumn("hour", hour).sortWithinPartitions("hour", "ts_ms"), "partitions")
     write(at_hour, "at_hour")
+    fs.write_bytes(join(out, "frames", LAYOUT), (json.dumps(FRAMES_LAYOUT) + "\n").encode())
 
 
 def _write_summary(

@@ -404,6 +404,7 @@ class LogSide:
     report: ParseReport | None = None
     files: list[str] = field(default_factory=list)
     cached: list[Any] = field(default_factory=list)
+    fences: list[BrokerLogEvent] = field(default_factory=list)  # the controller's fence / unfence lines, by time
 
 
 def log_files(fs: HadoopFs, patterns: list[str]) -> tuple[list[FileInfo], list[str]]:
@@ -440,14 +441,13 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
     out.cached.append(parsed)
     out.report = _merge(parsed.filter(lambda x: x[0] == "r").map(lambda x: x[1]).collect())
     out.report.problems[:0] = problems
-    fences = sc.broadcast(
-        [
-            BrokerLogEvent(ts, broker, kind)
-            for ts, broker, kind, _ in sorted(
-                parsed.filter(lambda x: x[0] == "b").map(lambda x: x[1]).collect(), key=lambda b: (b[0], b[3])
-            )
-        ]
-    )
+    out.fences = [
+        BrokerLogEvent(ts, broker, kind)
+        for ts, broker, kind, _ in sorted(
+            parsed.filter(lambda x: x[0] == "b").map(lambda x: x[1]).collect(), key=lambda b: (b[0], b[3])
+        )
+    ]
+    fences = sc.broadcast(out.fences)
     out.cached.append(fences)
     derived = (
         parsed.filter(lambda x: x[0] == "e")
@@ -544,12 +544,15 @@ def describe_inputs(history: Path | str | None, day: date, log_patterns: list[st
 # -- together ---------------------------------------------------------------------------------------
 
 
-def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) -> list[BrokerFrame]:
+def _broker_frames(
+    rows: list[Any], log_brokers: set[int], fences: list[BrokerLogEvent], cfg: ReplayConfig
+) -> list[BrokerFrame]:
     """Broker up/down (and rack) changes of the day, each known broker's state at its first appearance.
 
     Recordings: snapshot records list the live brokers with their racks, broker records say up/down
     (and the rack of a broker coming up); a broker keeps its last known rack while down. Brokers only
-    seen in broker logs are shown up at 00:00 with no rack (the logs say nothing about either).
+    seen in broker logs (no rack: the logs do not say) are down while the controller has them fenced
+    (`_fenced_frames`), up otherwise.
     """
     state: dict[int, tuple[bool, str | None]] = {}
     frames: list[BrokerFrame] = []
@@ -580,8 +583,30 @@ def _broker_frames(rows: list[Any], log_brokers: set[int], cfg: ReplayConfig) ->
             put(ts, r["broker"], up, r.get("rack") if up else rack_of(r["broker"]))
     if not started:
         frames.extend((cfg.day_start, b, up, rack) for b, (up, rack) in sorted(state.items()))
-    frames.extend((cfg.day_start, b, True, None) for b in sorted(log_brokers - set(state)))
+    frames.extend(_fenced_frames(fences, log_brokers - set(state), cfg))
     return frames
+
+
+def _fenced_frames(fences: list[BrokerLogEvent], brokers: set[int], cfg: ReplayConfig) -> list[BrokerFrame]:
+    """`brokers`' up/down from the controller's fence / unfence lines (time-sorted): each broker's
+    state at 00:00 (the last line before; none: up, unless its first line of the day unfences it,
+    i.e. it was down), then a frame per change within the day. A broker the controller fenced is
+    down for the cluster: it leads nothing and is in no ISR until unfenced."""
+    up: dict[int, bool] = {}
+    changes: list[BrokerFrame] = []
+    for ev in fences:
+        if ev.broker not in brokers or ev.ts_ms >= cfg.day_end:
+            continue
+        now = ev.kind == "unfenced"
+        if ev.ts_ms < cfg.day_start:
+            up[ev.broker] = now
+        elif up.setdefault(ev.broker, not now) != now:
+            up[ev.broker] = now
+            changes.append((ev.ts_ms, ev.broker, now, None))
+    # the state at 00:00: before the first change of the day, the opposite of it
+    first = {b: not u for ts, b, u, _ in reversed(changes)}
+    at_start = [(cfg.day_start, b, first.get(b, up.get(b, True)), None) for b in sorted(brokers)]
+    return at_start + changes
 
 
 def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[Inputs, dict[str, Any]]:
@@ -623,5 +648,7 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
     }
     if report and report.problems:
         meta["log_problems"] = report.problems[:20]
-    frames = _broker_frames([m for m in rec.meta if m["type"] in ("broker", "snapshot")], logs.brokers, cfg)
+    frames = _broker_frames(
+        [m for m in rec.meta if m["type"] in ("broker", "snapshot")], logs.brokers, logs.fences, cfg
+    )
     return Inputs(events, gaps, frames, counts, mixed=len(parts) > 1, cached=cached), meta

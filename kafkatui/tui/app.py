@@ -20,7 +20,6 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from kafkatui.kafka.settings import ConnectionSettings
-from kafkatui.tui import write_actions
 from kafkatui.tui.feed import Feed, ViewState
 from kafkatui.tui.messages import (
     BROKER_DEFAULT,
@@ -386,6 +385,8 @@ class KafkaTuiApp(App[None]):
         self._show_record_error()
         if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
             self._settled = True
+            from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
             write_actions.settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             if isinstance(screen, LiveView):
@@ -468,15 +469,23 @@ class KafkaTuiApp(App[None]):
             self.push_screen(WhatIfScreen())
 
     def action_revert_last(self) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_revert(self, self.session)
 
     def action_change_history(self) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.open_history(self, self.session)
 
     def action_alter_defaults(self) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_alter(self, self.session, [BROKER_DEFAULT])
 
     def action_elect_all(self) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_preferred(self, self.session, None)
 
     def open_topic(self, topic: str) -> None:
@@ -505,13 +514,21 @@ class KafkaTuiApp(App[None]):
             self.request_refresh()
 
     def on_start_alter(self, message: StartAlter) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_alter(self, self.session, message.targets)
 
     def on_start_preferred_election(self, message: StartPreferredElection) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_preferred(self, self.session, message.topics)
 
     def on_start_unclean_election(self, message: StartUncleanElection) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_unclean(self, self.session, message.topic, message.partition)
 
     def on_start_reassign(self, message: StartReassign) -> None:
+        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+
         write_actions.start_reassign(self, self.session, message.topic)

@@ -159,11 +159,14 @@ class DayBuilder:
             "top_partitions": [],
         }
 
-    def write(self, out: Path, seed: int = 7, compact: bool = False, by_hour: bool = False) -> Path:
+    def write(
+        self, out: Path, seed: int = 7, compact: bool = False, by_hour: bool = False, time_sorted: bool = False
+    ) -> Path:
         """summary.json and frames in two shuffled part files per kind; returns `out`. `compact`: without
         spaces, as the replay job's JSON writer lays them out (the loader's fast path). `by_hour`: the
         partition frames in ``hour=H`` folders with each hour's starting state in ``frames/at_hour``, as
-        the job writes them now."""
+        the job wrote them in layout 1. `time_sorted` (with `by_hour`): each hour's part files in time
+        order and ``frames/layout.json`` saying so, as the job writes them now."""
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary()), encoding="utf-8")
         rng = random.Random(seed)
@@ -174,6 +177,8 @@ class DayBuilder:
             rng.shuffle(shuffled)
             half = len(shuffled) // 2
             for n, chunk in enumerate((shuffled[:half], shuffled[half:])):
+                if time_sorted:
+                    chunk = sorted(chunk, key=lambda f: f["ts_ms"])
                 if by_hour and kind == "partitions":
                     for f in chunk:
                         self._put(folder / f"hour={(f['ts_ms'] - self.day_start_ms) // 3_600_000}", n, [f], compact)
@@ -187,6 +192,8 @@ class DayBuilder:
                     if f["ts_ms"] < start:
                         last[(f["topic"], f["partition"])] = f
                 self._put(out / "frames" / "at_hour" / f"hour={h}", 0, list(last.values()), compact)
+        if by_hour and time_sorted:
+            (out / "frames" / "layout.json").write_text('{"schema": "kafkatui.frames/2", "sorted_by": "ts_ms"}\n')
         return out
 
     @staticmethod
@@ -199,7 +206,7 @@ class DayBuilder:
 RACKS = {1: "eu-west-1a", 2: "eu-west-1b", 3: "eu-west-1c"}
 
 
-def incident_day(out: Path, compact: bool = False, by_hour: bool = False) -> Path:
+def incident_day(out: Path, compact: bool = False, by_hour: bool = False, time_sorted: bool = False) -> Path:
     """A 3-broker day with two incidents and a recorder gap:
 
     - 02:13:30 broker 3 dies: orders-0 and orders-1 at minISR (orders-1 fails over to broker 1);
@@ -260,4 +267,4 @@ def incident_day(out: Path, compact: bool = False, by_hour: bool = False) -> Pat
         {"broker": 2, "shrinks": 2, "expands": 2, "flapping_score": 0.0},
         {"broker": 3, "shrinks": 5, "expands": 5, "flapping_score": 0.25},
     ]
-    return b.write(out, compact=compact, by_hour=by_hour)
+    return b.write(out, compact=compact, by_hour=by_hour, time_sorted=time_sorted)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkatui.history.replay_data import INFERRED, MINUTES, RECORDED, ReplayData, ReplayDataError
+from kafkatui.history.replay_frames import FrameParser
 from kafkatui.model.health import Health
 from tests.history.replay_fixture import DAY_START_MS, DayBuilder, at, incident_day
 
@@ -250,13 +251,13 @@ def test_the_jobs_own_layout_is_read_without_json_and_gives_the_same_day(
     JSON layout is decoded. Both give the same cluster at every minute."""
     spaced = ReplayData.load(incident_day(tmp_path / "spaced"))
     decoded: list[bytes] = []
-    real = ReplayData._decoded_frame
+    real = FrameParser._decoded
 
-    def spy(self: ReplayData, line: bytes) -> tuple[int, int, int, int, int, int, int]:
+    def spy(self: FrameParser, line: bytes) -> tuple[int, int, int, int, int, int, int]:
         decoded.append(line)
         return real(self, line)
 
-    monkeypatch.setattr(ReplayData, "_decoded_frame", spy)
+    monkeypatch.setattr(FrameParser, "_decoded", spy)
     compact = ReplayData.load(incident_day(tmp_path / "compact", compact=True))
     assert decoded == [] and compact.frames == spaced.frames > 0
     for m in range(0, MINUTES, 7):
@@ -284,3 +285,45 @@ def test_one_hour_read_alone_gives_the_whole_days_state_for_its_minutes(tmp_path
                 (p.leader, p.isr) for p in want.topics["logs"].partitions
             ], minute
     assert ReplayData.load_hour(tmp_path / "flat", 2) is None  # an older job's output: the whole day it is
+
+
+def test_a_time_sorted_hour_is_read_up_to_the_minute_shown(tmp_path: Path) -> None:
+    """`load_hour(out, H, until)` on the job's time-sorted layout reads hour H only up to the end of
+    minute `until` (fewer frames) and gives the whole day's state there; an hour laid out without
+    ``frames/layout.json`` (layout 1) is read whole."""
+    out = incident_day(tmp_path / "out", compact=True, by_hour=True, time_sorted=True)
+    whole = ReplayData.load(out)
+    hour = ReplayData.load_hour(out, 14)
+    assert hour is not None and hour.window == (840, 899)
+    for minute in (840, 844, 845, 847, 855, 898):
+        view = ReplayData.load_hour(out, 14, minute)
+        assert view is not None and view.window == (840, minute) and view.covers(minute)
+        assert not view.covers(minute + 1)
+        (got, _), (want, _) = view.at(minute), whole.at(minute)
+        assert (got.topics["orders"], got.topics["payments"]) == (want.topics["orders"], want.topics["payments"])
+        assert [(p.leader, p.isr) for p in got.topics["logs"].partitions] == [  # min ISR: inferred from the day
+            (p.leader, p.isr) for p in want.topics["logs"].partitions
+        ], minute
+        assert got.brokers == want.brokers, minute
+        assert view.stats.garbled == view.stats.torn == 0
+    early = ReplayData.load_hour(out, 14, 844)
+    assert early is not None and early.frames < hour.frames  # 14:04:50 and later not read for 14:04
+    old = ReplayData.load_hour(incident_day(tmp_path / "layout1", compact=True, by_hour=True), 14, 844)
+    assert old is not None and old.window == (840, 899) and old.frames == hour.frames
+
+
+def test_a_bad_line_in_a_block_of_the_jobs_layout_is_counted_and_the_others_kept(tmp_path: Path) -> None:
+    """The block parser falls back to line by line for a block with a line it cannot use: an unknown
+    class and broken broker ids are garbled, their neighbours read."""
+    out = incident_day(tmp_path / "out", compact=True)
+    total = frame_lines(out)
+    good = (
+        '{"ts_ms":1795132800000,"topic":"extra","partition":%d,"leader":1,"isr":[1],"replicas":[1],'
+        '"min_isr":1,"class":"HEALTHY"}'
+    )
+    lines = [good % 0, good.replace('"HEALTHY"', '"PURPLE"') % 1, good.replace("[1],", "[1,,2],", 1) % 2, good % 3]
+    with gzip.open(out / "frames" / "partitions" / "part-00009-x.json.gz", "wt") as fh:
+        fh.write("\n".join(lines) + "\n")
+    data = ReplayData.load(out)
+    assert data.stats.garbled == 2 and data.frames == total + 2
+    assert [p.partition for p in data.at(0)[0].topics["extra"].partitions] == [0, 3]

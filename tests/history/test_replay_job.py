@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from kafkatui.history.replay_data import ReplayData
 from kafkatui.history.replay_inputs import parse_day
 from kafkatui.history.replay_job import EXIT_NO_INPUT, ReplayConfig, ReplayError, ReplayResult, run_job
 from tests.history import replay_days as rd
@@ -186,6 +187,26 @@ def test_outputs_follow_the_contract(spark: Any, recorded: ReplayResult) -> None
         assert spark.read.parquet(str(recorded.out / name)).count() > 0
     classes = {f["class"] for f in frames(recorded, "partitions")}
     assert classes == {"HEALTHY", "AT_MIN_ISR", "UNDER_MIN_ISR"}
+
+
+def test_each_hour_of_frames_is_in_time_order_so_a_minute_reads_only_its_hour_so_far(recorded: ReplayResult) -> None:
+    """The Replay screen opens on a minute by reading that hour's frames up to the minute's end: each
+    part file of an hour is in time order, ``frames/layout.json`` says so, and the state so read is
+    the whole day's state at every minute of the hour."""
+    assert json.loads((recorded.out / "frames" / "layout.json").read_text())["sorted_by"] == "ts_ms"
+    runs = []
+    for part in sorted((recorded.out / "frames" / "partitions").glob("hour=*/part-*.json.gz")):
+        with gzip.open(part, "rt") as f:
+            runs.append([json.loads(line)["ts_ms"] for line in f if line.strip()])
+    assert all(ts == sorted(ts) for ts in runs)
+    assert any(len(set(ts)) > 1 for ts in runs)  # some file holds frames of different instants
+    day = ReplayData.load(recorded.out)
+    for minute in range(120, 180, 7):
+        part = ReplayData.load_hour(recorded.out, 2, minute)
+        assert part is not None and part.window == (120, minute)
+        assert part.at(minute)[0].topics == day.at(minute)[0].topics, minute
+    first, whole = ReplayData.load_hour(recorded.out, 2, 120), ReplayData.load_hour(recorded.out, 2)
+    assert first is not None and whole is not None and first.frames < whole.frames  # 02:13 is not read for 02:00
 
 
 def test_broker_logs_alone_give_the_same_incidents(spark: Any, recorded: ReplayResult, from_logs: ReplayResult) -> None:

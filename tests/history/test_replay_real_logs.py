@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from kafkatui.history.logparse import parse_logs
+from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.replay_files import FrameStats, frame_files, records
 from kafkatui.history.replay_fs import HadoopFs
 from kafkatui.history.replay_inputs import log_rows
 from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
@@ -86,6 +88,40 @@ def test_incidents_and_their_first_broker_out(replayed: tuple[str, ReplayResult]
     crash = next(t["ts"] for t in info["timeline"] if t["what"] == "crash b1") * 1000
     solo = next(i for i in incidents if i["topics"] == ["solo"])
     assert solo["first_broker_out"] == 1 and 0 < solo["first_out_ms"] - crash < 15_000
+
+
+def test_a_crashed_broker_is_down_from_its_fence_to_its_unfence(replayed: tuple[str, ReplayResult]) -> None:
+    """From broker logs alone, b1 is down in frames/brokers, and in the Replay screen's broker list, until
+    the controller first registers it (the lab starting), and again from the controller fencing it after
+    the fixture crashed it (its session timed out) until it was unfenced after the restart, when the
+    recorder of the same run saw it come back."""
+    line, result = replayed
+    info = rl.run_info(line)
+    started = round(info["timeline"][0]["ts"] * 1000)  # "lab ... started in N s"
+    crash = round(next(t["ts"] for t in info["timeline"] if t["what"] == "crash b1") * 1000)
+    restart = round(next(t["ts"] for t in info["timeline"] if t["what"] == "restart b1") * 1000)
+    out = Path(result.out)
+    d0 = result.summary["day_start_ms"]
+    b1 = sorted((r["ts_ms"], r["up"]) for r in records(frame_files(out, "brokers"), FrameStats()) if r["broker"] == 1)
+    down = [(ts, b1[i + 1][0] if i + 1 < len(b1) else None) for i, (ts, up) in enumerate(b1) if not up]
+    assert down[0][0] == d0 and down[0][1] is not None  # not yet registered: the lab was starting
+    assert started - info["lab_start_s"] * 1000 < down[0][1] <= started
+    after = [(fenced, unfenced) for fenced, unfenced in down if fenced > crash]
+    fenced, unfenced = after[0]
+    assert 0 < fenced - crash < 15_000  # broker.session.timeout.ms after the crash
+    assert unfenced is not None and restart < unfenced < restart + 60_000
+    back = next(
+        round(r["ts"] * 1000)
+        for r in rl.records(line)
+        if r["type"] == "broker" and r["broker"] == 1 and r["op"] == "up" and r["ts"] * 1000 > crash
+    )
+    assert abs(back - unfenced) <= rl.PROPAGATION_MS
+    data = ReplayData.load(out)
+    assert data.brokers_up(crash)[1] is True
+    assert data.brokers_up(fenced + 1)[1] is False and data.brokers_up(unfenced + 1)[1] is True
+    minute = data.minute_of(fenced)  # the Replay screen's minute holding the fence, when it ends fenced
+    if data.end_ms(minute) < unfenced:
+        assert 1 not in {b.id for b in data.at(minute)[0].brokers}
 
 
 def _line(hms: str, text: str) -> str:

@@ -323,3 +323,50 @@ def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(
         assert screen.minute == 1439 and rows(app)["payments-0"] == Health.NON_PREFERRED_LEADER
 
     drive(KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED), scenario)
+
+
+def test_a_time_sorted_day_opens_at_the_first_incident_and_scrubs_on_while_the_rest_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job writes each hour's frames in time order: the screen opens on the first incident's minute
+    having read its hour only that far, and the user can scrub on at once: later minutes of the hour
+    show their own state (the hour is read whole next), other hours on demand, then the whole day."""
+    from kafkatui.tui.screens.replay import open_day
+
+    out = incident_day(tmp_path / "out", compact=True, by_hour=True, time_sorted=True)
+    data = open_day(out)
+    assert data.window == (120, 133)  # 02:00-02:13: the first incident starts at 02:13:44
+    whole_read = threading.Event()
+    real_load = ReplayData.load
+
+    def slow_load(directory: Any, progress: Any = None) -> ReplayData:
+        assert whole_read.wait(60)
+        return real_load(directory, progress)
+
+    monkeypatch.setattr(ReplayData, "load", slow_load)
+
+    async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
+        for _ in range(400):
+            if done():
+                return
+            await pilot.pause(0.05)
+        raise AssertionError("the Replay screen did not get there")
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        screen = screen_of(app)
+        assert screen.minute == 133 and rows(app)["orders-0"] == Health.UNDER_MIN_ISR
+        assert "reading the rest of the day" in text_of(screen.query_one("#partitions-caption", Static))
+        for _ in range(7):  # 02:20: the incident is over, orders-0 back at minISR
+            await pilot.press("right")
+        await until(pilot, lambda: screen.moment.minute == 140)
+        assert screen.moment.data.window == (120, 179) and rows(app)["orders-0"] == Health.AT_MIN_ISR
+        assert "02:20" in header(app)
+        await until(pilot, lambda: screen.data.window == (120, 179))  # the opening hour, read whole
+        screen.go_to(14 * 60 + 5)
+        await until(pilot, lambda: screen.moment.minute == 14 * 60 + 5)
+        assert screen.moment.data.window == (840, 899) and rows(app)["payments-0"] == Health.OFFLINE
+        whole_read.set()
+        await until(pilot, lambda: screen.data.window is None and screen.moment.data.window is None)
+        assert "reading the rest" not in text_of(screen.query_one("#partitions-caption", Static))
+
+    drive(KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED), scenario)

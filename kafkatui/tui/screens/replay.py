@@ -166,22 +166,33 @@ class ReplayScreen(Replayed):
         incidents.styles.height = min(n, 6) + 1
         self.query_one(TimelineStrip).select(self.minute)
         (incidents if n else self.query_one("#partitions", VirtualTable)).focus()
-        if self.data.window is not None:  # opened on one hour: the whole day follows in the background
-            self._load_day()
+        if self.data.window is not None:  # opened on part of the day: the rest follows in the background
+            # once the first frame is painted (the reading thread would share the interpreter with it)
+            self.call_after_refresh(self.set_timer, 0.05, self._load_day)
 
     @work(thread=True, group="replay-day", exit_on_error=False)
     def _load_day(self) -> None:
+        """The rest of the opening hour (when only its start was read), then the whole day."""
         try:
+            first = self.data.window
+            if first is not None and first[1] % 60 != 59:
+                hour = ReplayData.load_hour(self.data.directory, first[0] // 60)
+                if hour is not None:
+                    self.app.call_from_thread(self._more, hour)
             data = ReplayData.load(self.data.directory)
         except ReplayDataError as exc:
             self.app.call_from_thread(self.app.notify, str(exc), severity="error", timeout=8)
             return
-        self.app.call_from_thread(self._whole_day, data)
+        self.app.call_from_thread(self._more, data)
 
-    def _whole_day(self, data: ReplayData) -> None:
-        """The whole day has been read: every minute is now one step away."""
+    def _more(self, data: ReplayData) -> None:
+        """More of the day has been read (its opening hour whole, or the whole day): minutes it covers
+        are now one step away."""
+        if self.data.window is None:
+            return
         self.data = data
-        self._hours.clear()
+        if data.window is None:
+            self._hours.clear()
         self._build(self.minute)
 
     def _data_for(self, minute: int) -> ReplayData:
@@ -439,14 +450,15 @@ class ReplayDirPrompt(ModalScreen[str | None]):
 
 
 def open_day(directory: str | Path, progress: Callable[[int], None] | None = None) -> ReplayData:
-    """What the Replay screen opens on: the hour of the day's first incident (a fraction of a second
-    even for millions of frames; the screen then reads the whole day in the background), or, for an
+    """What the Replay screen opens on: the day's first incident, read from its hour's frames up to
+    the incident's minute when the job wrote them in time order, else the whole hour (a fraction of a
+    second even for millions of frames; the screen then reads the rest in the background), or, for an
     older job's output without per-hour frames, the whole day."""
     directory = Path(directory).expanduser()
     summary = read_summary(directory)
     first = summary.incidents[0].start_ms if summary.incidents else summary.day_start_ms
     minute = max(0, min(MINUTES - 1, (first - summary.day_start_ms) // 60_000))
-    return ReplayData.load_hour(directory, minute // 60) or ReplayData.load(directory, progress)
+    return ReplayData.load_hour(directory, minute // 60, minute) or ReplayData.load(directory, progress)
 
 
 def ask_replay_dir(app: App[Any]) -> None:
