@@ -21,29 +21,25 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
 from kafkatui.history.spark_session import find_java
+from tests.ci import cannot_run
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
 from tests.history.replay_compare import assert_same
 from tests.history.spark_cluster import Cluster, can_unshare, free_port
-from tests.lab.support import in_ci
 
 pytestmark = pytest.mark.timeout(1800)
 ROOT = Path(__file__).resolve().parents[2]
 UNREACHABLE = free_port()  # nothing listens there
 
 
-def _cannot_run(why: str) -> None:
-    """CI (CI=true) fails when the cluster cannot run; elsewhere the test skips, saying why."""
-    msg = f"the two-worker Spark cluster cannot run here: {why}"
-    if in_ci():
-        pytest.fail(msg, pytrace=False)
-    print(f"\nSKIP REASON: {msg}", file=sys.stderr)
-    pytest.skip(reason=f"{msg} (locally only; CI fails)")
+def _cannot_run(why: str) -> NoReturn:
+    """CI (CI=true) fails when it cannot run; elsewhere the test skips, saying why."""
+    cannot_run(f"the two-worker Spark cluster cannot run here: {why}")
 
 
 @pytest.fixture(scope="module")

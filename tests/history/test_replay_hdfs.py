@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pyspark
 import pytest
@@ -22,12 +22,12 @@ import pytest
 from kafkatui.history.replay_inputs import parse_day
 from kafkatui.history.replay_job import EXIT_UNWRITABLE, ReplayConfig, ReplayError, run_job
 from kafkatui.history.spark_session import find_java
+from tests.ci import cannot_run
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
 from tests.history.hdfs_cluster import MiniHdfs, fetch_jars
 from tests.history.jvm import env as quick_jvm_env
 from tests.history.replay_compare import assert_same
-from tests.lab.support import in_ci
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB = ROOT / "kafkatui" / "history" / "replay_job.py"
@@ -35,12 +35,9 @@ JOB = ROOT / "kafkatui" / "history" / "replay_job.py"
 pytestmark = [pytest.mark.hdfs, pytest.mark.timeout(600)]
 
 
-def _cannot_run(why: str) -> None:
-    msg = f"the HDFS test cannot run here: {why}"
-    if in_ci():
-        pytest.fail(msg, pytrace=False)
-    print(f"\nSKIP REASON: {msg}", file=sys.stderr)
-    pytest.skip(reason=f"{msg} (locally only; CI fails)")
+def _cannot_run(why: str) -> NoReturn:
+    """CI (CI=true) fails when it cannot run; elsewhere the test skips, saying why."""
+    cannot_run(f"the HDFS test cannot run here: {why}")
 
 
 @pytest.fixture(scope="module")

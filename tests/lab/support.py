@@ -17,14 +17,10 @@ import pytest
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.errors import LabError
 from kafkatui.lab.versions import release
+from tests.ci import cannot_run
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def in_ci() -> bool:
-    """CI sets CI=true: there a lab that cannot start fails the run instead of skipping."""
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...] = ()) -> LabCluster:
@@ -35,11 +31,7 @@ def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...]
         lab.start()
     except (LabError, OSError) as exc:
         lab.stop()
-        msg = f"real Kafka {version} lab could not start: {exc}"
-        if in_ci():
-            pytest.fail(msg, pytrace=False)
-        print(f"\nSKIP REASON: {msg}", file=sys.stderr)
-        pytest.skip(reason=f"{msg} (locally only; CI fails)")
+        cannot_run(f"real Kafka {version} lab could not start: {exc}")
     return lab
 
 

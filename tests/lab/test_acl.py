@@ -13,7 +13,8 @@ from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.config import SASL_USERS
 from kafkatui.lab.errors import LabError
 from kafkatui.lab.versions import release
-from tests.lab.support import admin, create_topic, in_ci, kafkatui
+from tests.ci import in_ci
+from tests.lab.support import admin, create_topic, kafkatui
 
 
 @pytest.fixture(scope="module")

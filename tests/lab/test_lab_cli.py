@@ -15,7 +15,8 @@ import pytest
 from kafkatui.lab.cluster import pid_alive
 from kafkatui.lab.fetch import ensure_jars, libs_dir
 from kafkatui.lab.versions import release
-from tests.lab.support import ROOT, in_ci, kafkatui
+from tests.ci import in_ci
+from tests.lab.support import ROOT, kafkatui
 
 
 def java_pids_under(root: Path) -> list[int]:

@@ -282,6 +282,27 @@ def test_snapshot_replay_partition_history(out: Path, snap_compare: Any) -> None
     assert snap_compare(replay_app(out), terminal_size=SIZE, run_before=open_it)
 
 
+def hold_the_whole_day(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The background read of the whole day waits until the returned event is set."""
+    whole_read = threading.Event()
+    real_load = ReplayData.load
+
+    def slow_load(directory: Any, progress: Any = None) -> ReplayData:
+        assert whole_read.wait(60)
+        return real_load(directory, progress)
+
+    monkeypatch.setattr(ReplayData, "load", slow_load)
+    return whole_read
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
+    for _ in range(400):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the Replay screen did not get there")
+
+
 def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,21 +313,7 @@ def test_a_big_day_opens_on_one_hour_and_scrubs_while_the_rest_is_read(
     out = incident_day(tmp_path / "out", compact=True, by_hour=True)
     data = open_day(out)
     assert data.window == (120, 179)  # 02:00-02:59: the first incident starts at 02:13:44
-    whole_read = threading.Event()
-    real_load = ReplayData.load
-
-    def slow_load(directory: Any, progress: Any = None) -> ReplayData:
-        assert whole_read.wait(60)
-        return real_load(directory, progress)
-
-    monkeypatch.setattr(ReplayData, "load", slow_load)
-
-    async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
-        for _ in range(400):
-            if done():
-                return
-            await pilot.pause(0.05)
-        raise AssertionError("the Replay screen did not get there")
+    whole_read = hold_the_whole_day(monkeypatch)
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         screen = screen_of(app)
@@ -336,21 +343,7 @@ def test_a_time_sorted_day_opens_at_the_first_incident_and_scrubs_on_while_the_r
     out = incident_day(tmp_path / "out", compact=True, by_hour=True, time_sorted=True)
     data = open_day(out)
     assert data.window == (120, 133)  # 02:00-02:13: the first incident starts at 02:13:44
-    whole_read = threading.Event()
-    real_load = ReplayData.load
-
-    def slow_load(directory: Any, progress: Any = None) -> ReplayData:
-        assert whole_read.wait(60)
-        return real_load(directory, progress)
-
-    monkeypatch.setattr(ReplayData, "load", slow_load)
-
-    async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
-        for _ in range(400):
-            if done():
-                return
-            await pilot.pause(0.05)
-        raise AssertionError("the Replay screen did not get there")
+    whole_read = hold_the_whole_day(monkeypatch)
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         screen = screen_of(app)
