@@ -65,6 +65,7 @@ from kafkatui.kafka.answers import (
     _Details,
     _EarlyBrokerConfigs,
     _int,
+    _kp_send,
     _outcome,
     _read_partitions,
     _storage,
@@ -694,7 +695,7 @@ class KafkaClusterSource:
         )
         if kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
-            kp_configs = self._pool().submit(topicconfigs.fetch, kadmin, requests, node, budget)
+            kp_configs = self._pool().submit(_kp_send, kadmin, requests, node, budget)
         else:
             topic_futures = self._describe_topics(admin, topic_names, budget, node)
 

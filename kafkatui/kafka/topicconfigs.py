@@ -7,9 +7,9 @@ cost `kafkatui check` 0.4-0.9 s of its 1.2-1.6 s (measured against the 100,000-p
 cluster: the same run without topic configs took 0.6-0.8 s). Asking for the 7 kept keys without
 synonyms makes the answer about 15 times smaller, and kafka-python decodes it in ~0.1 s.
 
-The answer becomes the same ``ConfigValue`` entries and the same problem reasons as the
-confluent-kafka path (`kafkatui.kafka.answers`), which stays the fallback when kafka-python cannot
-connect.
+The requests go out through `kafkatui.kafka.answers._kp_send`. The answer becomes the same
+``ConfigValue`` entries and the same problem reasons as the confluent-kafka path
+(`kafkatui.kafka.answers`), which stays the fallback when kafka-python cannot connect.
 """
 
 from __future__ import annotations
@@ -54,21 +54,6 @@ def describe_requests(names: Sequence[str], keys: Iterable[str], per_request: in
     ]
 
 
-def fetch(kadmin: Any, requests: list[Any], node: int | None, timeout: float) -> list[Any]:
-    """Send every request at once to broker `node` (None: kafka-python's least loaded) through
-    kafka-python's connection manager; their responses in order. Raises what kafka-python raises
-    (a timeout, a connection failure)."""
-    manager = kadmin._manager  # the public describe_configs builds a dict per entry: 3x slower
-    timeout_ms = max(1, int(timeout * 1000))
-
-    async def send_all() -> list[Any]:
-        sent = [manager.send(r, node_id=node, request_timeout_ms=timeout_ms) for r in requests]
-        return [await manager.wait_for(f, timeout_ms) for f in sent]
-
-    result: list[Any] = manager.run(send_all)
-    return result
-
-
 def read_responses(responses: Iterable[Any], keys: frozenset[str], timeout: float) -> TopicConfigs:
     """The topics' `keys` from DescribeConfigs responses; equal entries share one ConfigValue."""
     out = TopicConfigs()
@@ -107,4 +92,4 @@ def read_responses(responses: Iterable[Any], keys: frozenset[str], timeout: floa
     return out
 
 
-__all__ = ["TopicConfigs", "describe_requests", "fetch", "read_responses"]
+__all__ = ["TopicConfigs", "describe_requests", "read_responses"]

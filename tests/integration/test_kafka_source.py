@@ -538,6 +538,7 @@ def test_each_broker_answers_topic_configs_with_its_own_static_settings() -> Non
     from kafka.admin import KafkaAdminClient
 
     from kafkatui.kafka import topicconfigs
+    from kafkatui.kafka.answers import _kp_send
 
     cluster = SimCluster(2)
     cluster.add_broker(3, static={"min.insync.replicas": "2"})
@@ -550,7 +551,7 @@ def test_each_broker_answers_topic_configs_with_its_own_static_settings() -> Non
         for node in (1, 3, 2, 3):
             requests = topicconfigs.describe_requests(["orders"], ["min.insync.replicas"], 10)
             got = topicconfigs.read_responses(
-                topicconfigs.fetch(kadmin, requests, node, 10.0), frozenset({"min.insync.replicas"}), 10.0
+                _kp_send(kadmin, requests, node, 10.0), frozenset({"min.insync.replicas"}), 10.0
             )
             cv = got.configs["orders"]["min.insync.replicas"]
             seen[node] = (cv.value, cv.source)
