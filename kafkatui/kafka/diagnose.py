@@ -267,7 +267,7 @@ def classify_kafka_error(err: KafkaError, what: str, timeout: float | None = Non
         return UsageError(f"{what}: {err.str()}")
     if code in (KafkaError._RESOLVE,):
         return CannotConnectError(f"{what}: {err.str()}")
-    if code in (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN):
+    if code in (KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._DESTROY_BROKER):
         return CannotConnectError(f"{what}: {err.str()}")
     return KafkaTuiError(f"{what}: {err.str()} ({err.name()})")
 

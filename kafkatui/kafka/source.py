@@ -167,7 +167,9 @@ STATE_TABLE_MIN = 100_000
 """Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 
 DTP_API_KEY = 75
-_RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN)
+_RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._DESTROY_BROKER)
+"""Request failures worth another attempt. _DESTROY_BROKER: librdkafka dropped the broker handle
+the request waited on (a bootstrap or departed broker it no longer keeps), not an answer."""
 
 
 class ClusterSource(Protocol):

@@ -486,6 +486,35 @@ def test_source_recovers_after_the_cluster_comes_back(
     assert snap.broker_ids <= {1, 2, 3} and "orders" in snap.topics
 
 
+def test_a_request_lost_with_its_broker_handle_is_not_the_reported_failure(
+    sim: SimRunner, source_factory: Callable[..., KafkaClusterSource], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """librdkafka re-bootstraps when every broker is down and fails the requests waiting on the
+    brokers it drops with _DESTROY_BROKER (seen in CI): the user must still read "connection refused"."""
+    import concurrent.futures as cf
+
+    from confluent_kafka import KafkaError, KafkaException
+
+    sim.call(lambda c: c.create_topic("orders", 1, 3))
+    source = source_factory(sim, timeout=4.0)
+    assert not source.snapshot().partial
+    admin = source._admin_client()
+
+    def lost(**_: Any) -> cf.Future[Any]:
+        fut: cf.Future[Any] = cf.Future()
+        fut.set_exception(KafkaException(KafkaError(KafkaError._DESTROY_BROKER)))
+        return fut
+
+    monkeypatch.setattr(admin, "describe_cluster", lost)
+    for b in (1, 2, 3):
+        sim.crash(b)
+    for _ in range(10):  # the disconnections are old news by the next refresh
+        admin.poll(0.05)
+    with pytest.raises(CannotConnectError) as info:
+        source.snapshot()
+    assert "connection refused" in str(info.value) and info.value.exit_code == 5
+
+
 def test_snapshot_time_of_a_100_partition_cluster(
     sim: SimRunner, source_factory: Callable[..., KafkaClusterSource]
 ) -> None:
