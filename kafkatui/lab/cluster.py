@@ -100,7 +100,7 @@ class Node:
     home: Path
     proc: subprocess.Popen[bytes] | None = None
     hung: bool = False
-    ready_mark: int = 0  # "Kafka Server started" lines in server.log before the last spawn
+    ready_mark: int = 0  # "Kafka Server started" lines in server.log and its rolled files before the last spawn
     reported: bool = False  # an unexpected exit was already reported
 
     @property
@@ -261,7 +261,7 @@ class LabCluster:
         heap = self.controller_heap if node.spec.is_controller else self.broker_heap
         logs = node.logs
         cmd = [*self._java_base(heap), f"-Dkafka.logs.dir={logs}", "kafka.Kafka", str(node.home / "server.properties")]
-        node.ready_mark = _count(logs / "server.log", STARTED)
+        node.ready_mark = _count_logs(logs, STARTED)
         node.reported = False
         with open(logs / "kafkaServer.out", "ab") as out:
             node.proc = subprocess.Popen(
@@ -289,7 +289,7 @@ class LabCluster:
                         f"{_last_error(node.logs / 'server.log', node.logs / 'kafkaServer.out')}"
                         f" (see {node.logs / 'server.log'})"
                     )
-                if _count(node.logs / "server.log", STARTED) > node.ready_mark:
+                if _count_logs(node.logs, STARTED) > node.ready_mark:
                     del pending[n]
             if pending and time.monotonic() > deadline:
                 names_left = ", ".join(sorted(pending))
@@ -519,6 +519,14 @@ def _clear(home: Path) -> None:
     import shutil
 
     shutil.rmtree(home)
+
+
+def _count_logs(logs: Path, needle: str) -> int:
+    """Lines with `needle` in server.log and the files log4j rolled it into (hourly: server.log.DATE-HH).
+
+    A node started again after the hour turned rolls server.log on its first line: counting
+    server.log alone, its "started" line did not raise the count, and a restore waited 300 s."""
+    return sum(_count(path, needle) for path in logs.glob("server.log*"))
 
 
 def _count(path: Path, needle: str) -> int:

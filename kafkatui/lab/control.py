@@ -59,8 +59,10 @@ class ControlServer:
         self.sock.close()
 
 
-def request(root: Path, verb: str, node: str = "", timeout: float = 240.0) -> dict[str, Any]:
-    """Send one request to the lab running in `root`; NoLab when none answers."""
+def request(root: Path, verb: str, node: str = "", timeout: float = 330.0) -> dict[str, Any]:
+    """Send one request to the lab running in `root`; NoLab when none answers.
+
+    `timeout` outlasts the lab's own wait for a restarted node (300 s), which then answers itself."""
     try:
         state = json.loads((root / "lab.json").read_text(encoding="utf-8"))
         port = int(state["control_port"])
@@ -73,6 +75,8 @@ def request(root: Path, verb: str, node: str = "", timeout: float = 240.0) -> di
             conn.settimeout(timeout)
             conn.sendall(json.dumps({"verb": verb, "node": node}).encode() + b"\n")
             line = conn.makefile("rb").readline()
+    except TimeoutError:
+        raise NoLab(f"the lab in {root} gave no answer to {verb} within {timeout:.0f} s (see its output)") from None
     except OSError:
         raise NoLab(f"the lab in {root} does not answer (it has stopped, or was killed)") from None
     if not line:

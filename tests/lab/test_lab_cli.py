@@ -142,3 +142,18 @@ def test_jars_are_cached_once_per_version() -> None:
     # exactly one SLF4J binding, SLF4J 1.7, as the tarball ships: otherwise no server.log at all
     bindings = sorted(j for j in jars if "slf4j" in j)
     assert bindings == ["log4j-slf4j-impl-2.24.3.jar", "slf4j-api-1.7.36.jar"], bindings
+
+
+def test_a_node_started_after_its_log_rolled_is_seen_ready(tmp_path: Path) -> None:
+    """log4j rolls server.log hourly, on the first line after the hour: a broker crashed at 07:55 and
+    restored at 08:02 writes its "started" line into a fresh server.log. Counting server.log alone, the
+    count stayed 1 and `lab ctl restore` waited its whole 300 s (seen by hand); the rolled file counts."""
+    from kafkatui.lab.cluster import STARTED, _count_logs
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "server.log").write_text(f"[07:55] INFO {STARTED} (kafka.server.KafkaRaftServer)\n")
+    mark = _count_logs(logs, STARTED)  # at the spawn
+    (logs / "server.log").rename(logs / "server.log.2026-11-28-07")  # the new JVM's first line rolls it
+    (logs / "server.log").write_text(f"[08:02] INFO {STARTED} (kafka.server.KafkaRaftServer)\n")
+    assert _count_logs(logs, STARTED) > mark
