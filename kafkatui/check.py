@@ -124,6 +124,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             "brokers_up": c.brokers_up,
             "brokers_total": c.brokers_total,
             "brokers_absent": list(c.brokers_absent),
+            "brokers_refusing_connections": list(c.brokers_refused),
             "topics": c.topics,
             "partitions": c.partitions,
             "offline": c.offline,
@@ -136,6 +137,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             {
                 "id": b.id,
                 "up": b.up,
+                "refuses_connections": b.refused,
                 "host": b.host,
                 "port": b.port,
                 "rack": b.rack,
@@ -208,6 +210,7 @@ def render(
     from kafkatui.present import (
         SEVERITY_STYLE,
         broker_state,
+        brokers_down_phrase,
         restart_now,
         short_status,
         source_word,
@@ -217,7 +220,7 @@ def render(
     c = report.counts
     level, _ = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    absent = f" (absent: {', '.join(map(str, c.brokers_absent))})" if c.brokers_absent else ""
+    absent = brokers_down_phrase(c)
     out.print(
         f"cluster [bold]{snapshot.cluster_id or '?'}[/]  controller {snapshot.controller_id}  "
         f"brokers {c.brokers_up}/{c.brokers_total} up{absent}  {c.topics} topics  {c.partitions} partitions  "
@@ -308,14 +311,14 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
     """About ten lines for a chat message or a pager: verdict, counts, worst topics, top findings."""
     from rich.text import Text
 
-    from kafkatui.present import SEVERITY_STYLE, SHORT_LABEL, plural
+    from kafkatui.present import SEVERITY_STYLE, SHORT_LABEL, brokers_down_phrase, plural
 
     c = report.counts
     level, code = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     head = Text("verdict ")
     head.append(level.upper(), style=SEVERITY_STYLE.get(level, "bold green"))
-    absent = f" (absent: {', '.join(map(str, c.brokers_absent))})" if c.brokers_absent else ""
+    absent = brokers_down_phrase(c)
     head.append(
         f"  cluster {snapshot.cluster_id or '?'}  brokers {c.brokers_up}/{c.brokers_total} up{absent}  "
         f"{plural(c.partitions, 'partition')}  read {when}"

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kafkatui.model.findings import human_bytes as human_bytes  # the one size formatter, re-exported
-from kafkatui.model.health import BrokerHealth, Health, TopicHealth
+from kafkatui.model.health import BrokerHealth, ClusterCounts, Health, TopicHealth
 
 if TYPE_CHECKING:
     from rich.text import Text  # imported where a Text is made: `check --json` needs no rich
@@ -111,11 +111,24 @@ def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
     return f"{failures(t.loss_tolerance)}, writes {t.write_tolerance}"
 
 
+def brokers_down_phrase(c: ClusterCounts) -> str:
+    """' (absent: 4)', ' (refusing connections: 2)', both, or '' when every broker is up."""
+    out = ""
+    if c.brokers_absent:
+        out += f" (absent: {', '.join(map(str, c.brokers_absent))})"
+    if c.brokers_refused:
+        out += f" (refusing connections: {', '.join(map(str, c.brokers_refused))})"
+    return out
+
+
 def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
     """'✔ up ctrl', '✖ DOWN ⚠ in no ISR', ...: status in words and symbols, never colour alone."""
     from rich.text import Text
 
-    t = Text("✔ up" if b.up else f"✖ {down_word}", style="green" if b.up else "bold red")
+    if b.refused:  # killed a moment ago: listed until the controller fences it
+        t = Text("✖ DOWN unfenced", style="bold red")
+    else:
+        t = Text("✔ up" if b.up else f"✖ {down_word}", style="green" if b.up else "bold red")
     if b.controller:
         t.append(" ctrl")
     if b.missing_from_all_isrs:
@@ -129,7 +142,7 @@ def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
     """Whether restarting the broker now is safe, and what it would break if not."""
     from rich.text import Text
 
-    if not b.up:
+    if not b.up or b.refused:
         return Text("-", style="dim")
     if b.restart_safe:
         return Text("safe" if compact else "✔ safe", style="green")

@@ -108,6 +108,7 @@ class _Details:
     broker_configs: dict[int, dict[str, ConfigValue]]
     log_dirs: dict[tuple[str, int, int], ReplicaLog] | None
     problems: list[str]
+    refused: frozenset[int]
 
 
 def _kp_send(kadmin: Any, requests: list[Any], node: int | None, timeout: float) -> list[Any]:

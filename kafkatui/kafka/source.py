@@ -504,6 +504,7 @@ class KafkaClusterSource:
                 partial=bool(snap.problems),
                 problems=tuple(self._scrub(one_line(p)) for p in snap.problems),
                 bootstrap=self.settings.bootstrap_servers,
+                refused=snap.refused,
             )
 
     # the metadata: without it, no snapshot ----------------------------------------------
@@ -785,7 +786,7 @@ class KafkaClusterSource:
                 configs=topic_configs.get(name, {}),
                 error_code=t.error.code() if t.error is not None else 0,
             )
-        return _Details(brokers, topics, broker_configs, log_dirs, problems)
+        return _Details(brokers, topics, broker_configs, log_dirs, problems, frozenset(down))
 
     @staticmethod
     def _brokers(
@@ -887,14 +888,24 @@ class KafkaClusterSource:
             if probed or not pending:
                 break
             probed = True
-            silent = [bid for bid, fut in broker_futures.items() if not fut.done() and bid in md.brokers]
-            addrs = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in silent]
-            outcomes = list(self._pool().map(lambda a: _probe(a, PROBE_SECONDS), addrs)) if addrs else []
-            for bid, found in zip(silent, outcomes, strict=True):
-                if found is not None and "connection refused" in str(found):
-                    down[bid] = "connection refused: the broker is down (listed until the controller fences it)"
-                    pending = [f for f in pending if f is not broker_futures[bid]]
+            silent = [bid for bid, fut in broker_futures.items() if not fut.done() or fut.exception() is not None]
+            down = self._refusing(silent, md)
+            pending = [f for f in pending if all(f is not broker_futures[bid] for bid in down)]
+        if not probed:  # a request that failed fast (librdkafka saw the refusal itself): why?
+            failed = [bid for bid, fut in broker_futures.items() if fut.done() and fut.exception() is not None]
+            down = self._refusing(failed, md)
         return down
+
+    def _refusing(self, bids: list[int], md: Any) -> dict[int, str]:
+        """The listed brokers among `bids` whose port refuses a TCP connection: {broker id: why}."""
+        bids = [bid for bid in bids if bid in md.brokers]
+        addrs = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in bids]
+        outcomes = list(self._pool().map(lambda a: _probe(a, PROBE_SECONDS), addrs)) if addrs else []
+        return {
+            bid: "connection refused: the broker is down (listed until the controller fences it)"
+            for bid, found in zip(bids, outcomes, strict=True)
+            if found is not None and "connection refused" in str(found)
+        }
 
     def _broker_configs(
         self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str], down: Mapping[int, str]

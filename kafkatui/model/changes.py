@@ -55,6 +55,11 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
         out.append(Change(at, ChangeKind.BROKER_DOWN, f"broker {b} left the cluster metadata", broker=b))
     for b in sorted(new_b - old_b):
         out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} joined the cluster metadata", broker=b))
+    for b in sorted((new.refused - old.refused) & new_b):
+        text = f"broker {b} refuses connections: down, listed until the controller fences it"
+        out.append(Change(at, ChangeKind.BROKER_DOWN, text, broker=b))
+    for b in sorted((old.refused - new.refused) & new_b & old_b):
+        out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} takes connections again", broker=b))
     if old.controller_id != new.controller_id:
         out.append(
             Change(

@@ -235,6 +235,7 @@ class BrokerHealth:
     restart_under_min_isr: int  # partitions a restart would newly put under minISR
     restart_offline: int  # partitions a restart would take offline
     restart_topics: int  # topics those partitions belong to
+    refused: bool = False  # listed, but its port refused connections: down, not yet fenced
 
     @property
     def absent(self) -> bool:
@@ -245,7 +246,7 @@ class BrokerHealth:
 class ClusterCounts:
     """Cluster-wide totals. The per-class counts are exclusive (each partition in its worst class)."""
 
-    brokers_up: int
+    brokers_up: int  # listed and not refusing connections
     brokers_total: int  # listed + absent-but-referenced
     brokers_absent: tuple[int, ...]
     controller_id: int
@@ -259,6 +260,12 @@ class ClusterCounts:
     healthy: int
     under_replicated_total: int  # Kafka's UnderReplicatedPartitions: led and ISR < replicas, any class
     non_preferred_total: int
+    brokers_refused: tuple[int, ...] = ()  # listed, but refusing connections: down, not yet fenced
+
+    @property
+    def brokers_down(self) -> tuple[int, ...]:
+        """Absent from metadata or refusing connections."""
+        return tuple(sorted((*self.brokers_absent, *self.brokers_refused)))
 
     def count(self, health: Health) -> int:
         return (
@@ -289,8 +296,8 @@ def sort_topics_worst_first(topics: Iterable[TopicHealth]) -> list[TopicHealth]:
 
 
 def broker_sort_key(bh: BrokerHealth) -> tuple[int, int, int, int]:
-    """Absent first, then missing from all ISRs, then most out-of-ISR replicas, then id."""
-    return (int(bh.up), int(not bh.missing_from_all_isrs), -bh.out_of_isr, bh.id)
+    """Absent or refusing connections first, then missing from all ISRs, then most out-of-ISR replicas, then id."""
+    return (int(bh.up and not bh.refused), int(not bh.missing_from_all_isrs), -bh.out_of_isr, bh.id)
 
 
 class HealthReport:
@@ -483,6 +490,10 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     for sid in mult:
         referenced.update(states[sid][1])
     absent = frozenset(referenced) - live
+    # down for a restart's impact: absent, or listed but refusing connections (not yet fenced, so its
+    # ISRs still name it: they lose it at the fencing, and a restart now counts without it)
+    gone = absent | (snapshot.refused & live)
+    serving = live - gone
 
     led: Counter[int] = Counter()
     preferred: Counter[int] = Counter()
@@ -530,7 +541,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             for r in reps:
                 if r not in isr:
                     out_of_isr[r] += m
-        live_isr[sid] = ni if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
+        live_isr[sid] = ni if not gone or gone.isdisjoint(isr) else sum(1 for b in isr if b in serving)
 
     class_of: dict[int, bytes] = {}  # min ISR -> every state's class
     risky_of: dict[int, frozenset[int]] = {}  # min ISR -> states a restart can take under it or offline
@@ -605,7 +616,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         for sid, k in hits:
             target = restart_off if live_isr[sid] == 1 else restart_under
             for b in states[sid][2]:
-                if b in live:
+                if b in serving:
                     target[b] += k
                     restart_topics.setdefault(b, set()).add(name)
         cls = bytearray(codes)
@@ -665,12 +676,14 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             restart_under_min_isr=under,
             restart_offline=off,
             restart_topics=len(restart_topics.get(bid, ())),
+            refused=info is not None and bid in snapshot.refused,
         )
 
     counts_c = ClusterCounts(
-        brokers_up=len(live),
+        brokers_up=len(live - snapshot.refused),
         brokers_total=len(live | absent),
         brokers_absent=tuple(sorted(absent)),
+        brokers_refused=tuple(sorted(live & snapshot.refused)),
         controller_id=snapshot.controller_id,
         topics=len(topics),
         partitions=sum(totals),

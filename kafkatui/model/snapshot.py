@@ -337,6 +337,8 @@ class ClusterSnapshot:
     partial: bool = False
     problems: tuple[str, ...] = ()
     bootstrap: str = ""
+    refused: frozenset[int] = frozenset()
+    """Listed brokers whose port refused a TCP connection during this read: down, not yet fenced."""
 
     @property
     def broker_ids(self) -> frozenset[int]:

@@ -122,9 +122,10 @@ def _of(impacts: tuple[PartitionImpact, ...]) -> str:
 
 
 def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatIf:
-    """Take `down` down in addition to the brokers already absent from metadata."""
+    """Take `down` down in addition to the brokers already down: absent from metadata, or listed but
+    refusing connections (their ISRs lose them when the controller fences them)."""
     live_now = snapshot.broker_ids
-    already = snapshot.referenced_brokers() - live_now
+    already = (snapshot.referenced_brokers() - live_now) | (snapshot.refused & live_now)
     gone = frozenset(down) | already
     check_leader = bool(live_now)
     offline: list[PartitionImpact] = []

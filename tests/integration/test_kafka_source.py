@@ -274,6 +274,10 @@ def test_broker_dying_mid_fetch_gives_a_partial_snapshot(
     assert "configs of broker 3 unreadable: connection refused: the broker is down" in " ".join(snap.problems)
     assert any(p.startswith("log dirs of broker 3 unknown") for p in snap.problems), snap.problems
     assert sorted(snap.broker_configs) == [1, 2] and len(snap.topics["orders"].partitions) == 3
+    assert snap.refused == {3}  # down, although listed until the controller fences it
+    for _ in range(3):  # later reads too, when the client already knows the broker fails
+        again = source.snapshot()
+        assert again.refused == {3} and again.broker_ids == {1, 2, 3}, again.problems
 
 
 def test_hung_broker_gives_a_partial_snapshot_within_the_timeout(
@@ -293,6 +297,7 @@ def test_hung_broker_gives_a_partial_snapshot_within_the_timeout(
         assert any("broker 3" in p for p in snap.problems) and all("broker 1" not in p for p in snap.problems)
         assert all("\n" not in p for p in snap.problems)
         assert len(snap.topics["orders"].partitions) == 6
+        assert not snap.refused  # it takes connections: silent, not shown down
     sim.restore(3)
     deadline = time.monotonic() + 10
     while source.snapshot().partial:  # requests still held by the hung broker drain first

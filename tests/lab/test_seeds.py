@@ -1,6 +1,6 @@
 """The seed story on real Kafka (4.1 and 3.9): RF 3 / minISR 2 with acks=all through broker losses.
 
-A broker just killed, still listed: a snapshot names its refused connection at once. One broker
+A broker just killed, still listed: a snapshot names its refused connection and shows it down at once. One broker
 down: writes go on at min ISR. Two down: acks=all is refused with NOT_ENOUGH_REPLICAS
 (error 19) while acks=1 still works. Brokers back: the ISR is whole again. `kafkatui check --json`
 reports each state with the right classes, headroom and exit code.
@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 
 from kafkatui.lab.cluster import LabCluster
+from kafkatui.model.health import assess
+from kafkatui.present import broker_state
 from tests.lab.support import check_json, create_topic, describe, produce, snapshot, topic_doc, wait_for
 
 
@@ -40,6 +42,11 @@ def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> No
         assert 3 in snap.broker_ids
         assert any("configs of broker 3 unreadable: connection refused" in p for p in snap.problems), snap.problems
         assert took < 5.0, f"a dead broker held the snapshot {took:.1f}s"
+        # ... and shown down at once, not "up" until fenced
+        assert snap.refused == {3}
+        health = assess(snap)
+        assert health.brokers[3].refused and health.counts.brokers_up == 2 and health.counts.brokers_down == (3,)
+        assert str(broker_state(health.brokers[3])) == "✖ DOWN unfenced"
         wait_for("broker 3 out of every ISR", lambda: all(s == 2 for s in isr_sizes(lab, "seeds")), 60)
         one_down = produce(lab, "seeds", 30, acks="all")
         assert one_down.acked == 30 and not one_down.errors, "one broker down: acks=all writes must go on"

@@ -40,7 +40,10 @@ def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
     """Two lines: state, address, rack, controller; then what it leads and hosts."""
     t = Text(overflow="fold")
     t.append(f"broker {b.id}  ", style="bold")
-    if b.up:
+    if b.refused:
+        t.append("✖ DOWN: refuses connections; listed until the controller fences it", style="bold red")
+        t.append(f"  {b.host}:{b.port}" if b.host else "")
+    elif b.up:
         t.append("✔ up", style="green")
         t.append(f"  {b.host}:{b.port}" if b.host else "")
     else:

@@ -94,8 +94,8 @@ def replay_markup(data: ReplayData, minute: int, report: HealthReport | None, wi
     if report is not None:
         c = report.counts
         t.append(f" · brokers {c.brokers_up}/{c.brokers_total}")
-        if c.brokers_absent:
-            t.append(f" (down: {','.join(map(str, c.brokers_absent))})", style="bold red")
+        if c.brokers_down:
+            t.append(f" (down: {','.join(map(str, c.brokers_down))})", style="bold red")
     if wide:
         t.append(f" · {data.directory}", style="dim")
     t.append("\n")

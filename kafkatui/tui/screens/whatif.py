@@ -54,6 +54,8 @@ def broker_prompt(b: BrokerHealth, taken_down: bool = False) -> Text:
     t = Text(f"{b.id:>3} ")
     if b.up and taken_down:
         t.append("▼ DOWN?", style="bold yellow")
+    elif b.refused:  # counted down already, like an absent broker
+        t.append("✖ DOWN unfenced", style="bold red")
     elif b.up:
         t.append("✔ up", style="green")
     else:
@@ -142,9 +144,9 @@ class WhatIfScreen(DashScreen):
         assert report is not None and snap is not None
         self._snapshot = snap
         brokers = sorted(report.brokers.values(), key=lambda b: b.id)
-        self.down &= {b.id for b in brokers if b.up}  # an absent broker is down already
+        self.down &= {b.id for b in brokers if b.up and not b.refused}  # an absent broker is down already
         self._brokers = brokers
-        prompts = [(b.id, broker_prompt(b).markup, b.up) for b in brokers]
+        prompts = [(b.id, broker_prompt(b).markup, b.up and not b.refused) for b in brokers]
         if prompts != self._prompts:
             self._prompts = prompts
             toggles = self.query_one(BrokerToggles)
@@ -153,7 +155,12 @@ class WhatIfScreen(DashScreen):
                 toggles.clear_options()
                 toggles.add_options(
                     [
-                        Selection(broker_prompt(b, b.id in self.down), b.id, b.id in self.down, disabled=not b.up)
+                        Selection(
+                            broker_prompt(b, b.id in self.down),
+                            b.id,
+                            b.id in self.down,
+                            disabled=not b.up or b.refused,
+                        )
                         for b in brokers
                     ]
                 )

@@ -1,0 +1,44 @@
+"""A listed broker refusing connections (killed, not yet fenced) counts as down where it matters.
+
+Its ISRs still name it until the controller fences it, so the partition classes stay as the
+metadata says; but restart advice and the what-if must not count on it: with broker 3 dead and
+still in every ISR, "restart broker 1: safe" would be wrong the moment 3 is fenced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kafkatui.model.health import assess
+from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.model.whatif import what_if
+from tests.model.builders import healthy, snap
+
+
+def cluster(refused: frozenset[int] = frozenset()) -> ClusterSnapshot:
+    return replace(snap(healthy("orders", 6, min_insync_replicas="2")), refused=refused)
+
+
+def test_a_refusing_broker_is_down_and_restarts_count_without_it() -> None:
+    before = assess(cluster())
+    assert before.brokers[1].restart_safe and before.counts.brokers_up == 3
+
+    after = assess(cluster(frozenset({3})))
+    assert after.brokers[3].up and after.brokers[3].refused  # listed, and down
+    assert after.counts.brokers_up == 2 and after.counts.brokers_refused == (3,)
+    assert after.counts.brokers_down == (3,) and after.counts.brokers_absent == ()
+    # classes follow the metadata: every ISR still names broker 3 until it is fenced
+    assert after.counts.healthy == 6
+    # restarting 1 (or 2) now leaves partitions with 1 live in-sync copy, under minISR 2
+    for b in (1, 2):
+        assert not after.brokers[b].restart_safe
+        assert after.brokers[b].restart_under_min_isr == 6  # RF 3 on 3 brokers: every partition
+
+
+def test_the_what_if_counts_a_refusing_broker_as_down_already() -> None:
+    s = cluster(frozenset({3}))
+    nothing = what_if(s, set())
+    assert nothing.already_down == {3} and nothing.safe
+    one_more = what_if(s, {1})
+    assert not one_more.safe and len(one_more.under_min_isr) == 6
+    assert what_if(cluster(), {1}).safe
