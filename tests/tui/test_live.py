@@ -48,6 +48,9 @@ def test_broker_crash_mid_session_shows_within_a_refresh(sim_factory: Callable[.
             assert await wait_until(
                 pilot, lambda: app.state.report is not None and app.state.report.counts.brokers_up == 2
             )
+            # down at once (it refuses connections), whether or not the controller fenced it yet
+            assert "(down: 3)" in str(app.screen.query_one("#summary").render())
+            assert await wait_until(pilot, lambda: app.state.report.counts.at_min_isr == 6)
             counts = app.state.report.counts
             assert counts.at_min_isr == 6 and counts.under_min_isr == 0
             assert await wait_until(pilot, lambda: "broker 3 left the cluster metadata" in events_text(app), 5)

@@ -36,21 +36,85 @@ def ago(seconds: float) -> str:
 
 
 SHORT_ERROR = 60
+ERROR_ROOM = 40
+"""Characters of a STALE error the first line makes room for (dropping details) before it cuts the error."""
 
 
-def short_error(text: str, limit: int = SHORT_ERROR) -> str:
-    """`text` cut at a word boundary to about `limit` characters, with "…" when cut."""
+def short_error(text: str, limit: int = SHORT_ERROR, more: str = "… (see events)") -> str:
+    """`text` cut at a word boundary (inside a long word) to `limit` characters, then `more`."""
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(" :,;(")
-    return f"{cut}… (see events)"
+    cut = text[:limit]
+    words = cut.rsplit(" ", 1)[0]
+    cut = (words if len(words) >= limit - 12 else cut).rstrip(" :,;(")  # a long host name is cut inside
+    return f"{cut}{more}"
 
 
 def _cluster_name(cluster_id: str | None, width: int) -> str:
     name = cluster_id or "cluster"
     limit = 24 if width >= WIDE else 12
     return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, width: int) -> str:
+    """Cluster, controller, brokers, freshness and mode, within `width` (less detail when narrow).
+
+    A wrapped line would push the verdict off the two-line bar, so until the line fits it drops the
+    clock time of the read, the controller, the topic and partition counts; when STALE, ERROR_ROOM
+    characters of the error come before the "(see events)" hint, PARTIAL (of the old data),
+    the words of the retry and the cluster's name.
+    """
+    snap, report = state.snapshot, state.report
+    assert snap is not None and report is not None
+    c = report.counts
+    wide = width >= WIDE
+    brokers = f"brokers {c.brokers_up}/{c.brokers_total}"
+    if c.brokers_down:
+        brokers = f"[b $error]{brokers} (down: {','.join(map(str, c.brokers_down))})[/]"
+    p = {
+        "name": f"[b]{escape(_cluster_name(snap.cluster_id, width))}[/b]  ",
+        "ctrl": f"ctrl {snap.controller_id}  ",
+        "sizes": f"{c.topics} topics  {c.partitions} partitions  " if wide else "",
+        "when": f"[dim]@{datetime.fromtimestamp(snap.taken_at).strftime('%H:%M:%S')}[/dim] ",
+        "partial": "  [b $warning]PARTIAL[/]" if snap.partial else "",
+        "more": "… (see events)",
+        "retry": f" (retry in {state.retry_in:.0f}s)",
+    }
+    mode = ("  [b reverse $warning] PAUSED [/]" if paused else "") + (
+        "  [dim]read-only[/dim]" if read_only else "  [b $warning]WRITES ON[/]"
+    )
+    error = " ".join((state.error or "").split())
+    shorter: list[tuple[str, str]] = [("when", ""), ("ctrl", ""), ("sizes", "")]
+    if state.stale:
+        shorter += [("more", "…"), ("partial", ""), ("retry", f" ↻{state.retry_in:.0f}s"), ("name", "")]
+    line = ""
+    for key, value in [("", ""), *shorter]:
+        if key:
+            p[key] = value
+        head = p["name"] + p["ctrl"] + brokers + "  " + p["sizes"]
+        flags = p["partial"] + mode
+        if state.stale:  # the error in short: the counts below must stay on screen; the events log has it whole
+            stale = f"[b reverse $error] STALE {ago(state.age(now))} [/] "
+            spare = width - 2 - _cells(head + stale + p["retry"] + flags)  # 2: the bar's padding
+            whole = len(error) <= min(SHORT_ERROR, spare)
+            limit = SHORT_ERROR if whole else min(SHORT_ERROR, spare - len(p["more"]))
+            text = short_error(error, max(12, limit), p["more"])
+            line = head + f"{stale}[$error]{escape(text)}{p['retry']}[/]" + flags
+            fits = whole or limit >= ERROR_ROOM
+        else:
+            line = head + f"{p['when']}{ago(state.age(now))} ago" + flags
+            fits = _cells(line) <= width - 2
+        if fits:
+            break
+    return line
+
+
+def _cells(markup: str) -> int:
+    """Terminal cells the markup takes once rendered."""
+    from rich.text import Text
+
+    return Text.from_markup(markup.replace("$", "")).cell_len
 
 
 def summary_markup(
@@ -68,26 +132,7 @@ def summary_markup(
             )
         return f"[b]kafkatui[/b] [dim]connecting to {escape(source)}…[/dim]"
     c = report.counts
-    out = [f"[b]{escape(_cluster_name(snap.cluster_id, width))}[/b]  ctrl {snap.controller_id}  "]
-    brokers = f"brokers {c.brokers_up}/{c.brokers_total}"
-    if c.brokers_absent:
-        out.append(f"[b $error]{brokers} (down: {','.join(map(str, c.brokers_absent))})[/]")
-    else:
-        out.append(brokers)
-    out.append(f"  {c.topics} topics  {c.partitions} partitions  " if wide else "  ")
-    when = datetime.fromtimestamp(snap.taken_at).strftime("%H:%M:%S")
-    if state.stale:  # the error in short: the counts below must stay on screen; the events log has it whole
-        out.append(
-            f"[b reverse $error] STALE {ago(state.age(now))} [/] [$error]{escape(short_error(state.error or ''))}"
-            f" (retry in {state.retry_in:.0f}s)[/]"
-        )
-    else:
-        out.append(f"[dim]@{when}[/dim] {ago(state.age(now))} ago")
-    if snap.partial:
-        out.append("  [b $warning]PARTIAL[/]")
-    if paused:
-        out.append("  [b reverse $warning] PAUSED [/]")
-    out.append("  [dim]read-only[/dim]" if read_only else "  [b $warning]WRITES ON[/]")
+    out = [_first_line(state, paused=paused, read_only=read_only, now=now, width=width)]
     out.append("\n")
     level = verdict_of(f.severity for f in state.findings)
     vstyle = {"critical": "$error", "warning": "$warning"}.get(level, "$success")
