@@ -187,7 +187,9 @@ class StateFindings(Context):
     def broker_findings(self, shrink_counts: dict[int, int] | None) -> list[Finding]:
         r = self.r
         flagged = {
-            b for b, bh in r.brokers.items() if bh.up and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)
+            b
+            for b, bh in r.brokers.items()
+            if bh.up and not bh.refused and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)
         }
         absent = set(r.counts.brokers_absent)
         oos: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
@@ -222,6 +224,7 @@ class StateFindings(Context):
             for b in ids:
                 topics = sorted({p.topic for p in on_absent if b in p.replicas})
                 out.append(self.absent_broker(b, absent_hits[b], plan, ids, topics))
+        out.extend(self.refusing_broker(b) for b in sorted(r.counts.brokers_refused))
         for b, n in sorted((shrink_counts or {}).items()):
             if n >= FLAP_MIN_SHRINKS:
                 out.append(self.flapping(b, n))
@@ -326,6 +329,50 @@ class StateFindings(Context):
             partitions=[f"{p.topic}-{p.partition}" for p, _ in hits],
             brokers=(b,),
             affected=bh.hosted,
+            critical=bool(offline or under),
+        )
+
+    def refusing_broker(self, b: int) -> Finding:
+        """Broker `b`, listed in metadata, whose port refused connections: what its fencing will do."""
+        bh = self.r.brokers[b]
+        gone = self.s.refused | (self.s.referenced_brokers() - self.live)
+        on_b = list(self.s.partitions_where(lambda _leader, reps, _isr: b in reps))
+        offline, under = [], []
+        for p in on_b:
+            left = [x for x in p.isr if x not in gone]
+            if p.leader >= 0 and not left:
+                offline.append(p)
+            elif p.leader >= 0 and len(left) < self.r.topics[p.topic].min_isr:
+                under.append(p)
+        topics = sorted({p.topic for p in on_b})
+        ctx = {
+            "broker": b,
+            "host": bh.host or "?",
+            "port": bh.port or "?",
+            "count": len(on_b),
+            "topic_count": len(topics),
+            "led_count": bh.led,
+            "offline_count": len(offline),
+            "under_count": len(under),
+        }
+        ev = [
+            f"broker {b} ({bh.host}:{bh.port}) is listed in metadata but its port refused a TCP connection",
+            f"leads {bh.led} partition(s); in {len(on_b) - bh.out_of_isr} ISR(s) that lose it when it is fenced",
+        ]
+        if offline:
+            ev.append(
+                "no other in-sync copy: "
+                + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
+                + (" ..." if len(offline) > EXAMPLES else "")
+            )
+        return self.make(
+            "broker-refusing-connections",
+            ctx,
+            evidence=ev,
+            topics=topics,
+            partitions=[f"{p.topic}-{p.partition}" for p in offline + under],
+            brokers=(b,),
+            affected=len(on_b),
             critical=bool(offline or under),
         )
 

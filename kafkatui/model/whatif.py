@@ -213,6 +213,16 @@ def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
             (),
             f"broker {broker_id} is already down (absent from metadata): restarting it can only help",
         )
+    if broker_id in snapshot.refused:
+        return RestartSafety(
+            broker_id,
+            True,
+            0,
+            0,
+            (),
+            f"broker {broker_id} is already down (it refuses connections; the controller has not fenced it "
+            "yet): starting it again can only help",
+        )
     w = what_if(snapshot, {broker_id})
     topics = tuple(sorted({p.topic for p in w.under_min_isr} | {p.topic for p in w.offline}))
     if w.safe:

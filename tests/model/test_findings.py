@@ -143,6 +143,7 @@ def test_every_catalog_finding_is_raised_by_some_snapshot() -> None:
     seen = ids(run(incident())) | ids(run(missing_broker(), shrink_counts={3: 7})) | ids(run(misconfigured()))
     seen |= ids(run(most_missing())) | ids(run(spread_lag())) | ids(run(inherited_default()))
     seen |= ids(run(unclean_cluster())) | ids(run(weak_cluster()))
+    seen |= ids(run(dataclasses.replace(snap(healthy("t", 3)), refused=frozenset({3}))))
     assert seen == set(load_catalog())
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kafkatui.model.findings import findings
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.model.whatif import what_if
-from tests.model.builders import healthy, snap
+from kafkatui.model.whatif import restart_safety, what_if
+from tests.model.builders import healthy, snap, topic
 
 
 def cluster(refused: frozenset[int] = frozenset()) -> ClusterSnapshot:
@@ -42,3 +43,30 @@ def test_the_what_if_counts_a_refusing_broker_as_down_already() -> None:
     one_more = what_if(s, {1})
     assert not one_more.safe and len(one_more.under_min_isr) == 6
     assert what_if(cluster(), {1}).safe
+
+
+def test_restarting_a_refusing_broker_is_starting_a_down_one() -> None:
+    advice = restart_safety(cluster(frozenset({3})), 3)
+    assert advice.safe and "already down (it refuses connections" in advice.message
+    assert not restart_safety(cluster(frozenset({3})), 1).safe
+
+
+def test_a_refusing_broker_has_a_finding_saying_what_its_fencing_will_do() -> None:
+    s = replace(
+        snap(
+            healthy("orders", 6, min_insync_replicas="2"),
+            topic("solo", [(3, [3], [3])]),  # RF 1 on broker 3: no other copy
+        ),
+        refused=frozenset({3}),
+    )
+    found = [f for f in findings(assess(s), s, bootstrap="kafka-1:9092") if f.id == "broker-refusing-connections"]
+    assert len(found) == 1
+    f = found[0]
+    assert f.severity == "critical" and f.brokers == (3,)  # solo-0 goes offline when 3 is fenced
+    assert "Broker 3 refuses connections" in f.title and "7 replica(s) of 2 topic(s)" in f.title
+    assert any("1 partition(s) have no other in-sync copy and go offline, 0 fall under minISR" in s for s in f.steps)
+    assert "solo-0" in f.partitions
+    # the finding replaces "missing from ISRs" for it, and nothing names it up
+    assert not [
+        g for g in findings(assess(s), s, bootstrap="k:9092") if g.id.startswith("broker-missing") and 3 in g.brokers
+    ]
