@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from kafkatui.lab.cluster import LabCluster
+from kafkatui.model.findings import findings
 from kafkatui.model.health import assess
 from kafkatui.present import broker_state
 from tests.lab.support import check_json, create_topic, describe, produce, snapshot, topic_doc, wait_for
@@ -47,6 +48,8 @@ def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> No
         health = assess(snap)
         assert health.brokers[3].refused and health.counts.brokers_up == 2 and health.counts.brokers_down == (3,)
         assert str(broker_state(health.brokers[3])) == "✖ DOWN unfenced"
+        said = [f for f in findings(health, snap, bootstrap=lab.bootstrap) if f.id == "broker-refusing-connections"]
+        assert len(said) == 1 and said[0].brokers == (3,) and not health.brokers[1].restart_safe
         wait_for("broker 3 out of every ISR", lambda: all(s == 2 for s in isr_sizes(lab, "seeds")), 60)
         one_down = produce(lab, "seeds", 30, acks="all")
         assert one_down.acked == 30 and not one_down.errors, "one broker down: acks=all writes must go on"
