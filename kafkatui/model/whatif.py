@@ -144,6 +144,11 @@ def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatI
                 continue
             isr = p.isr
             before = [b for b in isr if b not in already] if already and not already.isdisjoint(isr) else isr
+            if leader in already:  # led by a broker refusing connections: its fencing elects another
+                if not before:
+                    already_off += 1
+                    continue
+                leader = next((r for r in p.replicas if r in before), before[0])
             if len(before) < min_isr:
                 already_under += 1
             if gone.isdisjoint(isr) and leader not in gone:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kafkatui.model.health import Health, assess, sort_topics_worst_first
@@ -234,13 +236,17 @@ def test_absent_broker_is_known_from_replica_lists() -> None:
     assert r.counts.brokers_up == 3 and r.counts.brokers_total == 4 and r.counts.brokers_absent == (4,)
 
 
-def test_restart_numbers_match_restart_safety_for_every_broker() -> None:
+@pytest.mark.parametrize("refused", [frozenset(), frozenset({3}), frozenset({2}), frozenset({1, 4})])
+def test_restart_numbers_match_restart_safety_for_every_broker(refused: frozenset[int]) -> None:
+    """The broker table's restart column and the restart advice agree, also with brokers refusing
+    connections (listed, down, not yet fenced)."""
     s = snap(
         topic("orders", [(1, R, [1, 2]), (2, [2, 3, 1], [2, 3]), (3, [3, 1, 2], [3, 1, 2])], min_insync_replicas="2"),
         topic("logs", [(1, [1], [1]), (2, [2, 3], [2])]),
         topic("ledger", [(1, R, [1])], min_insync_replicas="2"),
         brokers=(1, 2, 3, 4),
     )
+    s = dataclasses.replace(s, refused=refused)
     r = assess(s)
     for b in (1, 2, 3, 4):
         rs = restart_safety(s, b)
@@ -251,8 +257,9 @@ def test_restart_numbers_match_restart_safety_for_every_broker() -> None:
             rs.offline,
             len(rs.topics),
         ), b
-    assert (r.brokers[1].restart_under_min_isr, r.brokers[1].restart_offline) == (1, 2)
-    assert r.brokers[3].restart_under_min_isr == 1 and r.brokers[3].restart_offline == 0
+    if not refused:
+        assert (r.brokers[1].restart_under_min_isr, r.brokers[1].restart_offline) == (1, 2)
+        assert r.brokers[3].restart_under_min_isr == 1 and r.brokers[3].restart_offline == 0
 
 
 def test_partition_lookup_when_partitions_are_not_in_order() -> None:

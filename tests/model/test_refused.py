@@ -70,3 +70,16 @@ def test_a_refusing_broker_has_a_finding_saying_what_its_fencing_will_do() -> No
     assert not [
         g for g in findings(assess(s), s, bootstrap="k:9092") if g.id.startswith("broker-missing") and 3 in g.brokers
     ]
+
+
+def test_the_what_if_starts_from_the_fencing_of_a_refusing_leader() -> None:
+    """Nothing selected means no impact: a partition a refusing broker leads alone is already offline,
+    one it leads with other in-sync copies is counted from the leader its fencing elects."""
+    s = replace(
+        snap(healthy("orders", 3, min_insync_replicas="2"), topic("solo", [(3, [3], [3])])),
+        refused=frozenset({3}),
+    )
+    nothing = what_if(s, set())
+    assert nothing.safe and not nothing.topics and nothing.already_offline == 1 and nothing.leaders_moved == 0
+    one_more = what_if(s, {1})
+    assert {p.topic for p in one_more.under_min_isr} == {"orders"} and not one_more.offline
