@@ -146,7 +146,7 @@ class OutOfSyncReplica:
     """A replica missing from its partition's ISR, with its lag when log dirs are known."""
 
     broker: int
-    up: bool  # listed in metadata
+    up: bool  # listed in metadata and not refusing connections
     byte_lag: int | None  # leader's log size - this replica's, None when unknown
     offset_lag: int | None  # as DescribeLogDirs reports it, None when unknown
 
@@ -429,10 +429,12 @@ class HealthReport:
         logs = self.snapshot.log_dirs
         leader_log = logs.get((p.topic, p.partition, p.leader)) if logs and p.leader >= 0 else None
         out = []
+        refused = self.snapshot.refused
         for r in missing:
             rl = logs.get((p.topic, p.partition, r)) if logs else None
             byte_lag = max(0, leader_log.size - rl.size) if rl is not None and leader_log is not None else None
-            out.append(OutOfSyncReplica(r, r in self.live, byte_lag, rl.offset_lag if rl is not None else None))
+            up = r in self.live and r not in refused
+            out.append(OutOfSyncReplica(r, up, byte_lag, rl.offset_lag if rl is not None else None))
         return tuple(out)
 
     def _detail(self, topic: str, p: PartitionInfo, c: int) -> PartitionHealth:

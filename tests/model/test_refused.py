@@ -83,3 +83,9 @@ def test_the_what_if_starts_from_the_fencing_of_a_refusing_leader() -> None:
     assert nothing.safe and not nothing.topics and nothing.already_offline == 1 and nothing.leaders_moved == 0
     one_more = what_if(s, {1})
     assert {p.topic for p in one_more.under_min_isr} == {"orders"} and not one_more.offline
+
+
+def test_an_out_of_sync_replica_on_a_refusing_broker_is_down() -> None:
+    s = replace(snap(topic("t", [(1, [1, 2, 3], [1, 2])], min_insync_replicas="2")), refused=frozenset({3}))
+    (r,) = assess(s).partition("t", 0).out_of_sync
+    assert r.broker == 3 and not r.up  # the partition screen: "✖ DOWN: its lag cannot be read"
