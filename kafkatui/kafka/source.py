@@ -873,7 +873,8 @@ class KafkaClusterSource:
         whole timeout for every refresh. So after DOWN_PROBE_AFTER the brokers whose own config
         request is still unanswered get a TCP probe; a refused connection means nothing listens
         there, and the snapshot stops waiting for that broker. A hung broker accepts the connection
-        and is waited for as before.
+        and is waited for as before. Brokers whose request failed fast (librdkafka met the refusal
+        itself) are probed too: the snapshot's `refused` shows them down until they are fenced.
         """
         down: dict[int, str] = {}
         pending = [f for f in waited if not f.done()]
