@@ -61,9 +61,9 @@ def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, 
     """Cluster, controller, brokers, freshness and mode, within `width` (less detail when narrow).
 
     A wrapped line would push the verdict off the two-line bar, so until the line fits it drops the
-    clock time of the read, the controller, the topic and partition counts; when STALE, ERROR_ROOM
-    characters of the error come before the "(see events)" hint, PARTIAL (of the old data),
-    the words of the retry and the cluster's name.
+    clock time of the read, the controller, the topic and partition counts; when STALE, to keep
+    ERROR_ROOM characters of the error, PARTIAL (of the old data), the words of the retry and the
+    cluster's name, and last the "(see events)" hint.
     """
     snap, report = state.snapshot, state.report
     assert snap is not None and report is not None
@@ -87,7 +87,7 @@ def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, 
     error = " ".join((state.error or "").split())
     shorter: list[tuple[str, str]] = [("when", ""), ("ctrl", ""), ("sizes", "")]
     if state.stale:
-        shorter += [("more", "…"), ("partial", ""), ("retry", f" ↻{state.retry_in:.0f}s"), ("name", "")]
+        shorter += [("partial", ""), ("retry", f" ↻{state.retry_in:.0f}s"), ("name", ""), ("more", "…")]
     line = ""
     for key, value in [("", ""), *shorter]:
         if key:
@@ -101,7 +101,9 @@ def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, 
             limit = SHORT_ERROR if whole else min(SHORT_ERROR, spare - len(p["more"]))
             text = short_error(error, max(12, limit), p["more"])
             line = head + f"{stale}[$error]{escape(text)}{p['retry']}[/]" + flags
-            fits = whole or limit >= ERROR_ROOM
+            # short of ERROR_ROOM, details go first; the "(see events)" hint goes only when even
+            # 20 characters of the error do not fit beside it
+            fits = whole or limit >= (20 if key == "name" else ERROR_ROOM)
         else:
             line = head + f"{p['when']}{ago(state.age(now))} ago" + flags
             fits = _cells(line) <= width - 2
