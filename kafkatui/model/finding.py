@@ -209,6 +209,11 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+def partition_names(parts: Sequence[PartitionInfo]) -> str:
+    """'orders-0, orders-3 ...': the first EXAMPLES partitions' names, '...' when there are more."""
+    return ", ".join(f"{p.topic}-{p.partition}" for p in parts[:EXAMPLES]) + (" ..." if len(parts) > EXAMPLES else "")
+
+
 def ids_text(ids: Iterable[int]) -> str:
     return ", ".join(str(i) for i in sorted(ids)) or "none"
 

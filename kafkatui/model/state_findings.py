@@ -17,6 +17,7 @@ from kafkatui.model.finding import (
     election_ctx,
     human_bytes,
     ids_text,
+    partition_names,
     tally,
 )
 from kafkatui.model.health import Health, TopicHealth
@@ -68,8 +69,7 @@ class StateFindings(Context):
             "count": len(parts),
             "restore_brokers": ids_text(restore),
             "replica_brokers": ids_text({b for p in none_alive for b in p.replicas}),
-            "none_alive": ", ".join(f"{p.topic}-{p.partition}" for p in none_alive[:EXAMPLES])
-            + (" ..." if len(none_alive) > EXAMPLES else ""),
+            "none_alive": partition_names(none_alive),
             "has_live_replica": has_live,
             "no_live_replica": bool(none_alive),
             "unclean_multi": has_live and el["multi_partition"],
@@ -314,11 +314,7 @@ class StateFindings(Context):
             f"{len(hits) - len(offline) - len(under)} otherwise degraded",
         ]
         if offline:
-            ev.append(
-                "offline: "
-                + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
-                + (" ..." if len(offline) > EXAMPLES else "")
-            )
+            ev.append("offline: " + partition_names(offline))
         if b == self.s.controller_id:
             ev.append("metadata still names it as controller")
         return self.make(
@@ -360,11 +356,7 @@ class StateFindings(Context):
             f"leads {bh.led} partition(s); in {len(on_b) - bh.out_of_isr} ISR(s) that lose it when it is fenced",
         ]
         if offline:
-            ev.append(
-                "no other in-sync copy: "
-                + ", ".join(f"{p.topic}-{p.partition}" for p in offline[:EXAMPLES])
-                + (" ..." if len(offline) > EXAMPLES else "")
-            )
+            ev.append("no other in-sync copy: " + partition_names(offline))
         return self.make(
             "broker-refusing-connections",
             ctx,
