@@ -303,6 +303,9 @@ def create(bootstrap: str, topic: str, assignment: list[list[int]], configs: dic
     from confluent_kafka.admin import NewTopic
 
     client = _admin(bootstrap)
+    if topic in metadata(bootstrap)["topics"]:  # left by a failed attempt, now rerun (tests/lab/conftest.py)
+        client.delete_topics([topic], operation_timeout=30)[topic].result(60)
+        wait_for(f"{topic} deleted before it is created again", lambda: topic not in metadata(bootstrap)["topics"])
     client.create_topics(
         [NewTopic(topic, len(assignment), replica_assignment=assignment, config=configs)], operation_timeout=30
     )[topic].result(60)
