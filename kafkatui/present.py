@@ -142,7 +142,7 @@ def restart_now(b: BrokerHealth, compact: bool = False) -> Text:
     """Whether restarting the broker now is safe, and what it would break if not."""
     from rich.text import Text
 
-    if not b.up or b.refused:
+    if not b.serving:
         return Text("-", style="dim")
     if b.restart_safe:
         return Text("safe" if compact else "✔ safe", style="green")

@@ -238,6 +238,11 @@ class BrokerHealth:
     refused: bool = False  # listed, but its port refused connections: down, not yet fenced
 
     @property
+    def serving(self) -> bool:
+        """Listed and taking connections: neither absent nor refusing."""
+        return self.up and not self.refused
+
+    @property
     def absent(self) -> bool:
         return not self.up
 
@@ -297,7 +302,7 @@ def sort_topics_worst_first(topics: Iterable[TopicHealth]) -> list[TopicHealth]:
 
 def broker_sort_key(bh: BrokerHealth) -> tuple[int, int, int, int]:
     """Absent or refusing connections first, then missing from all ISRs, then most out-of-ISR replicas, then id."""
-    return (int(bh.up and not bh.refused), int(not bh.missing_from_all_isrs), -bh.out_of_isr, bh.id)
+    return (int(bh.serving), int(not bh.missing_from_all_isrs), -bh.out_of_isr, bh.id)
 
 
 class HealthReport:

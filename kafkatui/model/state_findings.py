@@ -187,9 +187,7 @@ class StateFindings(Context):
     def broker_findings(self, shrink_counts: dict[int, int] | None) -> list[Finding]:
         r = self.r
         flagged = {
-            b
-            for b, bh in r.brokers.items()
-            if bh.up and not bh.refused and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)
+            b for b, bh in r.brokers.items() if bh.serving and (bh.missing_from_all_isrs or bh.missing_from_most_isrs)
         }
         absent = set(r.counts.brokers_absent)
         oos: dict[int, list[tuple[PartitionInfo, int]]] = defaultdict(list)
@@ -331,7 +329,7 @@ class StateFindings(Context):
     def refusing_broker(self, b: int) -> Finding:
         """Broker `b`, listed in metadata, whose port refused connections: what its fencing will do."""
         bh = self.r.brokers[b]
-        gone = self.s.refused | (self.s.referenced_brokers() - self.live)
+        gone = frozenset(self.r.counts.brokers_down)  # absent or refusing: the report has them
         on_b = list(self.s.partitions_where(lambda _leader, reps, _isr: b in reps))
         offline, under = [], []
         for p in on_b:

@@ -51,7 +51,7 @@ def broker_sort(b: BrokerHealth, key: str) -> object:
     """What the broker table sorts a column by."""
     return {
         "id": b.id,
-        "state": (b.up and not b.refused, not b.missing_from_all_isrs),
+        "state": (b.serving, not b.missing_from_all_isrs),
         "rack": b.rack or "",
         "led": b.led,
         "hosted": b.hosted,

@@ -144,9 +144,9 @@ class WhatIfScreen(DashScreen):
         assert report is not None and snap is not None
         self._snapshot = snap
         brokers = sorted(report.brokers.values(), key=lambda b: b.id)
-        self.down &= {b.id for b in brokers if b.up and not b.refused}  # an absent broker is down already
+        self.down &= {b.id for b in brokers if b.serving}  # an absent broker is down already
         self._brokers = brokers
-        prompts = [(b.id, broker_prompt(b).markup, b.up and not b.refused) for b in brokers]
+        prompts = [(b.id, broker_prompt(b).markup, b.serving) for b in brokers]
         if prompts != self._prompts:
             self._prompts = prompts
             toggles = self.query_one(BrokerToggles)
@@ -159,7 +159,7 @@ class WhatIfScreen(DashScreen):
                             broker_prompt(b, b.id in self.down),
                             b.id,
                             b.id in self.down,
-                            disabled=not b.up or b.refused,
+                            disabled=not b.serving,
                         )
                         for b in brokers
                     ]
