@@ -37,6 +37,7 @@ from kafkatui.kafka.profiles import list_profiles, load_profile, profiles_path, 
 from kafkatui.kafka.settings import ConnectionSettings, Secret, parse_bootstrap, parse_x_options
 from kafkatui.kafka.source import ClientEvent, KafkaClusterSource, classify_event, classify_kafka_error
 from kafkatui.sim.runner import SimRunner
+from tests.ci import cannot_run
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -454,7 +455,7 @@ def test_untrusted_certificate_is_a_tls_error(
 ) -> None:
     openssl = shutil.which("openssl")
     if openssl is None:
-        pytest.skip(reason="openssl is not installed")
+        cannot_run("openssl is not installed (Debian: apt-get install openssl; `make tools` installs it)")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(
         [

@@ -19,7 +19,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     from kafkatui.history.spark_session import find_java, spark_session
 
     if find_java() is None:
-        pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
+        from tests.ci import cannot_run
+
+        cannot_run("no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
     from tests.history.jvm import quick_jvm
 
     log: Path = tmp_path_factory.mktemp("spark") / "spark.log"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kafkatui.history.spark_session import find_java
+from tests.ci import cannot_run
 from tests.history import jvm
 from tests.history import replay_days as rd
 
@@ -32,7 +33,7 @@ def kafkatui(*args: str, env: dict[str, str] | None = None, timeout: float = 300
 @pytest.mark.timeout(400)
 def test_replay_end_to_end_prints_outputs_and_incidents(tmp_path: Path) -> None:
     if find_java() is None:
-        pytest.skip(reason="no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
+        cannot_run("no Java: PySpark needs a JDK 17+ (`make tools` installs it)")
     rd.write_recordings(tmp_path / "history")
     hostile = [
         {"v": 1, "type": "partition", "ts": "yesterday", "topic": "orders", "partition": 0, "leader": 1},

@@ -5,7 +5,6 @@ and resuming, also across a crash of the group's coordinator broker."""
 from __future__ import annotations
 
 import itertools
-import shutil
 import socket
 import struct
 import subprocess
@@ -61,6 +60,7 @@ from kafkatui.sim.groups import (
     coordinator_for,
 )
 from kafkatui.sim.runner import SimRunner
+from tests.conftest import kcat_path
 
 FAST = {"broker.session.timeout.ms": "1000", "replica.lag.time.max.ms": "2000"}
 """Fence a crashed broker after 1 s (simulated) so that partition leadership moves quickly."""
@@ -712,9 +712,7 @@ def test_kafka_python_consumer_group(sim: SimRunner) -> None:
 
 @pytest.mark.kcat
 def test_kcat_balanced_consumer(sim: SimRunner) -> None:
-    kcat = shutil.which("kcat")
-    if kcat is None:
-        pytest.skip(reason="kcat is not installed (Debian: apt-get install kcat)")
+    kcat = kcat_path()
     produce(sim, 3)
     out = subprocess.run(
         [
