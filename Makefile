@@ -5,13 +5,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit soak test-hdfs bench tools clean
+.PHONY: demo test lint typecheck unit soak test-hdfs bench tools clean lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkatui needs Python 3.11 or newer")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 ## tools: Debian's kcat (integration tests), a JDK 17+ (PySpark, real Kafka) and Maven (Kafka's jars for
@@ -39,8 +39,20 @@ test-hdfs: $(STAMP)
 	$(PY) -m pytest -q -ra -m hdfs tests/history/test_replay_hdfs.py
 
 bench: $(STAMP) tools
-	$(PY) -m pip install -q -e '.[bench]'  # DuckDB: the replay bench's anchor, bench-only
+	$(PY) -m pip install -q -c constraints.txt -e '.[bench]'  # DuckDB: the replay bench's anchor, bench-only
 	$(PY) bench/run.py
+
+## lock: upgrade every dependency on purpose: a scratch venv takes the newest releases allowed by
+## pyproject.toml (test and bench extras), and constraints.txt is rewritten from it. Review the diff, run
+## make test (snapshots first: a new Textual can change every screen), then commit both.
+lock:
+	rm -rf .venv-lock
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install -q --upgrade pip
+	.venv-lock/bin/python -m pip install -q -e '.[test,bench]'
+	{ sed -n '1,2p' constraints.txt; .venv-lock/bin/python -m pip freeze --exclude-editable; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .venv-lock
 
 clean:
 	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

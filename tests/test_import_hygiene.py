@@ -1,4 +1,4 @@
-"""The model, the simulator and the history layer never pull in the UI."""
+"""The model, the simulator, the history layer, the write paths and the lab never pull in the UI."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ import pytest
         "kafkatui.history.replay_job",
         "kafkatui.history.replay_cmd",
         "kafkatui.check",
+        "kafkatui.alter.cli",
+        "kafkatui.lab.cluster",
+        "kafkatui.lab.console",
     ],
 )
 def test_no_textual(module: str) -> None:
