@@ -1,9 +1,9 @@
 """Plan a topic's replication-factor change as a partition reassignment: pure, no network.
 
 Raising RF: every existing replica stays, the current leader first (so leadership does not move);
-each new replica goes on a live broker, preferring a rack the partition has no replica on yet
-(while the racks allow), then the broker hosting the fewest replicas (counted over the whole
-cluster, including what this plan already added), then the lowest id.
+each new replica goes where the shared placement rule (`model.placement`, also used by the findings'
+plans) puts it: a live broker on the rack with fewest of the partition's replicas, then the broker
+hosting the fewest replicas cluster-wide (including this plan's), then the lowest id.
 Lowering RF: the leader always stays; replicas out of the ISR go first, then those on the rack
 holding most of the partition's replicas, then those on the most loaded broker.
 
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from kafkatui.alter.errors import NotApplicableError
 from kafkatui.kafka.errors import UsageError
 from kafkatui.model.health import effective_min_isr
+from kafkatui.model.placement import Placement
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 
@@ -85,30 +86,28 @@ def replica_load(snapshot: ClusterSnapshot) -> Counter[int]:
     return load
 
 
-def _raise(
-    p: PartitionInfo, rf: int, live: Sequence[int], racks: Mapping[int, str | None], load: Counter[int]
-) -> tuple[int, ...]:
+def _raise(p: PartitionInfo, rf: int, placement: Placement) -> tuple[int, ...]:
     keep = list(p.replicas)
     if p.leader in keep:
         keep.remove(p.leader)
         keep.insert(0, p.leader)
     while len(keep) < rf:
-        used = Counter(_rack_key(racks, r) for r in keep)
-        choices = [b for b in live if b not in keep]
-        best = min(choices, key=lambda b: (used[_rack_key(racks, b)], load[b], b))
+        best = placement.pick(keep, placement.racks_of(keep))
+        if best is None:  # cannot happen: plan_replication_factor checked there are rf live brokers
+            raise NotApplicableError(f"no live broker left for a replica of {p.topic}-{p.partition}")
         keep.append(best)
-        load[best] += 1
     return tuple(keep)
 
 
-def _lower(p: PartitionInfo, rf: int, racks: Mapping[int, str | None], load: Counter[int]) -> tuple[int, ...]:
+def _lower(p: PartitionInfo, rf: int, placement: Placement) -> tuple[int, ...]:
+    racks, load = placement.rack, placement.load
     keep = list(p.replicas)
     while len(keep) > rf:
         used = Counter(_rack_key(racks, r) for r in keep)
         choices = [r for r in keep if r != p.leader] if p.leader in keep else keep[1:]
         worst = max(choices, key=lambda r: (r not in p.isr, used[_rack_key(racks, r)], load[r], r))
         keep.remove(worst)
-        load[worst] -= 1
+        placement.release(worst)
     return tuple(keep)
 
 
@@ -126,12 +125,12 @@ def plan_replication_factor(snapshot: ClusterSnapshot, topic: str, rf: int) -> R
             f"cannot place {rf} replicas of {topic}: only {len(live)} broker(s) are up "
             f"({', '.join(map(str, live))}); nothing changed"
         )
-    load = replica_load(snapshot)
+    placement = Placement(live, racks, replica_load(snapshot))
     moves = []
     for p in sorted(info.partitions, key=lambda x: x.partition):
         if len(p.replicas) == rf:
             continue
-        new = _raise(p, rf, live, racks, load) if len(p.replicas) < rf else _lower(p, rf, racks, load)
+        new = _raise(p, rf, placement) if len(p.replicas) < rf else _lower(p, rf, placement)
         moves.append(PartitionMove(topic, p.partition, p.replicas, new))
     named = {r for m in moves for r in (*m.old, *m.new)}
     return ReassignPlan(tuple(moves), {b: racks.get(b) for b in sorted(named)})

@@ -10,8 +10,8 @@ One `Planner` serves one findings run, so every plan it writes shares its rules:
 - A move has to be able to finish: a partition without a leader (offline) has nothing to copy from,
   and a partition whose replicas are all on absent brokers has no copy at all. Such partitions are
   left out and listed in `Plan.blocked` with the reason, for the finding to say.
-- Targets are the least-loaded live brokers, spreading racks: a new replica avoids the racks the kept
-  replicas are on when another rack has a live broker.
+- Targets follow the one placement rule (`model.placement`): least-loaded live brokers, spreading
+  racks: a new replica avoids the racks the kept replicas are on when another rack has a live broker.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kafkatui.model.health import HealthReport
+from kafkatui.model.placement import Placement
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 Move = tuple[str, int, list[int]]
@@ -84,28 +85,20 @@ class Planner:
     """Reassignment plans for one snapshot: live brokers only, least loaded, racks spread, no overlaps."""
 
     def __init__(self, report: HealthReport, snapshot: ClusterSnapshot) -> None:
-        self.live = sorted(report.live)
-        self.live_set = frozenset(self.live)
+        live = sorted(report.live)
+        self.live = live
+        self.live_set = frozenset(live)
         self.rack = {b.id: b.rack for b in snapshot.brokers}
-        self.load = {b: report.brokers[b].hosted if b in report.brokers else 0 for b in self.live}
+        self.placement = Placement(
+            live, self.rack, {b: report.brokers[b].hosted if b in report.brokers else 0 for b in live}
+        )
         self.claimed: dict[tuple[str, int], str] = {}
         self.plans: dict[str, Plan] = {}
 
     # -- choosing brokers
     def pick(self, exclude: Iterable[int], used_racks: Counter[str | None], cap: int | None = None) -> int | None:
-        """The least-loaded live broker not in `exclude`, on the least-used rack; with `cap`, only a rack
-        holding fewer than `cap` of the partition's replicas (a rack must be known)."""
-        ex = set(exclude)
-        cands = [b for b in self.live if b not in ex]
-        if cap is not None:
-            cands = [b for b in cands if self.rack.get(b) is not None and used_racks[self.rack.get(b)] < cap]
-        if not cands:
-            return None
-        best = min(
-            cands, key=lambda b: (used_racks[self.rack.get(b)] if self.rack.get(b) is not None else 0, self.load[b], b)
-        )
-        self.load[best] += 1
-        return best
+        """The broker for one more replica, by the shared placement rule (`model.placement`)."""
+        return self.placement.pick(exclude, used_racks, cap)
 
     def _start(self, path: str) -> Plan:
         plan = self.plans.get(path)

@@ -207,3 +207,21 @@ def test_progress_counts_replicas_in_the_isr_and_finished_partitions() -> None:
 def test_rf_risks(rf: int, min_isr: str, fragment: str | None) -> None:
     risks = rf_risks(snap(topic("t", [(1, [1], [1])], min_insync_replicas=min_isr)), "t", rf)
     assert (fragment is None and risks == []) or (len(risks) == 1 and fragment in risks[0])
+
+
+@pytest.mark.parametrize(
+    "racks",
+    [SIX_ON_THREE_RACKS, None, {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}],
+    ids=["3 racks", "none", "pairs"],
+)
+def test_the_findings_planner_and_reassign_place_replicas_by_one_rule(racks: dict[int, str] | None) -> None:
+    """Raising RF 1 -> 3 with `kafkatui reassign` and with the findings' rf plan picks the same brokers."""
+    from kafkatui.model.health import assess
+    from kafkatui.model.plans import Planner
+
+    busy = topic("busy", [(2, [2], [2]), (2, [2, 4], [2, 4]), (3, [3], [3])])
+    s = snap(topic("t", [(1, [1], [1]), (5, [5], [5]), (6, [6], [6])]), busy, brokers=range(1, 7), racks=racks)
+    by_reassign = [m.new for m in plan_replication_factor(s, "t", 3).moves]
+    planner = Planner(assess(s), s)
+    by_findings = [tuple(new) for _, _, new in planner.raise_rf(s.topics["t"].partitions, 3, "rf.json").moves]
+    assert by_reassign == by_findings and len(by_reassign) == 3
