@@ -124,7 +124,7 @@ class ReplayScreen(Replayed):
         Binding("home", "go(0)", "00:00", priority=True, show=False),
         Binding("end", "go(1439)", "23:59", priority=True, show=False),
         Binding("question_mark", "replay_help", "help"),
-        Binding("P", "postmortem", "postmortem"),
+        Binding("P", "postmortem", "report"),
     ]
 
     DEFAULT_CSS = """
