@@ -399,7 +399,11 @@ class ReplayScreen(Replayed):
         except KafkaTuiError as exc:
             self.app.call_from_thread(self.app.notify, str(exc), severity="error", timeout=10)
             return
-        self.app.call_from_thread(self.app.notify, say_written(written), title="postmortem written", timeout=15)
+        self.app.call_from_thread(self._written, say_written(written))
+
+    def _written(self, text: str) -> None:
+        self.app.clear_notifications()  # "writing the postmortem…" is over
+        self.app.notify(text, title="postmortem written", timeout=15)
 
 
 class ReplayHelpScreen(HelpScreen):
