@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the non-Python tools the tests use (kcat, tmux, openssl, Java 17+, Maven). As root it installs
+# Install the non-Python tools the tests use (kcat, tmux, openssl, Chromium, Java 17+, Maven). As root it installs
 # what is missing with apt-get; it fails, naming what is missing, when it cannot: a suite that skips
 # what it cannot run is not green.
 set -u
@@ -8,6 +8,8 @@ command -v kcat >/dev/null 2>&1 || need+=(kcat)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 # TLS tests make their certificates with openssl; the secured lab with openssl and keytool
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# the postmortem report's HTML is checked in Debian's headless Chromium
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 java_ok() {
   command -v java >/dev/null 2>&1 || return 1
   local v

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "reassign": "change a topic's replication factor through a rack-aware reassignment, with progress; --cancel",
     "record": "record ISR history headless (JSON Lines by day and hour, with gaps when the cluster is unreachable)",
     "replay": "replay a day of ISR history (recordings or broker logs) through PySpark: timeline, incidents, frames",
+    "report": "write a postmortem of a replayed day: Markdown and a self-contained HTML file with a timeline chart",
     "sim": "run a simulated Kafka cluster on 127.0.0.1 (and `sim ctl` to inject faults)",
     "lab": "run a real Apache Kafka cluster on 127.0.0.1 from Maven Central jars (and `lab ctl` to break it)",
 }
@@ -97,6 +98,10 @@ def _main(argv: list[str] | None) -> int:
         from kafkatui.history.replay_cmd import main_replay
 
         return main_replay(args[1:])
+    if args and args[0] == "report":
+        from kafkatui.report.cmd import main_report
+
+        return main_report(args[1:])
     if args and args[0] == "check":
         from kafkatui.check import main_check
 

@@ -153,10 +153,36 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
         _err(f"the replay job failed: {spark_error_line(exc)}{where}")
         return EXIT_FAILED
     report(console, result)
+    if getattr(ns, "report", False):
+        return _postmortem(ns, result)
     return 0
 
 
+def _postmortem(ns: argparse.Namespace, result: ReplayResult) -> int:
+    """--report: the postmortem of the day just replayed (a local --out only)."""
+    from pathlib import Path
+
+    from kafkatui.report.cmd import report_dir
+
+    out = str(result.out)
+    if "://" in out and not out.startswith("file://"):
+        _err(f"--report reads the output back from a local directory, not {out}: run `kafkatui report` where it is")
+        return EXIT_REPORT_REMOTE
+    return report_dir(Path(out.removeprefix("file://")), ns.to, ns.audit_log, ns.no_audit)
+
+
+EXIT_REPORT_REMOTE = 3
+
+
 def main_replay(argv: list[str]) -> int:
+    from kafkatui.report.cmd import add_output_arguments
+
     p = Parser(prog="kafkatui replay", description=DESCRIPTION)
     add_arguments(p)
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="then write the day's postmortem (Markdown and HTML, see `kafkatui report --help`) under OUT/report",
+    )
+    add_output_arguments(p)
     return run(p.parse_args(argv))

@@ -482,6 +482,15 @@ class ReplayData:
         out.reverse()
         return out
 
+    def partition_keys(self) -> list[tuple[str, int]]:
+        """Every partition framed that day, as (topic, partition), in the order first read."""
+        return list(self._keys)
+
+    def broker_events(self) -> list[tuple[int, int, bool]]:
+        """Every broker frame of the day as (ts_ms, broker, up), in time order (ties by broker id)."""
+        out = [(ts, b, up) for b, (times, ups) in self._brokers.items() for ts, up in zip(times, ups, strict=True)]
+        return sorted(out)
+
     def gap_at(self, minute: int) -> Gap | None:
         """The recorder gap overlapping `minute`, if any."""
         start = self.summary.day_start_ms + minute * MINUTE_MS

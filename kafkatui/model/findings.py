@@ -110,6 +110,14 @@ def findings(
     return sorted(b.built(b.group_inherited(out)), key=finding_sort_key)
 
 
+def config_findings(report: HealthReport, snapshot: ClusterSnapshot, bootstrap: str = "B") -> list[Finding]:
+    """The configuration findings alone (min ISR, RF, unclean election, racks, cluster defaults), worst
+    first: what a postmortem lists as "fix so that it does not happen again"."""
+    b = _Builder(report, snapshot, bootstrap, "kafka")
+    out = b.audit_findings(A.audit(snapshot, report)) + b.cluster_config_findings()
+    return sorted(b.built(b.group_inherited(out)), key=finding_sort_key)
+
+
 def findings_for_partition(found: Iterable[Finding], topic: str, partition: int) -> list[Finding]:
     """The findings that concern one partition: those listing it, and whole-topic findings for its topic.
 

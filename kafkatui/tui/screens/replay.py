@@ -79,6 +79,7 @@ REPLAY_KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("/", "filter the focused table: text or /regex/"),
             ("s / S", "sort by the next column / reverse"),
             ("Esc", "back (in the live dashboard: back to it)"),
+            ("P", "write the day's postmortem (Markdown and HTML, under OUT/report) and say where it went"),
             ("?", "this help"),
             ("q", "quit"),
         ],
@@ -123,6 +124,7 @@ class ReplayScreen(Replayed):
         Binding("home", "go(0)", "00:00", priority=True, show=False),
         Binding("end", "go(1439)", "23:59", priority=True, show=False),
         Binding("question_mark", "replay_help", "help"),
+        Binding("P", "postmortem", "report"),
     ]
 
     DEFAULT_CSS = """
@@ -379,6 +381,29 @@ class ReplayScreen(Replayed):
 
     def action_replay_help(self) -> None:
         self.app.push_screen(ReplayHelpScreen())
+
+    def action_postmortem(self) -> None:
+        """Write the day's postmortem in a worker thread (the whole day is read for it), then say where."""
+        self.app.notify("writing the postmortem…", timeout=2)
+        self._write_postmortem()
+
+    @work(thread=True, group="postmortem", exclusive=True, exit_on_error=False)
+    def _write_postmortem(self) -> None:
+        from kafkatui.kafka.errors import KafkaTuiError
+        from kafkatui.report.cmd import say_written
+        from kafkatui.report.write import write_report
+
+        try:
+            data = self.data if self.data.window is None else ReplayData.load(self.data.directory)
+            written = write_report(data)
+        except KafkaTuiError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="error", timeout=10)
+            return
+        self.app.call_from_thread(self._written, say_written(written))
+
+    def _written(self, text: str) -> None:
+        self.app.clear_notifications()  # "writing the postmortem…" is over
+        self.app.notify(text, title="postmortem written", timeout=15)
 
 
 class ReplayHelpScreen(HelpScreen):
