@@ -105,8 +105,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def wanted(ns: argparse.Namespace) -> bool:
-    """Whether `check` was asked for the gate or the roll plan."""
-    return getattr(ns, "wait_restart_safe", None) is not None or bool(getattr(ns, "roll_plan", False))
+    """Whether `check` was asked for the gate or the roll plan (or given one of their options)."""
+    return (
+        getattr(ns, "wait_restart_safe", None) is not None
+        or bool(getattr(ns, "roll_plan", False))
+        or getattr(ns, "wait_timeout", None) is not None
+        or bool(getattr(ns, "headroom", 0))
+    )
 
 
 def _validate(ns: argparse.Namespace) -> None:
@@ -115,6 +120,8 @@ def _validate(ns: argparse.Namespace) -> None:
         raise UsageError("--wait-restart-safe and --roll-plan are two commands: give one")
     if not gate_on and ns.wait_timeout is not None:
         raise UsageError("--wait-timeout only applies to --wait-restart-safe")
+    if not gate_on and not ns.roll_plan:
+        raise UsageError("--headroom only applies to --wait-restart-safe and --roll-plan")
     if gate_on and ns.demo is not None:
         raise UsageError("--wait-restart-safe waits on a live cluster; --demo is frozen (try --roll-plan --demo)")
     if ns.at is not None and ns.demo is None:

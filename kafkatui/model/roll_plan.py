@@ -189,6 +189,6 @@ def blockers_of(
 
 
 def _brokers(ids: set[int]) -> str:
-    """"broker 3" or "any of brokers 1, 2, 3"."""
+    """ "broker 3" or "any of brokers 1, 2, 3"."""
     text = ", ".join(map(str, sorted(ids)))
     return f"broker {text}" if len(ids) == 1 else f"any of brokers {text}"
