@@ -158,8 +158,11 @@ def judge(
         return report, None, None
     try:
         answer = source.describe_quorum()
-    except KafkaTuiError as exc:
-        return report, Quorum("kraft", False, f"controller quorum unreadable: {exc}"), None
+    except KafkaTuiError:
+        try:  # once more: the broker asked may be the one restarting (the client then asks another)
+            answer = source.describe_quorum()
+        except KafkaTuiError as exc:
+            return report, Quorum("kraft", False, f"controller quorum unreadable: {exc}"), None
     leader = None
     with contextlib.suppress(IndexError, KeyError, TypeError, ValueError):
         leader = int(answer["topics"][0]["partitions"][0]["leader_id"])
