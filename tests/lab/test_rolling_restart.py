@@ -27,6 +27,11 @@ ROLL_LAB_VERSIONS = ["4.1"]
 """Kafka lines the roll runs on, each in a lab of its own (restarting the shared labs would move the
 leaders other tests' topics rely on)."""
 
+DELIVERY_TIMEOUT_MS = 30_000
+"""The application's delivery timeout: a third of Kafka's default producer's 120 s, long enough that a
+loaded 2-core machine (writes taking 10 s at load 50, bench/README.md) does not fail a write the cluster
+would take; the probe's NOT_ENOUGH_REPLICAS count is the exact min ISR signal."""
+
 ROLLED = ("roll-orders", "roll-payments")
 UNSAFE = "roll-ledger"  # RF 2 / min ISR 2: any restart of its brokers stops its acks=all writes
 EXCEPT_UNSAFE = f"^(?!{UNSAFE}$)"
@@ -133,7 +138,7 @@ def test_a_gated_roll_loses_no_write_and_matches_the_dashboard(roll_lab: LabClus
 
     observer.thread.start()
     try:
-        result = roll(lab, "kafkatui", order, ROLLED, EXCEPT_UNSAFE, on_safe=on_safe)
+        result = roll(lab, "kafkatui", order, ROLLED, EXCEPT_UNSAFE, timeout_ms=DELIVERY_TIMEOUT_MS, on_safe=on_safe)
     finally:
         observer.stop.set()
         observer.thread.join(60)
@@ -144,6 +149,10 @@ def test_a_gated_roll_loses_no_write_and_matches_the_dashboard(roll_lab: LabClus
     assert [s.broker for s in result.steps] == order and all(s.gate_exit == 0 for s in result.steps)
     assert result.application.acked > 0
     assert result.application.failed == 0, result.application.errors
+    # and Kafka never answered a write with "fewer in-sync replicas than min ISR" (the probe does not retry)
+    assert not {"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"} & set(result.probe.errors), (
+        result.probe.errors
+    )
     assert at_gate == ["✔ safe"] * len(order)
     assert observer.mismatches == [], observer.mismatches[:5]
     assert observer.reads >= len(order) and observer.seen == {True, False}, observer.errors[:5]
