@@ -67,6 +67,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="ISR history written by `kafkatui record` (or the dashboard): counts the last hour's ISR "
         "shrinks per broker for the isr-flapping finding",
     )
+    from kafkatui import check_gate
+
+    check_gate.add_arguments(p)
 
 
 # ----------------------------------------------------------------------------- verdict
@@ -446,6 +449,10 @@ def _stdout() -> Console:
 
 
 def run(ns: argparse.Namespace, out: Console | None = None) -> int:
+    from kafkatui import check_gate
+
+    if check_gate.wanted(ns):
+        return check_gate.run_rolling(ns)
     try:
         parse_ids(ns.what_if_down)
         filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)  # reject a bad --topic before connecting
@@ -491,8 +498,8 @@ def main_check(argv: list[str]) -> int:
     p = Parser(
         prog="kafkatui check",
         description="Replication-health verdict for a Kafka cluster.",
-        epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors "
-        "(see docs/exit-codes.md)",
+        epilog="exit codes: 0 healthy, 1 warnings, 2 critical; 3-9 input and connection errors; "
+        "--wait-restart-safe: 0 safe, 24 not safe by --wait-timeout, 25 cannot become safe (see docs/exit-codes.md)",
     )
     add_arguments(p)
     # one short run: the cyclic collector would only walk the cluster's metadata (librdkafka's 100,000

@@ -324,6 +324,21 @@ class KafkaClusterSource:
         self._inflight.clear()
         del admin  # librdkafka's threads are joined when the last reference goes
 
+    def describe_quorum(self) -> dict[str, Any]:
+        """The KRaft metadata quorum (DescribeQuorum through kafka-python: leader, voters and their log
+        end offsets); KafkaTuiError when it cannot be read (a ZooKeeper cluster does not have one)."""
+        try:
+            answer: dict[str, Any] = self._kafka_python(
+                time.monotonic() + self.settings.timeout
+            ).describe_metadata_quorum()
+        except KafkaTuiError:
+            raise
+        except Exception as exc:
+            raise KafkaTuiError(
+                self._scrub(f"describing the controller quorum: {one_line(str(exc)) or type(exc).__name__}")
+            ) from None
+        return answer
+
     def _reset_clients(self) -> None:
         """Drop both clients after a connection failure: the next snapshot starts afresh."""
         with self._clients_lock:

@@ -1,0 +1,160 @@
+"""A real rolling restart behind `kafkatui check --wait-restart-safe`: every broker of a Kafka lab restarted
+(controlled shutdown, then start) only when the gate exits 0, while an acks=all idempotent producer writes
+to RF-3 / min ISR 2 topics. Not one delivery may fail. Meanwhile the dashboard's "restart now" cell and
+the gate must give the same answer for every broker at every read. The roll plan must name the topic that
+cannot be rolled safely (RF 2 / min ISR 2), and the gate must refuse it with exit 25.
+
+The comparison with the playbooks' gates is bench/rolling_gates.py (figures in bench/README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from kafkatui.check_gate import EXIT_CANNOT, judge
+from kafkatui.lab.cluster import LabCluster
+from kafkatui.lab.roll import roll, under_replicated
+from kafkatui.model.restart_gate import gate
+from tests.lab.support import admin, create_topic, kafkatui, lab_fixture, wait_for
+
+ROLL_LAB_VERSIONS = ["4.1"]
+"""Kafka lines the roll runs on, each in a lab of its own (restarting the shared labs would move the
+leaders other tests' topics rely on)."""
+
+DELIVERY_TIMEOUT_MS = 30_000
+"""The application's delivery timeout: a third of Kafka's default producer's 120 s, long enough that a
+loaded 2-core machine (writes taking 10 s at load 50, bench/README.md) does not fail a write the cluster
+would take; the probe's NOT_ENOUGH_REPLICAS count is the exact min ISR signal."""
+
+ROLLED = ("roll-orders", "roll-payments")
+UNSAFE = "roll-ledger"  # RF 2 / min ISR 2: any restart of its brokers stops its acks=all writes
+EXCEPT_UNSAFE = f"^(?!{UNSAFE}$)"
+
+
+@pytest.fixture(scope="module", params=ROLL_LAB_VERSIONS)
+def roll_lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
+    yield from lab_fixture(request, tmp_path_factory)
+
+
+class Observer:
+    """Reads the cluster over and over during the roll and compares, for every serving broker, the
+    dashboard's rendered "restart now" cell with the gate's verdict (headroom 0).
+
+    On the topics the roll covers the two must be equal. With the unsafe topic too, the gate must never
+    be looser than the dashboard; it is stricter in one case, counted in `stricter`: a broker out of the
+    ISR of an RF 2 / min ISR 2 partition (catching up after its restart) "can restart" for the dashboard,
+    since its restart changes nothing, while the gate refuses it, as Strimzi does: that partition cannot
+    keep min ISR without it."""
+
+    def __init__(self, lab: LabCluster) -> None:
+        self.lab = lab
+        self.stop = threading.Event()
+        self.reads = 0
+        self.seen: set[bool] = set()
+        self.mismatches: list[str] = []
+        self.stricter: list[str] = []
+        self.errors: list[str] = []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        from kafkatui.kafka.errors import KafkaTuiError
+        from kafkatui.kafka.settings import ConnectionSettings
+        from kafkatui.kafka.source import KafkaClusterSource
+
+        with KafkaClusterSource(ConnectionSettings(self.lab.bootstrap, timeout=10), log_dirs="out-of-sync") as src:
+            while not self.stop.is_set():
+                try:
+                    snap = src.snapshot()
+                    rolled = judge(src, snap, argparse.Namespace(topic=EXCEPT_UNSAFE), None)
+                    every = judge(src, snap, argparse.Namespace(topic=None), None)
+                except KafkaTuiError as exc:  # a broker restarting under the bootstrap list: read again
+                    self.errors.append(str(exc))
+                    continue
+                self.reads += 1
+                self.compare(rolled[0], rolled[1], strict=True)
+                self.compare(every[0], every[1], strict=False)
+
+    def compare(self, report: Any, quorum: Any, strict: bool) -> None:
+        from kafkatui.tui.format import broker_cell
+
+        for b in report.brokers.values():
+            if not b.serving:
+                continue
+            cell = str(broker_cell(b, "restart"))  # the cell's text, as the broker table shows it
+            dashboard = cell == "✔ safe"
+            verdict = gate(report, b.id, 0, quorum)
+            said = f"broker {b.id}: dashboard {cell!r}, gate: {verdict.summary()}"
+            if strict:
+                self.seen.add(verdict.safe)
+                if verdict.safe != dashboard:
+                    self.mismatches.append(said)
+            elif verdict.safe and not dashboard:
+                self.mismatches.append("looser than the dashboard: " + said)
+            elif dashboard and not verdict.safe:
+                self.stricter.append(said)
+
+
+def test_a_gated_roll_loses_no_write_and_matches_the_dashboard(roll_lab: LabCluster) -> None:
+    lab = roll_lab
+    existing = set(admin(lab).list_topics(timeout=10).topics)  # a rerun finds them
+    for name, parts, rf in ((ROLLED[0], 6, 3), (ROLLED[1], 3, 3), (UNSAFE, 2, 2)):
+        if name not in existing:
+            create_topic(lab, name, parts, rf, 2)
+
+    # the plan names the topic that cannot be rolled safely, with its fix
+    proc = kafkatui("check", "--bootstrap", lab.bootstrap, "--roll-plan", "--json")
+    assert proc.returncode == EXIT_CANNOT, proc.stderr
+    plan = json.loads(proc.stdout)
+    (cannot,) = [b for b in plan["blockers"] if b["kind"] == "cannot"]
+    assert cannot["topics"] == [UNSAFE] and any("--rf 3" in c for c in cannot["commands"])
+    # and the gate refuses a broker of it at once, whatever the deadline
+    host = cannot["brokers"][0]
+    refused = kafkatui("check", "--bootstrap", lab.bootstrap, "--wait-restart-safe", str(host), "--wait-timeout", "5m")
+    assert refused.returncode == EXIT_CANNOT and f"{UNSAFE}-" in refused.stdout, refused.stdout + refused.stderr
+
+    # leaving it out (its owners accept its pause), the plan gives the order and nothing blocks
+    proc = kafkatui("check", "--bootstrap", lab.bootstrap, "--roll-plan", "--topic", EXCEPT_UNSAFE, "--json")
+    assert proc.returncode == 0, proc.stdout
+    order = [s["broker"] for s in json.loads(proc.stdout)["steps"]]
+    assert sorted(order) == [n.spec.node_id for n in lab.broker_nodes]
+
+    observer = Observer(lab)
+    at_gate: list[str] = []
+
+    def on_safe(broker: int) -> None:
+        """The gate let `broker` go: the dashboard, read now, says so too."""
+        from kafkatui.tui.format import broker_cell
+        from tests.lab.support import snapshot
+
+        report, _, _ = judge(None, snapshot(lab), argparse.Namespace(topic=EXCEPT_UNSAFE), None)
+
+        at_gate.append(str(broker_cell(report.brokers[broker], "restart")))
+
+    observer.thread.start()
+    try:
+        result = roll(lab, "kafkatui", order, ROLLED, EXCEPT_UNSAFE, timeout_ms=DELIVERY_TIMEOUT_MS, on_safe=on_safe)
+    finally:
+        observer.stop.set()
+        observer.thread.join(60)
+    print(json.dumps(result.as_dict()))  # the figures, with -s
+    print(f"observer: {observer.reads} reads, seen {observer.seen}, {len(observer.errors)} failed reads, ")
+    print(f"gate stricter than the dashboard {len(observer.stricter)} times: {observer.stricter[:1]}")
+    assert not result.stopped, result.stopped
+    assert [s.broker for s in result.steps] == order and all(s.gate_exit == 0 for s in result.steps)
+    assert result.application.acked > 0
+    assert result.application.failed == 0, result.application.errors
+    # and Kafka never answered a write with "fewer in-sync replicas than min ISR" (the probe does not retry)
+    assert not {"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"} & set(result.probe.errors), (
+        result.probe.errors
+    )
+    assert at_gate == ["✔ safe"] * len(order)
+    assert observer.mismatches == [], observer.mismatches[:5]
+    assert observer.reads >= len(order) and observer.seen == {True, False}, observer.errors[:5]
+    # the lab is whole again: every broker back, every replica in sync
+    wait_for("every replica back in sync", lambda: under_replicated(lab) == 0, timeout=120)
