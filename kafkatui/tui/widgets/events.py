@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import RichLog
 
 
@@ -56,7 +57,7 @@ class EventLog(RichLog):
         self._wrapped_at = width
         self.write(text, width=width if width > 0 else None)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: Resize) -> None:
         """Wrap every line again at the new width (a pane grown from 80 to 120 columns kept 80)."""
         width = self.scrollable_content_region.width
         if width <= 0 or width == self._wrapped_at or not self._entries:
