@@ -398,14 +398,14 @@ def test_snapshot_alter_confirmation_80x24(snap_compare: Any) -> None:
     from kafkatui.alter.plan import ChangePlan, ConfigChange
     from kafkatui.tui.screens.confirm import ConfirmScreen
     from tests.tui.test_alter_tui import fake_app, pushing
-    from tests.tui.test_screens import snapshot_of
+    from tests.tui.test_screens import incident, snapshot_of
 
-    plan = ChangePlan(tuple(ConfigChange("topic", t, "min.insync.replicas", "2") for t in ("orders", "payments")))
+    plan = ChangePlan(tuple(ConfigChange("topic", t, "min.insync.replicas", "3") for t in ("orders", "payments")))
     assert snap_compare(
         fake_app(),
         terminal_size=SMALL,
         press=["1"],
-        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))),
+        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics", current=incident()))),
     )
 
 
