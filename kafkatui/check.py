@@ -300,8 +300,9 @@ def render(
                 out.print(f"   {label}:", style="dim")
                 for item in items:
                     out.print(f"     - {item}", markup=False, highlight=False, soft_wrap=True)
-        for cmd in f.commands:
-            out.print(f"     $ {cmd}", markup=False, highlight=False, soft_wrap=True, style="bold")
+        for cmd in f.paste_block().splitlines():  # changes commented out, under when to run them
+            style = "dim" if cmd.startswith("#") else "bold"
+            out.print(f"     {cmd}", markup=False, highlight=False, soft_wrap=True, style=style)
         if f.strimzi_patch:
             out.print("     Strimzi KafkaTopic patch:", style="dim")
             for ln in f.strimzi_patch.rstrip().splitlines():

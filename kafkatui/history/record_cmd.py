@@ -49,9 +49,7 @@ def _directory(text: str) -> Path:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_connection_arguments(p)
-    p.add_argument(
-        "--dir", type=_directory, default=None, help="history directory (default ~/.local/state/kafkatui/history)"
-    )
+    p.add_argument("--dir", type=_directory, default=None, help=f"history directory (default {default_history_dir()})")
     p.add_argument("--interval", type=seconds(86400), default=10.0, help="seconds between snapshots (default 10)")
     p.add_argument(
         "--retention-days", type=whole(0, 36500), default=7, help="delete days older than this (default 7; 0 keeps all)"

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from kafkatui.model.health import HealthReport, TopicHealth
+from kafkatui.model.paste import CHANGE, command_kinds, paste_block
 from kafkatui.model.plans import Planner, file_cmd
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
@@ -38,6 +39,7 @@ EXAMPLES = 4  # per-partition evidence lines before "... and N more"
 INHERITED_GROUP = 5  # topics inheriting minISR 1 from one cluster-level source that become one finding
 CLUSTER_SOURCES = frozenset({DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG})
 _SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+FIRST_IDS = frozenset({"offline"})  # findings ranked first within their severity: no leader, no reads or writes
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _K8S_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 BROKER_SOURCES = frozenset({DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG})
@@ -62,9 +64,20 @@ class Finding:
     commands: tuple[str, ...] = ()
     strimzi_patch: str | None = None  # YAML fragment to merge into the KafkaTopic
     root_cause: bool = False
+    change_when: str | None = None  # when to run the commands that change the cluster (kafkatui.model.paste)
+
+    @property
+    def command_kinds(self) -> list[str]:
+        """The kind of each command, "read-only" or "change" (kafkatui.model.paste)."""
+        return command_kinds(self.commands)
+
+    def paste_block(self) -> str:
+        """The commands as a block safe to paste whole: the changes commented out under `change_when`."""
+        return paste_block(self.commands, self.change_when)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON (shape in the module docstring)."""
+        kinds = self.command_kinds
         return {
             "id": self.id,
             "severity": self.severity,
@@ -81,6 +94,8 @@ class Finding:
             "steps": list(self.steps),
             "commands": list(self.commands),
             "strimzi_patch": self.strimzi_patch,
+            "command_kinds": kinds,
+            "change_when": self.change_when,
         }
 
     @classmethod
@@ -100,6 +115,7 @@ class Finding:
             commands=tuple(d["commands"]),
             strimzi_patch=d["strimzi_patch"],
             root_cause=bool(d["root_cause"]),
+            change_when=d.get("change_when"),
         )
 
     def covers(self, topic: str, partition: int) -> bool:
@@ -138,6 +154,7 @@ class CatalogEntry:
     root_cause: bool = False
     strimzi_when: str | None = None
     strimzi_config: tuple[tuple[str, str], ...] = ()  # (topic config key, context key)
+    change_when: str | None = None  # template: when to run the commands that change the cluster
 
 
 def _items(raw: Any, fid: str, key: str) -> tuple[_Item, ...]:
@@ -175,6 +192,7 @@ def parse_catalog(text: str) -> dict[str, CatalogEntry]:
             root_cause=bool(e.get("root_cause", False)),
             strimzi_when=st.get("when"),
             strimzi_config=tuple((st.get("config") or {}).items()),
+            change_when=e.get("change_when"),
         )
     return out
 
@@ -325,6 +343,8 @@ class Context:
         else:
             c["strimzi"] = False
         severity = "critical" if critical and e.escalates else (severity or e.severity)
+        commands = tuple(fill(i.text, c) for i in e.commands if i.applies(c))
+        changes = e.change_when is not None and CHANGE in command_kinds(commands)
         return Finding(
             id=fid,
             severity=severity,
@@ -336,9 +356,10 @@ class Context:
             evidence=tuple(evidence),
             causes=tuple(fill(i.text, c) for i in e.causes if i.applies(c)),
             steps=tuple(fill(i.text, c) for i in e.steps if i.applies(c)),
-            commands=tuple(fill(i.text, c) for i in e.commands if i.applies(c)),
+            commands=commands,
             strimzi_patch=patch,
             root_cause=e.root_cause,
+            change_when=fill(e.change_when, c) if changes and e.change_when else None,
         )
 
     def topic_ctx(self, th: TopicHealth) -> dict[str, Any]:
@@ -402,10 +423,11 @@ class Context:
 
 
 def finding_sort_key(f: Finding) -> tuple[int, int, int, int, str, tuple[str, ...], tuple[int, ...]]:
-    """Severity, then root causes before symptoms, then breadth, then id and resource names."""
+    """Severity, then partitions nobody can read or write (offline) before anything else, then root
+    causes before symptoms, then breadth, then id and resource names."""
     return (
         _SEV_RANK[f.severity],
-        0 if f.root_cause else 1,
+        0 if f.id in FIRST_IDS else 1 if f.root_cause else 2,
         -f.affected_partitions,
         -len(f.topics),
         f.id,

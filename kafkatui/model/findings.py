@@ -6,8 +6,9 @@ title, likely causes, remediation steps, command templates — is data in ``cata
 module detects the problems, gathers the evidence from the snapshot and fills the templates.
 
 Grouping: per-partition problems become one finding per (kind, topic) listing the partitions; broker
-problems one finding per broker. Sorting: severity (critical, warning, info), then root causes (a
-broker) before symptoms (a topic), then breadth (affected partitions, then topics), then id and name.
+problems one finding per broker. Sorting: severity (critical, warning, info), then offline partitions
+(no leader: no reads or writes) first, then root causes (a broker) before symptoms (a topic), then
+breadth (affected partitions, then topics), then id and name.
 Findings about a broker (missing from ISRs, absent) start at the catalog's severity and become
 critical when a partition they explain is offline or under minISR.
 
@@ -33,7 +34,9 @@ only partitions that lost an in-sync replica (a full ISR at minISR is ``min-isr-
       "causes": ["..."],
       "steps": ["..."],
       "commands": ["kafka-topics.sh --bootstrap-server B ..."],
-      "strimzi_patch": "spec:\\n  config:\\n    min.insync.replicas: 2\\n"   # or null
+      "strimzi_patch": "spec:\\n  config:\\n    min.insync.replicas: 2\\n",  # or null
+      "command_kinds": ["read-only"],        # per command: "read-only" | "change" (kafkatui.model.paste)
+      "change_when": null                    # when to run the changes ("If broker 2 is gone for good") or null
     }
 
 `Finding.from_dict` reads it back.

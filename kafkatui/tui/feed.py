@@ -16,6 +16,7 @@ from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.changes import Change, ChangeKind, diff
 from kafkatui.model.findings import Finding, findings
+from kafkatui.model.flapping import unexplained_counts
 from kafkatui.model.health import HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
 
@@ -100,6 +101,8 @@ class Feed:
         self.first_record_error: str | None = None  # what the user is told on screen and at exit
         self.state = ViewState.empty()
         self._shrinks: deque[tuple[float, int]] = deque()
+        self._down: dict[int, bool] = {}  # per broker: down (absent or refusing) at the last refresh
+        self._transitions: dict[int, list[tuple[float, bool]]] = {}  # per broker: (time, down) when it changed
 
     def refresh(self) -> ViewState:
         """Read the cluster once (blocking) and return the new state; never raises for cluster trouble."""
@@ -113,8 +116,8 @@ class Feed:
             return self.state
         self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
-        counts = self._count_shrinks(changes, snapshot.taken_at)
         report = assess(snapshot)
+        counts = self._count_shrinks(changes, snapshot, report)
         found = findings(report, snapshot, bootstrap=self.bootstrap, shrink_counts=counts or None)
         self.state = prev.succeeded(snapshot, report, tuple(found), tuple(changes), counts)
         return self.state
@@ -145,16 +148,20 @@ class Feed:
             return None
         return f"ISR history not recorded ({self.record_failures} write(s) failed): {self.first_record_error}"
 
-    def _count_shrinks(self, changes: list[Change], now: float) -> dict[int, int]:
-        # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes
+    def _count_shrinks(self, changes: list[Change], snapshot: ClusterSnapshot, report: HealthReport) -> dict[int, int]:
+        # one broker leaving many ISRs at once is one episode (a crash), not flapping: count episodes; and a
+        # broker down (absent or refusing connections) then or soon after is not flapping (model.flapping)
+        now = snapshot.taken_at
+        for b in sorted(snapshot.broker_ids | set(report.counts.brokers_absent) | snapshot.refused):
+            down = b not in snapshot.broker_ids or b in snapshot.refused
+            if self._down.get(b, False) != down:
+                self._down[b] = down
+                self._transitions.setdefault(b, []).append((now, down))
         episodes = {(c.at, c.broker) for c in changes if c.kind == ChangeKind.ISR_SHRINK and c.broker is not None}
         self._shrinks.extend(sorted(episodes))
         while self._shrinks and self._shrinks[0][0] < now - SHRINK_WINDOW_S:
             self._shrinks.popleft()
-        counts: dict[int, int] = {}
-        for _, b in self._shrinks:
-            counts[b] = counts.get(b, 0) + 1
-        return counts
+        return unexplained_counts(self._shrinks, self._transitions)
 
     def close(self) -> None:
         """Write an outage still unrecorded to the history as a gap, then close the source (the

@@ -53,7 +53,7 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-record",
         action="store_true",
-        help="do not record ISR history (default: record into ~/.local/state/kafkatui/history)",
+        help=f"do not record ISR history (default: record into {shown_path(state_dir() / 'history')})",
     )
     p.add_argument("--history-dir", type=Path, default=None, help="where to record ISR history")
     p.add_argument(
@@ -69,6 +69,19 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
         help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
         "confirmed and audited (or writes: true in the profile); default: read-only",
     )
+
+
+def state_dir() -> Path:
+    """$XDG_STATE_HOME/kafkatui, else ~/.local/state/kafkatui (where history and the log go)."""
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "kafkatui"
+
+
+def shown_path(path: Path) -> str:
+    """`path` as help text shows it: ~/... under the home directory."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 DEMO_SPEED = 4.0  # at 10 an episode lasted 20-30 s and a 12 s GC fencing fell between two refreshes
@@ -102,7 +115,7 @@ def log_to_file() -> Path | None:
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "kafkatui"
+    state = state_dir()
     try:
         state.mkdir(parents=True, exist_ok=True)
         path = state / "kafkatui.log"

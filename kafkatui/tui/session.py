@@ -34,6 +34,17 @@ class Session:
     demo: DemoNarrator | None = None  # `--demo`: the scenario's story, told in the events pane
     paused: bool = False
     state: ViewState = field(default_factory=ViewState.empty)  # replaced by the app after each refresh
+    # what this dashboard did (a config change applied), for the events pane to say at the next refresh
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Say `text` in the events pane (the overview takes it at its next redraw)."""
+        self.notes.append(text)
+
+    def drain_notes(self) -> list[str]:
+        """The notes not shown yet, oldest first; they are shown once."""
+        out, self.notes = self.notes, []
+        return out
 
 
 class LiveView:

@@ -55,3 +55,27 @@ def test_check_with_history_raises_isr_flapping_and_says_what_it_read(tmp_path: 
     assert f.brokers == (3,) and "4 ISR shrinks" in f.title
     counts, note = history_shrinks(argparse.Namespace(history=None), s)
     assert counts is None and "--history DIR" in note and "dashboard" in note
+
+
+def test_recorded_crashes_of_a_broker_are_not_flapping(tmp_path: Path) -> None:
+    """Issue 26: `check --history` called a crashed broker "6 ISR shrinks ... (intermittent)". Broker 3
+    leaves the ISRs as it leaves the metadata (a crash), or 10 s before (a controlled shutdown), four times."""
+    rec = Recorder(tmp_path)
+    ts = T0
+    up = at([1, 2, 3], ts)
+    rec.record(up)
+    for i in range(4):
+        ts += 60
+        if i % 2:
+            rec.record(dataclasses.replace(at([1, 2], ts), brokers=up.brokers[:2]))
+        else:
+            rec.record(at([1, 2], ts))
+            ts += 10
+            rec.record(dataclasses.replace(at([1, 2], ts), brokers=up.brokers[:2]))
+        ts += 60
+        rec.record(at([1, 2, 3], ts))
+    rec.close(ts)
+    assert shrink_counts(tmp_path, "test", ts) == {}
+    s = at([1, 2, 3], ts)
+    counts, _ = history_shrinks(argparse.Namespace(history=str(tmp_path)), s)
+    assert not [f for f in findings(assess(s), s, shrink_counts=counts) if f.id == "isr-flapping"]

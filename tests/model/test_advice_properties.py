@@ -7,7 +7,10 @@ For each snapshot (played in-process on a manual clock, the same state `check --
 - a plan never moves a partition that cannot finish (offline, or no live replica);
 - applying one finding's commands (config changes, reassignments) and auditing again flags no rule
   on its topics that was not flagged before (a fix must not create another weakness);
-- no two findings on one topic contradict each other (table `CONTRADICTIONS`).
+- no two findings on one topic contradict each other (table `CONTRADICTIONS`);
+- the block `c` copies, for each finding and for every partition screen's findings together, is safe
+  to paste whole: `bash -n` accepts it, every command is in it, and no line a shell would run changes
+  the cluster (each change is commented out under a line saying when to run it).
 
 The big scenario (100,000 partitions, about 25 s to build) is covered by a soak test.
 """
@@ -15,6 +18,9 @@ The big scenario (100,000 partitions, about 25 s to build) is covered by a soak 
 from __future__ import annotations
 
 import dataclasses
+import re
+import shutil
+import subprocess
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -33,6 +39,7 @@ from kafkatui.model.commands import (
 )
 from kafkatui.model.findings import Finding, findings, findings_for_partition
 from kafkatui.model.health import assess
+from kafkatui.model.paste import CHANGE, paste_block, paste_lines, runnable_changes
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.sim import scenario
 from kafkatui.sim.clock import VirtualClock
@@ -128,7 +135,38 @@ def audit_rules(s: ClusterSnapshot) -> dict[str, set[str]]:
     return out
 
 
-def check_snapshot(where: str, s: ClusterSnapshot) -> None:
+# what a shell line that changes the cluster looks like, said independently of kafkatui.model.paste
+_CHANGES = re.compile(
+    r"--alter\b|--execute\b|--verify\b|--cancel\b|--delete\b|kafka-leader-election|kubectl (patch|apply|edit)|"
+    r"> *reassign-|> *elect-"
+)
+
+
+def _check_paste(where: str, blocks: dict[str, str], label: str, block: str, commands: list[str]) -> None:
+    """`block` (what `c` copies for `commands`) runs nothing that changes the cluster when pasted whole."""
+    lines = block.splitlines()
+    running = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    bad = [ln for ln in running if _CHANGES.search(ln)]
+    assert not bad, f"{where}: {label}: pasting runs a change: {bad[0][:200]}"
+    assert not runnable_changes(block, commands), f"{where}: {label}"
+    for c in commands:
+        assert c in running or f"# {c}" in lines, f"{where}: {label}: {c[:120]} missing from the copied block"
+    for i, ln in enumerate(lines):
+        if ln.startswith("# ") and not ln.endswith(":"):  # a commented-out change follows its when-line
+            assert any(x.endswith("then run (changes the cluster: uncomment to run):") for x in lines[:i]), where
+    blocks.setdefault(block, f"{where}: {label}")
+
+
+def bash_accepts(blocks: dict[str, str]) -> None:
+    """`bash -n` (parse, run nothing) accepts every block."""
+    bash = shutil.which("bash")
+    assert bash is not None, "bash is needed to check the copied blocks"
+    for block, where in blocks.items():
+        proc = subprocess.run([bash, "-n"], input=block, text=True, capture_output=True, timeout=10)
+        assert proc.returncode == 0, f"{where}: bash -n refuses the copied block: {proc.stderr}\n{block}"
+
+
+def check_snapshot(where: str, s: ClusterSnapshot, blocks: dict[str, str] | None = None) -> None:
     report = assess(s)
     found = findings(report, s, bootstrap="localhost:9092")
     live = s.broker_ids
@@ -198,11 +236,29 @@ def check_snapshot(where: str, s: ClusterSnapshot) -> None:
         ranks = [0 if x.topics == (name,) else 1 for x in shown]
         assert ranks == sorted(ranks), where
 
+    # what `c` copies is safe to paste whole: one finding (findings screen), a partition's (partition screen)
+    blocks = {} if blocks is None else blocks
+    for f in found:
+        block = f.paste_block()
+        assert block == paste_block(f.commands, f.change_when)
+        if CHANGE in f.command_kinds:
+            assert f.change_when, f"{where}: {f.id} changes the cluster without saying when (catalog change_when)"
+        _check_paste(where, blocks, f.id, block, list(f.commands))
+    for name, t in s.topics.items():
+        for p in t.partitions[:1]:
+            shown = findings_for_partition(found, name, p.partition)
+            block = "\n".join(paste_lines((x.commands, x.change_when) for x in shown)) + "\n"
+            _check_paste(
+                where, blocks, f"partition {name}-{p.partition}", block, [c for x in shown for c in x.commands]
+            )
+
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_advice_is_consistent_on_every_scenario(name: str) -> None:
+    blocks: dict[str, str] = {}
     for t, s in snapshots(name, TIMES.get(name, DEFAULT_TIMES)):
-        check_snapshot(f"{name} at {t // 1000}s", s)
+        check_snapshot(f"{name} at {t // 1000}s", s, blocks)
+    bash_accepts(blocks)
 
 
 @pytest.mark.soak

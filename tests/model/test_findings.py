@@ -634,13 +634,14 @@ def test_one_finding_per_kind_and_topic_listing_partitions() -> None:
     assert "... and 96 more" in big.evidence
 
 
-def test_sorted_by_severity_then_root_cause_then_breadth() -> None:
+def test_sorted_by_severity_then_offline_then_root_cause_then_breadth() -> None:
     found = run(incident())
     ranks = [("critical", "warning", "info").index(f.severity) for f in found]
     assert ranks == sorted(ranks)
     crit = [f for f in found if f.severity == "critical"]
-    assert crit[0].id == "broker-absent"  # the cause before its symptoms
-    topic_crit = [f.affected_partitions for f in crit if not f.root_cause]
+    # issue 26: partitions nobody can read or write come first, then the cause before its other symptoms
+    assert [f.id for f in crit[:2]] == ["offline", "broker-absent"]
+    topic_crit = [f.affected_partitions for f in crit if not f.root_cause and f.id != "offline"]
     assert topic_crit == sorted(topic_crit, reverse=True)
 
 
@@ -660,7 +661,11 @@ def test_json_round_trip() -> None:
             "steps",
             "commands",
             "strimzi_patch",
+            "command_kinds",
+            "change_when",
         }
+        assert len(d["command_kinds"]) == len(d["commands"])
+        assert (d["change_when"] is None) == ("change" not in d["command_kinds"])
         assert set(d["resources"]) == {"topics", "partitions", "brokers"}
         assert Finding.from_dict(d) == f
 

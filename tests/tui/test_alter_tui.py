@@ -30,6 +30,7 @@ from kafkatui.tui.screens.alter_wizard import AlterWizardScreen
 from kafkatui.tui.screens.confirm import ConfirmScreen
 from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, incident, ready, screen_text, snapshot_of, text_of
 
@@ -259,12 +260,15 @@ def test_wizard_explicit_value_is_checked_before_the_preview() -> None:
         wizard = await open_wizard_on_orders(pilot, app)
         await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values
         assert wizard.query_one("#explicit").display
-        wizard.query_one("#value", Input).focus()
+        # issue 26: the value is focused at once, no Tabs to a field below the fold
+        assert wizard.focused is wizard.query_one("#value", Input)
         await pilot.press(*"two", "enter")
         await pilot.pause()
         assert isinstance(app.screen, AlterWizardScreen)
         assert "min.insync.replicas must be a whole number" in text_of(wizard.query_one("#wizard-error", Static))
         await choose(pilot, wizard.query_one("#key", RadioSet), 1)  # unclean.leader.election.enable
+        assert wizard.focused is wizard.query_one("#value", Input)
+        assert wizard.query_one("#value", Input).placeholder == f"new value of {UNCLEAN}"
         wizard.query_one("#remove").focus()
         await pilot.press("space")
         preview = await preview_from_wizard(pilot, app)
@@ -332,8 +336,23 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await open_wizard_on_orders(pilot, app)  # default goal: no loss through 1 failure
         preview = await preview_from_wizard(pilot, app)
-        await apply_and_confirm(pilot, app, "orders")
+        await pilot.click("#apply")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen)), status(app)
+        said = text_of(app.screen.query_one("#confirm-text", Static))
+        assert "min.insync.replicas 1 → 2 on topic orders" in said  # issue 26: what changes, not only how many
+        await pilot.press(*"orders", "enter")
+        await pilot.pause()
         assert await wait_until(pilot, lambda: preview.verified is not None)
+        subtitle = str(preview.query_one("#preview-box").border_subtitle)
+        assert subtitle.startswith("done: Enter/Esc close") and "Apply" not in subtitle
+        events = app.screen_stack[1].query_one("#events", EventLog)
+        assert await wait_until(
+            pilot,
+            lambda: any(
+                "config min.insync.replicas 1 → 2 on topic orders (applied by you)" in ln.text for ln in events.lines
+            ),
+            5,
+        )
         assert isinstance(app.screen, AlterPreviewScreen)
         shown = status(app)
         assert "ok      topic orders min.insync.replicas: 1 (DEFAULT_CONFIG) -> 2 (DYNAMIC_TOPIC_CONFIG)" in shown
@@ -431,12 +450,12 @@ def test_snapshot_alter_preview(snap_compare: Any) -> None:
 
 
 def test_snapshot_alter_confirmation(snap_compare: Any) -> None:
-    plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "2") for t in ("orders", "payments")))
+    plan = ChangePlan(tuple(ConfigChange("topic", t, MIN_ISR, "3") for t in ("orders", "payments")))
     assert snap_compare(
         fake_app(),
         terminal_size=SIZE,
         press=["1"],
-        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))),
+        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics", current=incident()))),
     )
 
 

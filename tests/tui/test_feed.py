@@ -106,3 +106,30 @@ def test_backoff_never_exceeds_max_backoff() -> None:
     feed = Feed(Script([good] + [down] * 6), max_backoff=4.0)
     feed.refresh()
     assert [feed.refresh().retry_in for _ in range(6)] == [1.0, 2.0, 4.0, 4.0, 4.0, 4.0]
+
+
+def test_a_broker_that_keeps_going_down_is_not_flapping() -> None:
+    """Issue 26: a broker crashed and restarted four times in the hour (out of the ISRs as it left the
+    metadata, or moments before, as a controlled shutdown does) is down, not intermittent."""
+    full = snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])]), brokers=(1, 2, 3))
+    leaving = snap(topic("t", [(1, [1, 2, 3], [1, 2])]), brokers=(1, 2, 3))
+    gone = snap(topic("t", [(1, [1, 2, 3], [1, 2])]), brokers=(1, 2))
+    steps: list[ClusterSnapshot | Exception] = []
+    for i in range(4):
+        t = 100.0 + 120 * i
+        steps += [replace(full, taken_at=t)]
+        steps += [replace(gone, taken_at=t + 20)] if i % 2 else [replace(leaving, taken_at=t + 20)]
+        steps += [replace(gone, taken_at=t + 30)]
+    steps += [replace(full, taken_at=700.0)]
+    feed = Feed(Script(steps))
+    for _ in range(len(steps)):
+        state = feed.refresh()
+    assert state.shrink_counts == {}
+    assert not any(f.id == "isr-flapping" for f in state.findings)
+    # the same shrinks with broker 3 staying in the metadata are flapping
+    steps = [replace(full if i % 2 == 0 else leaving, taken_at=100.0 + 60 * i) for i in range(9)]
+    feed = Feed(Script(steps))
+    for _ in range(len(steps)):
+        state = feed.refresh()
+    assert state.shrink_counts == {3: 4}
+    assert any(f.id == "isr-flapping" for f in state.findings)

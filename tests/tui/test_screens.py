@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static, TextArea
+from textual.widgets._footer import FooterKey
 
 from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
 from kafkatui.tui.app import KafkaTuiApp
@@ -110,12 +112,16 @@ async def refreshed(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-def drive(scenario: Callable[[Pilot[Any], KafkaTuiApp], Awaitable[None]], app: KafkaTuiApp | None = None) -> None:
-    """Run `scenario` against a fresh app at 120x40."""
+def drive(
+    scenario: Callable[[Pilot[Any], KafkaTuiApp], Awaitable[None]],
+    app: KafkaTuiApp | None = None,
+    size: tuple[int, int] = SIZE,
+) -> None:
+    """Run `scenario` against a fresh app at 120x40 (or `size`)."""
     app = app or make_app()
 
     async def main() -> None:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await ready(pilot)
             await scenario(pilot, app)
 
@@ -207,11 +213,89 @@ def test_c_copies_every_command_of_the_partition(monkeypatch: pytest.MonkeyPatch
         assert patch.display and "min.insync.replicas" in patch.text
         await pilot.press("c")
         await pilot.pause()
-        commands = screen.findings[0].commands
-        assert copied == ["\n".join(commands) + "\n"]
-        assert any(f"copied {len(commands)} command" in str(n.message) for n in app._notifications)
+        f = screen.findings[0]
+        assert copied == [f.paste_block()]  # every command a change: each commented out under when to run it
+        assert copied[0].splitlines() == [
+            "# To make acks=all writes to logs wait for two brokers, in the order of the finding's steps, "
+            "then run (changes the cluster: uncomment to run):",
+            *(f"# {c}" for c in f.commands),
+        ]
+        assert any(
+            f"copied 0 read-only commands and {len(f.commands)} changes, commented out" in str(n.message)
+            for n in app._notifications
+        )
 
     drive(scenario)
+
+
+def test_c_on_the_absent_broker_finding_copies_a_block_safe_to_paste(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26: the read-only checks and the reassignment off broker 4 were one paste-ready block; pasted
+    whole it moved replicas off a broker that may only have crashed."""
+    copied: list[str] = []
+    monkeypatch.setattr(KafkaTuiApp, "copy_to_clipboard", lambda self, text: copied.append(text))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FindingsScreen)
+        table = screen.query_one("#findings-table", VirtualTable)
+        assert table.move_cursor_to(next(k for k, f in screen._by_key.items() if f.id == "broker-absent"))
+        await pilot.pause()
+        shown = screen.query_one(".commands", TextArea).text
+        await pilot.press("c")
+        await pilot.pause()
+        (block,) = copied
+        assert block == shown + "\n"  # the screen shows what c copies
+        lines = block.splitlines()
+        when = lines.index(
+            "# If broker 4 is gone for good (not just crashed or restarting: then start it again instead), "
+            "then run (changes the cluster: uncomment to run):"
+        )
+        assert all(not ln.startswith("#") and "--describe" in ln or "api-versions" in ln for ln in lines[:when])
+        assert (
+            lines[when + 1].startswith("# printf '%s\\n' '{\"version\":1")
+            and "> reassign-broker-4.json" in lines[when + 1]
+        )
+        assert any(ln.startswith("# kafka-reassign-partitions.sh") and "--execute" in ln for ln in lines[when:])
+        assert not any("--execute" in ln or "> reassign" in ln for ln in lines if not ln.startswith("#"))
+        proc = subprocess.run(["bash", "-n"], input=block, text=True, capture_output=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        assert any(
+            "copied 2 read-only commands and 3 changes, commented out" in str(n.message) for n in app._notifications
+        )
+
+    drive(scenario)
+
+
+def test_findings_at_80x24_say_how_to_reach_what_to_do_and_scroll_it() -> None:
+    """Issue 26: at 80x24 the details show about 10 lines; PageDown moved the list, and nothing said that
+    Tab reaches what to do and the commands."""
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        await pilot.press("f")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, FindingsScreen)
+        table = screen.query_one("#findings-table", VirtualTable)
+        detail = screen.query_one("#finding-detail")
+        assert "Tab: scroll the details (what to do, commands)" in str(detail.border_title)
+        first = screen.current
+        await pilot.press("tab")
+        await pilot.pause()
+        assert screen.focused is detail
+        assert "PgDn/PgUp/↑↓ scroll · Esc: back to the list" in str(detail.border_title)
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert detail.scroll_y > 0 and screen.current is first  # the details moved, the list did not
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.focused is table
+        footer = [k for k in screen.query(FooterKey) if k.display]
+        assert [(k.key_display, k.description) for k in footer][-1] == ("c", "copy")
+        assert sum(len(k.key_display) + 1 + len(k.description) + 1 for k in footer) - 1 <= 80
+
+    drive(scenario, size=(80, 24))
 
 
 def test_broker_screen_names_the_isrs_it_is_missing_from() -> None:
@@ -244,7 +328,7 @@ def test_absent_broker_is_marked_down_with_its_findings() -> None:
         text = screen_text(app)
         assert "✖ DOWN" in text and "already down" in text
         assert isinstance(app.screen, BrokerScreen)
-        assert [f.id for f in app.screen.findings] == ["broker-absent", "offline", "under-min-isr"]
+        assert [f.id for f in app.screen.findings] == ["offline", "broker-absent", "under-min-isr"]  # no leader first
 
     drive(scenario)
 
@@ -296,9 +380,12 @@ def test_findings_screen_is_critical_first_and_enter_opens_the_resource() -> Non
         )
         detail = screen.query_one("#finding-view", FindingView)
         assert detail.finding is screen.current and detail.finding is not None
+        assert detail.finding.id == "offline"  # issue 26: no leader ranks first, above the absent broker
         await pilot.press("down")
         await pilot.pause()
-        assert detail.finding is screen.current and detail.finding.id == "offline"
+        assert detail.finding is screen.current and detail.finding.id == "broker-absent"
+        await pilot.press("up")
+        await pilot.pause()
         await pilot.press("enter")  # offline payments-0 -> the partition screen
         await pilot.pause()
         assert isinstance(app.screen, PartitionScreen)
@@ -403,6 +490,23 @@ def test_snapshot_what_if_two_brokers_down(snap_compare: Any) -> None:
 
 def test_snapshot_findings(snap_compare: Any) -> None:
     assert snap_compare(make_app(), press=["f"], terminal_size=SIZE, run_before=snapshot_of())
+
+
+def test_snapshot_findings_80x24_details_scrolled_to_the_commands(snap_compare: Any) -> None:
+    """The absent broker's finding at 80x24, its details scrolled down to the paste-safe commands."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await snapshot_of()(pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, FindingsScreen)
+        table = screen.query_one("#findings-table", VirtualTable)
+        assert table.move_cursor_to(next(k for k, f in screen._by_key.items() if f.id == "broker-absent"))
+        await pilot.press("tab", "end")
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=run_before)
 
 
 def test_snapshot_help(snap_compare: Any) -> None:

@@ -457,3 +457,16 @@ def test_snapshot_small_table(snap_compare: Callable[..., bool]) -> None:
     Offline states are red rich Text cells; odd rows are striped; the header uses $panel.
     """
     assert snap_compare(TableApp(), press=["s", "s", "down", "down"], terminal_size=(80, 14))
+
+
+def test_a_column_never_shows_a_cut_header_or_a_lone_ellipsis() -> None:
+    """Issue 26: at 80 columns headers read "out-of-…" and "headroom …" (a column one cell wide)."""
+    cols = [
+        Column("a", "status", 10),
+        Column("lag", "out-of-ISR lag", 20, min_width=8, short="lag"),
+        Column("t", "tolerates", 9, min_width=1),
+    ]
+    assert layout_widths(cols, 32) == [10, 18, 0]  # "tolerates" would get 1 cell: hidden, not "…"
+    assert layout_widths(cols, 22) == [10, 8, 0]  # shown as "lag"
+    assert cols[1].header(8) == "lag" and cols[1].header(20) == "out-of-ISR lag"
+    assert cols[0].header(4) == "status"  # no short label: cut as before

@@ -398,14 +398,14 @@ def test_snapshot_alter_confirmation_80x24(snap_compare: Any) -> None:
     from kafkatui.alter.plan import ChangePlan, ConfigChange
     from kafkatui.tui.screens.confirm import ConfirmScreen
     from tests.tui.test_alter_tui import fake_app, pushing
-    from tests.tui.test_screens import snapshot_of
+    from tests.tui.test_screens import incident, snapshot_of
 
-    plan = ChangePlan(tuple(ConfigChange("topic", t, "min.insync.replicas", "2") for t in ("orders", "payments")))
+    plan = ChangePlan(tuple(ConfigChange("topic", t, "min.insync.replicas", "3") for t in ("orders", "payments")))
     assert snap_compare(
         fake_app(),
         terminal_size=SMALL,
         press=["1"],
-        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics"))),
+        run_before=snapshot_of(pushing(ConfirmScreen(plan, "alter 2 topics", current=incident()))),
     )
 
 
@@ -488,3 +488,29 @@ def test_demo_narrator_tells_the_story_and_says_when_it_is_over(tmp_path: Path) 
     over = narrator.over()
     assert over is not None and "scenario over" in over and "kafkatui --demo short" in over
     assert narrator.over() is None  # said once
+
+
+def test_events_wrap_again_when_the_terminal_grows() -> None:
+    """Issue 26: after a resize from 80 to 120 columns the events stayed wrapped at 80."""
+    from rich.text import Text
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        log = app.screen.query_one("#events", EventLog)
+        long = "orders-1 ISR [1,2,3] -> [1] (out: [2,3]) " * 3
+        log.add(Text("12:00:01 " + long.strip()), key="a")
+        log.add(Text("12:00:02 " + long.strip()), key="b")
+        log.add(Text("12:00:02 " + long.strip()), key="b")  # a repeat: one line with ×2
+        await settle(pilot)
+        narrow = [line.text.rstrip() for line in log.lines]
+        assert max(len(t) for t in narrow) <= 78
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        wide = [line.text.rstrip() for line in log.lines]
+        assert max(len(t) for t in wide) > 80 and len(wide) < len(narrow)
+        assert "".join(wide).replace(" ", "") == "".join(narrow).replace(" ", "")  # the same words, ×2 kept
+        assert wide[-1].endswith("×2")
+        log.add(Text("12:00:02 " + long.strip()), key="b")  # repeats still collapse after the re-wrap
+        await settle(pilot)
+        assert [line.text.rstrip() for line in log.lines][-1].endswith("×3")
+
+    drive(scenario, size=(80, 24))

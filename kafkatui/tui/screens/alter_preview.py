@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from datetime import datetime
 
 from rich.text import Text
 from textual import work
@@ -249,7 +250,9 @@ class AlterPreviewScreen(PreviewModal):
             style="dim",
         )
         self.status(status)
-        self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
+        self.app.push_screen(
+            ConfirmScreen(self.plan, self.heading, message=message, current=checked.snapshot), self._confirmed
+        )
 
     def _confirmed(self, ok: bool | None) -> None:
         if not ok:
@@ -288,7 +291,9 @@ class AlterPreviewScreen(PreviewModal):
             reveal=True,
         )
         message = lines + Text("\nNothing was sent. The preview shows the values now.", style="dim")
-        self.app.push_screen(ConfirmScreen(self.plan, self.heading, message=message), self._confirmed)
+        self.app.push_screen(
+            ConfirmScreen(self.plan, self.heading, message=message, current=self.before), self._confirmed
+        )
 
     def _applied(self, done: alter_jobs.Applied | str) -> None:
         if isinstance(done, str):
@@ -315,5 +320,22 @@ class AlterPreviewScreen(PreviewModal):
         else:
             n = len(verified)
             self.notify(f"{n} change{'s' if n != 1 else ''} applied and verified", timeout=5)
+        stamp = datetime.fromtimestamp(self.session.clock()).strftime("%H:%M:%S")
+        for v in verified:
+            if v.ok:
+                new = "(override deleted)" if v.change.value is None else v.change.value
+                self.session.note(
+                    f"{stamp} config {v.change.key} {v.before.value} → {new} on {v.change.label} (applied by you)"
+                )
+        # done: Enter and Esc close; Apply is not offered again
+        self.query_one(
+            "#preview-box"
+        ).border_subtitle = "done: Enter/Esc close · x command line · y Strimzi YAML · c copy"
         self.query_one("#close", Button).focus()
         self.post_message(RefreshRequested())
+
+    def action_primary(self) -> None:
+        if self.verified is not None:  # applied: the primary action is Close
+            self.query_one("#close", Button).press()
+            return
+        super().action_primary()

@@ -249,6 +249,15 @@ class AlterWizardScreen(ModalScreen[ChangePlan | None]):
         elif event.radio_set.id == "key":
             self.key = self.keys[index]
         self._show_recommendation()
+        if self.goal == "explicit" and event.radio_set.id in ("goal", "key"):
+            # the value is what is typed next: no Tabs to a field below the fold (Shift+Tab back to the keys)
+            self.call_after_refresh(self._focus_value)
+
+    def _focus_value(self) -> None:
+        box = self.query_one("#value", Input)
+        box.placeholder = f"new value of {self.key}"
+        box.focus()
+        box.scroll_visible(animate=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -12,10 +12,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.session import MIN_HEIGHT, MIN_WIDTH, LiveView
+from kafkatui.tui.widgets.footer import FittingFooter
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.vtable import VirtualTable
 
@@ -73,7 +74,7 @@ class DashScreen(LiveView, Screen[None]):
             yield Label("", id="filter-hint")
         with Vertical(id="screen-body"):
             yield from self.body()
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     def body(self) -> ComposeResult:
         yield from ()

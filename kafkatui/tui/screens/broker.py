@@ -79,7 +79,7 @@ def lag_of(out_of_sync: tuple[OutOfSyncReplica, ...], broker_id: int) -> Text:
 class BrokerScreen(DashScreen):
     """One broker: state and counts, restart safety, the ISRs it is missing from, its findings."""
 
-    BINDINGS = [Binding("c", "copy_commands", "copy commands"), Binding("a", "alter_defaults", "alter defaults")]
+    BINDINGS = [Binding("c", "copy_commands", "copy"), Binding("a", "alter_defaults", "alter")]
 
     DEFAULT_CSS = """
     BrokerScreen #broker-header { height: auto; padding: 0 1; }
@@ -219,7 +219,7 @@ class BrokerScreen(DashScreen):
         self.post_message(OpenPartition(topic, partition))
 
     def action_copy_commands(self) -> None:
-        copy_commands(self, all_commands(self.findings))
+        copy_commands(self, self.findings)
 
     def action_alter_defaults(self) -> None:
         self.post_message(StartAlter((BROKER_DEFAULT,)))

@@ -15,6 +15,10 @@ from textual.widgets import Button, Input, Static
 
 from kafkatui.alter.cli import expected_confirmation
 from kafkatui.alter.plan import ChangePlan, label
+from kafkatui.alter.risk import current_value
+from kafkatui.model.snapshot import ClusterSnapshot
+
+SAID_CHANGES = 4  # changes the confirmation names one by one ("min.insync.replicas 1 → 2 on topic orders")
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -39,9 +43,11 @@ class ConfirmScreen(ModalScreen[bool]):
         what: str = "",
         message: str | Text = "",
         button: str = "Apply",
+        current: ClusterSnapshot | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.current = current  # the values before: each change is said as "key old → new on resource"
         self.heading = heading
         self.message = message
         self.button = button
@@ -57,9 +63,16 @@ class ConfirmScreen(ModalScreen[bool]):
         resources = plan.resources()
         names = ", ".join(label(kind, name) for kind, name in list(resources)[:4])
         more = f" and {len(resources) - 4} more" if len(resources) > 4 else ""
-        return Text(
-            f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with IncrementalAlterConfigs.\n"
+        text = Text(
+            f"{n} change{'s' if n != 1 else ''} to {names}{more} will be applied with IncrementalAlterConfigs:\n"
         )
+        for c in plan.changes[:SAID_CHANGES]:
+            was = current_value(self.current, c).value if self.current is not None else None
+            new = "(override deleted)" if c.value is None else c.value
+            text.append(f"  {c.key} {was if was is not None else '?'} → {new} on {c.label}\n", style="bold")
+        if n > SAID_CHANGES:
+            text.append(f"  and {n - SAID_CHANGES} more (the preview lists them)\n")
+        return text
 
     def compose(self) -> ComposeResult:
         text = self._plan_message(self.plan) if self.plan is not None else Text()

@@ -53,11 +53,12 @@ def open_resource(f: Finding) -> tuple[str, str | int | tuple[str, int]] | None:
 class FindingsScreen(DashScreen):
     """All findings worst first; the highlighted one is shown in full; Enter opens what it is about."""
 
-    BINDINGS = [Binding("c", "copy_commands", "copy commands")]
+    BINDINGS = [Binding("c", "copy_commands", "copy")]
 
     DEFAULT_CSS = """
     FindingsScreen #findings-table { height: 2fr; min-height: 4; }
     FindingsScreen #finding-detail { height: 3fr; min-height: 4; padding: 0 1; border-top: solid $panel; }
+    FindingsScreen #finding-detail:focus-within { border-top: solid $accent; }
     FindingsScreen #no-finding { height: auto; }
     FindingsScreen #findings-count { height: 1; padding: 0 1; }
     """
@@ -75,6 +76,27 @@ class FindingsScreen(DashScreen):
 
     def on_mount(self) -> None:
         self.query_one("#findings-table", VirtualTable).focus()
+        self._detail_hint()
+
+    def _detail_hint(self) -> None:
+        """Say on the details' top border how to reach what to do and the commands (below the fold at 80x24)."""
+        detail = self.query_one("#finding-detail", VerticalScroll)
+        inside = self.focused is not None and (self.focused is detail or detail in self.focused.ancestors)
+        detail.border_title = (
+            "details: PgDn/PgUp/↑↓ scroll · Esc: back to the list · c copies"
+            if inside
+            else "Tab: scroll the details (what to do, commands) · c copies"
+        )
+
+    def on_descendant_focus(self) -> None:
+        self._detail_hint()
+
+    def action_back(self) -> None:
+        table = self.query_one("#findings-table", VirtualTable)
+        if not self.filter_active and self.focused is not None and self.focused is not table:
+            table.focus()  # from the details, Esc returns to the list first
+            return
+        super().action_back()
 
     @property
     def current(self) -> Finding | None:
@@ -96,8 +118,8 @@ class FindingsScreen(DashScreen):
         for sev in SEVERITY_RANK:
             n = sum(1 for f in state.findings if f.severity == sev)
             counts.append_text(severity_text(sev) if n else Text(f"{SEVERITY_SYMBOL[sev]} {sev}", style="dim"))
-            counts.append(f" {n}   ")
-        counts.append("Enter opens the partition, topic or broker; c copies the commands", style="dim")
+            counts.append(f" {n}  ")
+        counts.append("Enter opens it", style="dim")
         self.query_one("#findings-count", Static).update(counts)
         self._show_detail()
 
@@ -172,4 +194,4 @@ class FindingsScreen(DashScreen):
 
     def action_copy_commands(self) -> None:
         f = self.current
-        copy_commands(self, list(f.commands) if f is not None else [])
+        copy_commands(self, [f] if f is not None else [])

@@ -125,7 +125,8 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         "findings",
         [
             ("Enter", "open the finding's first partition, else its topic, else its broker"),
-            ("c", "copy the highlighted finding's commands"),
+            ("Tab", "into the details: PgDn/PgUp and ↑↓ scroll to what to do and the commands; Esc back to the list"),
+            ("c", "copy the highlighted finding's commands: checks runnable, changes commented out under when to run"),
         ],
     ),
 ]

@@ -161,6 +161,8 @@ class OverviewScreen(DashScreen):
             for note in demo.drain():
                 log.add(Text(note, style="bold yellow"))
                 log.border_title = f"events · {note}"  # the story's latest step stays in view
+        for note in self.session.drain_notes():  # what the dashboard itself changed (a config applied)
+            log.add(Text(note, style="bold cyan"))
         if state.changes:
             topics.flash({c.topic for c in state.changes if c.topic})
             brokers.flash(

@@ -99,7 +99,7 @@ def partition_facts(
 class PartitionScreen(DashScreen):
     """One partition: its state, and every finding that concerns it with the exact commands."""
 
-    BINDINGS = [Binding("c", "copy_commands", "copy commands"), Binding("E", "unclean", "unclean elect")]
+    BINDINGS = [Binding("c", "copy_commands", "copy"), Binding("E", "unclean", "unclean")]
 
     DEFAULT_CSS = """
     PartitionScreen #detail { height: 1fr; padding: 0 1; }
@@ -168,7 +168,7 @@ class PartitionScreen(DashScreen):
         self.query_one(FindingList).show(self.findings)
 
     def action_copy_commands(self) -> None:
-        copy_commands(self, self.commands)
+        copy_commands(self, self.findings)
 
     def action_unclean(self) -> None:
         self.post_message(StartUncleanElection(self.topic, self.partition))

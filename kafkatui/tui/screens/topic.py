@@ -24,7 +24,7 @@ PARTITION_COLUMNS = [
     Column("isr", "ISR", 10, min_width=5),
     Column("minisr", "minISR", 6, "right"),
     Column("headroom", "headroom", 10, min_width=8),
-    Column("lag", "out-of-ISR lag", 20, min_width=8),
+    Column("lag", "out-of-ISR lag", 20, min_width=8, short="lag"),
     Column("elr", "ELR", 6, min_width=3),
 ]
 

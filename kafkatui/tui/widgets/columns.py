@@ -29,6 +29,13 @@ class Column:
     justify: Literal["left", "right"] = "left"
     sortable: bool = True
     min_width: int | None = None
+    short: str | None = None  # the header when `label` does not fit (a word, never a cut one)
+
+    def header(self, width: int) -> str:
+        """The label, else `short`, that fits `width` cells (the label, to be cut, when neither does)."""
+        if cell_len(self.label) > width and self.short is not None and cell_len(self.short) <= width:
+            return self.short
+        return self.label
 
     def __post_init__(self) -> None:
         if self.width < 1:
@@ -40,7 +47,8 @@ class Column:
 def layout_widths(columns: Sequence[Column], width: int) -> list[int]:
     """Cell widths for `columns` in `width` cells: shrink right-most columns toward `min_width`, then crop.
 
-    Every column is preceded by a one-cell gap. Columns that do not fit at all get width 0.
+    Every column is preceded by a one-cell gap. Columns that do not fit at all get width 0, and so does
+    a column left fewer than 3 cells (or fewer than its header has): it could show nothing but "…".
     """
     widths = [column.width for column in columns]
     excess = sum(widths) + GAP * len(widths) - width
@@ -55,9 +63,12 @@ def layout_widths(columns: Sequence[Column], width: int) -> list[int]:
         excess -= cut
     x = 0
     fitted: list[int] = []
-    for cells in widths:
+    for column, cells in zip(columns, widths, strict=True):
         room = max(0, width - x - GAP)
-        fitted.append(min(cells, room))
+        got = min(cells, room)
+        if fitted and fitted[-1] == 0 or got < min(3, cell_len(column.label)):
+            got = 0
+        fitted.append(got)
         x += GAP + cells
     return fitted
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import RichLog
 
 
@@ -20,11 +21,14 @@ class EventLog(RichLog):
         self._last_text: Text | None = None
         self._repeats = 0
         self._placeholder = False
+        self._entries: list[Text] = []  # every line written, to wrap them again when the width changes
+        self._wrapped_at = 0
 
     def add(self, text: Text, key: str | None = None) -> None:
         """Write `text`; when `key` equals the previous line's key, replace that line with 'text ×N'."""
         if self._placeholder:  # the "waiting…" line goes once real content arrives
             self.clear()
+            self._entries.clear()
             self._placeholder = False
         if key is not None and key == self._last_key and self._last_text is not None and self._drop_last():
             self._repeats += 1
@@ -38,6 +42,7 @@ class EventLog(RichLog):
     def placeholder(self, text: Text) -> None:
         """A line that the first real line replaces."""
         self.clear()
+        self._entries.clear()
         self._write(text)
         self._placeholder = True
         self._last_key = None
@@ -45,9 +50,29 @@ class EventLog(RichLog):
     def _write(self, text: Text) -> None:
         self._last_text = text
         self._last_count = len(self.lines)
+        self._entries.append(text)
+        del self._entries[: -self.max_lines if self.max_lines else 0]
         # the pane's own width: left to measure, RichLog wraps at the console's 80 columns even at 120
         width = self.scrollable_content_region.width
+        self._wrapped_at = width
         self.write(text, width=width if width > 0 else None)
+
+    def on_resize(self, event: Resize) -> None:
+        """Wrap every line again at the new width (a pane grown from 80 to 120 columns kept 80)."""
+        width = self.scrollable_content_region.width
+        if width <= 0 or width == self._wrapped_at or not self._entries:
+            return
+        entries = self._entries
+        self._entries = []
+        self.clear()
+        last = len(entries) - 1
+        for i, text in enumerate(entries):
+            if i == last:
+                self._last_count = len(self.lines)
+            self._entries.append(text)
+            self.write(text, width=width, scroll_end=False)
+        self._wrapped_at = width
+        self.scroll_end(animate=False)
 
     def _drop_last(self) -> bool:
         """Remove the strips the previous line took (False when they are not rendered yet)."""
@@ -55,6 +80,8 @@ class EventLog(RichLog):
         if before is None or len(self.lines) <= before or self._start_line:
             return False
         del self.lines[before:]
+        if self._entries:
+            self._entries.pop()
         self._line_cache.clear()
         self._widest_line_width = max((s.cell_length for s in self.lines), default=0)
         self.virtual_size = self.virtual_size.with_height(len(self.lines))

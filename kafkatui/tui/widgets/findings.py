@@ -13,7 +13,10 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea
 
 from kafkatui.model.findings import Finding
+from kafkatui.model.paste import paste_lines
 from kafkatui.present import severity_text
+
+COMMANDS_LABEL = "commands (c copies them; changes are commented out, under when to run them):"
 
 
 def resources_line(f: Finding, limit: int = 6) -> str:
@@ -72,14 +75,25 @@ def all_commands(found: Iterable[Finding]) -> list[str]:
     return list(dict.fromkeys(c for f in found for c in f.commands))
 
 
-def copy_commands(screen: Screen[None], commands: Sequence[str]) -> None:
-    """Put the commands on the clipboard (OSC 52) and say how many."""
-    if not commands:
+def paste_text(found: Iterable[Finding]) -> list[str]:
+    """The findings' commands as one block safe to paste whole: read-only ones runnable, each change
+    commented out under a line saying when to run it (kafkatui.model.paste)."""
+    return paste_lines((f.commands, f.change_when) for f in found)
+
+
+def copy_commands(screen: Screen[None], found: Iterable[Finding]) -> None:
+    """Put the findings' commands on the clipboard (OSC 52) as a paste-safe block and say what it holds."""
+    lines = paste_text(found)
+    if not lines:
         screen.notify("no commands on this screen", severity="warning", timeout=3)
         return
-    screen.app.copy_to_clipboard("\n".join(commands) + "\n")
-    n = len(commands)
-    screen.notify(f"copied {n} command{'s' if n != 1 else ''} (OSC 52: the terminal must allow it)", timeout=3)
+    screen.app.copy_to_clipboard("\n".join(lines) + "\n")
+    changes = sum(1 for ln in lines if ln.startswith("# ") and not ln.endswith(":"))
+    reads = sum(1 for ln in lines if not ln.startswith("#"))
+    said = f"copied {reads} read-only command{'s' if reads != 1 else ''}"
+    if changes:
+        said += f" and {changes} change{'s' if changes != 1 else ''}, commented out"
+    screen.notify(said + " (OSC 52: the terminal must allow it)", timeout=3)
 
 
 class FindingView(Vertical):
@@ -101,10 +115,7 @@ class FindingView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="finding-body")
-        yield Static(
-            "commands, exact and in full (numbered; c copies every command on this screen):",
-            classes="label commands-label",
-        )
+        yield Static(COMMANDS_LABEL, classes="label commands-label")
         yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=True, classes="commands")
         yield Static("Strimzi KafkaTopic patch (merge into spec):", classes="label patch-label")
         yield TextArea(read_only=True, soft_wrap=True, show_line_numbers=False, classes="patch")
@@ -120,7 +131,7 @@ class FindingView(Vertical):
         self.finding = finding
         self.query_one(".finding-body", Static).update(finding_text(finding))
         commands = self.query_one(".commands", TextArea)
-        text = "\n".join(finding.commands)
+        text = "\n".join(paste_text([finding]))
         if commands.text != text:  # a refresh must not reset a selection in progress
             commands.load_text(text)
         for widget in (commands, self.query_one(".commands-label")):

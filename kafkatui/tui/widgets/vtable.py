@@ -659,7 +659,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             for column, cells in zip(self._columns, self._widths, strict=True):
                 if cells <= 0:
                     break
-                label = column.label
+                label = column.header(cells)
                 if column.key == self._sort_column:
                     arrow = "▼" if self._sort_reverse else "▲"
                     label = with_arrow(label, arrow, cells)
