@@ -147,6 +147,9 @@ ANSWERED_WAIT_SECONDS = 1.0
 KP_BOOTSTRAP_SECONDS = 1.0
 """How long kafka-python may take to connect before topic configs go through confluent-kafka instead."""
 
+LEARN_BROKERS_SECONDS = 1.0
+"""At most this long a snapshot waits for kafka-python to learn a broker the metadata names and it does not."""
+
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -227,6 +230,23 @@ def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float
         pending = [f for f in pending if not f.done()]
         found = now_answered()
     return found
+
+
+def _learn_brokers(kadmin: Any, broker_ids: Sequence[int], wait: float) -> None:
+    """Make kafka-python's broker list (refreshed every 30 s) hold every broker the metadata just named:
+    a broker back from a crash would otherwise be "not in the cluster" to it, and its log dirs unknown,
+    for up to 30 s after the events said it joined. Asks one refresh and waits at most `wait` seconds."""
+    try:
+        cluster = kadmin._manager.cluster
+        if all(cluster.broker_metadata(bid) is not None for bid in broker_ids):
+            return
+        update = cluster.request_update()
+    except Exception as exc:  # another kafka-python: its own refresh will do
+        log.debug("kafka-python broker list not refreshed: %s", exc)
+        return
+    deadline = time.monotonic() + wait
+    while not update.is_done and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
@@ -735,6 +755,7 @@ class KafkaClusterSource:
                         if per_broker is not None:
                             per_broker.setdefault(name, []).append(p.id)
             pool = self._pool()
+            _learn_brokers(kadmin, broker_ids, min(LEARN_BROKERS_SECONDS, phase_deadline - time.monotonic()))
             for bid in broker_ids:
                 if only_out_of_sync and not hosted[bid]:
                     continue
