@@ -100,10 +100,20 @@ class Feed:
         self.first_record_error: str | None = None  # what the user is told on screen and at exit
         self.state = ViewState.empty()
         self._shrinks: deque[tuple[float, int]] = deque()
+        self._since: float | None = None  # monotonic start of the refresh in progress
+
+    def in_flight(self, now: float | None = None) -> tuple[str, float] | None:
+        """(what the refresh in progress waits on, seconds it has run), None when none runs."""
+        since = self._since
+        if since is None:
+            return None
+        what = getattr(self.source, "waiting_on", None) or "the cluster"
+        return what, (time.monotonic() if now is None else now) - since
 
     def refresh(self) -> ViewState:
         """Read the cluster once (blocking) and return the new state; never raises for cluster trouble."""
         prev = self.state
+        self._since = time.monotonic()
         try:
             snapshot = self.source.snapshot()
         except KafkaTuiError as exc:
@@ -111,6 +121,8 @@ class Feed:
             failures = prev.failures + 1
             self.state = prev.failed(str(exc), min(BACKOFF[min(failures - 1, len(BACKOFF) - 1)], self.max_backoff))
             return self.state
+        finally:
+            self._since = None
         self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
         counts = self._count_shrinks(changes, snapshot.taken_at)
