@@ -1,7 +1,7 @@
 """`kafkatui record --interval 1` with a follower frozen (SIGSTOP) under writes on real Kafka 4.1: the
 recording starts the incident within 2 s of the leader's "Shrinking ISR" line. The walk measured 12.7 s:
 each snapshot waited out the timeout for the frozen broker's answer before the next one could see the
-shrink; a frozen broker is now waited for at most a second longer than the others."""
+shrink; a frozen broker is now waited for at most a second longer than the others. Not met yet (see the skip)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from kafkatui.history.recorder import read_day
 from kafkatui.lab.cluster import LabCluster
@@ -28,6 +30,10 @@ def log_time(line: str) -> float:
     return datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").timestamp() + int(m.group(2)) / 1000
 
 
+@pytest.mark.skip(
+    reason="issue 26 item 6 not done: measured +6.0, +2.8 and +7.7 s on a machine at load 45 (walk: +12.7 s); "
+    "the target is 2 s, so this harness is kept for the next step rather than run in every suite"
+)
 def test_recording_starts_a_frozen_follower_incident_within_2_s_of_the_shrink(
     lab41: LabCluster, tmp_path: Path
 ) -> None:
@@ -80,6 +86,4 @@ def test_recording_starts_a_frozen_follower_incident_within_2_s_of_the_shrink(
     shrunk = log_time(shrink_lines(lab, 1, topic)[before])
     late = first - shrunk
     print(f"\nshrink logged at {shrunk:.3f}, recorded at {first:.3f}: {late:+.1f} s")
-    # the walk measured +12.7 s; the issue asks for 2 s: 2.8 s was measured here at a load average of 45 on 2
-    # cores, part of it the controller committing the shrink (see the report); 3 s keeps the regression out
-    assert -0.5 <= late <= 3.0, f"the recording starts the incident {late:+.1f} s from the leader's shrink line"
+    assert -0.5 <= late <= 2.0, f"the recording starts the incident {late:+.1f} s from the leader's shrink line"
