@@ -20,8 +20,10 @@ from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import ClusterSnapshot
+from kafkatui.model.unfenced import per_topic
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.textfilter import FilterTooSlow, select
+from kafkatui.tolerance import tolerance_cell, writes_now
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -110,6 +112,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
     """The documented, stable JSON document of `kafkatui check --json`."""
     c = report.counts
     level, code = verdict(found)
+    down = per_topic(snapshot) if c.leader_refused else {}
     return {
         "schema": SCHEMA,
         "cluster": {
@@ -135,6 +138,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             "at_min_isr": c.at_min_isr,
             "under_replicated": c.under_replicated_total,
             "non_preferred_leader": c.non_preferred_total,
+            "leader_down_not_moved": c.leader_refused,
         },
         "brokers": [
             {
@@ -171,6 +175,8 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
                 "tolerates_failures_without_data_loss": t.loss_tolerance,
                 "tolerates_failures_with_writes": t.write_tolerance,
                 "writes_blocked": t.writes_blocked,
+                "tolerates_now_with_writes": writes_now(t),
+                "leader_down_not_moved": down.get(t.name, 0),
             }
             for t in report.topics_worst_first()
         ],
@@ -217,7 +223,6 @@ def render(
         restart_now,
         short_status,
         source_word,
-        tolerance_text,
     )
 
     c = report.counts
@@ -238,6 +243,8 @@ def render(
         f"  offline {c.offline}  under minISR {c.under_min_isr}  at minISR {c.at_min_isr}  "
         f"under-replicated {c.under_replicated_total}  non-preferred leaders {c.non_preferred_total}"
     )
+    if c.leader_refused:  # led by a broker refusing connections: no writes until the controller moves them
+        line.append(f"  leader down, not yet moved (writes fail) {c.leader_refused}", style="bold red")
     out.print(line)
 
     brokers = Table(title="Brokers", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -278,13 +285,13 @@ def render(
             str(t.rf),
             f"{t.min_isr} {source_word(t.min_isr_source)}",
             f"{t.min_headroom:+d}",
-            tolerance_text(t),
+            tolerance_cell(t),
         )
     out.print(topics)
     legend = (
         "offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
-        "above minISR (worst partition); tolerates: broker failures without losing acknowledged writes "
-        "(and, when fewer, before acks=all writes stop)"
+        "above minISR (worst partition); tolerates: broker failures acks=all writes go on through, by design "
+        "(RF - minISR) and now (the worst partition's ISR above minISR)"
     )
     out.print(legend + (f"; {hidden} healthy topics not shown (--all)" if hidden else ""), style="dim", soft_wrap=True)
 

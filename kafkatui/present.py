@@ -125,7 +125,9 @@ def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
     """'✔ up ctrl', '✖ DOWN ⚠ in no ISR', ...: status in words and symbols, never colour alone."""
     from rich.text import Text
 
-    if b.refused:  # killed a moment ago: listed until the controller fences it
+    if b.unresponsive:  # frozen (SIGSTOP, GC pause, stuck disk): its port takes connections, nothing answers
+        t = Text("✖ NOT ANSWERING (accepts connections)", style="bold red")
+    elif b.refused:  # killed a moment ago: listed until the controller fences it
         t = Text("✖ DOWN unfenced", style="bold red")
     else:
         t = Text("✔ up" if b.up else f"✖ {down_word}", style="green" if b.up else "bold red")

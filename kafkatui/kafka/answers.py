@@ -109,6 +109,7 @@ class _Details:
     log_dirs: dict[tuple[str, int, int], ReplicaLog] | None
     problems: list[str]
     refused: frozenset[int]
+    unresponsive: frozenset[int] = frozenset()
 
 
 def _kp_send(kadmin: Any, requests: list[Any], node: int | None, timeout: float) -> list[Any]:

@@ -147,6 +147,9 @@ ANSWERED_WAIT_SECONDS = 1.0
 KP_BOOTSTRAP_SECONDS = 1.0
 """How long kafka-python may take to connect before topic configs go through confluent-kafka instead."""
 
+LEARN_BROKERS_SECONDS = 1.0
+"""At most this long a snapshot waits for kafka-python to learn a broker the metadata names and it does not."""
+
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -161,6 +164,12 @@ RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
 DOWN_PROBE_AFTER = 0.3
 """Seconds after the config requests went out when brokers still silent are probed: refused = down."""
+STRAGGLER_SECONDS = 1.0
+ABSENT_PROBE_SECONDS = 0.5
+KNOWN_HUNG_GRACE = 0.25
+"""How long a broker found frozen by the previous snapshot is waited for once the others have answered."""
+"""How much longer than the others a broker that accepts connections but does not answer is waited for."""
+NOT_ANSWERING = "not answering: it accepts connections but sent no answer (frozen: a GC pause or a stuck disk?)"
 MAX_WORKERS = 16
 LOG_DIR_MODES = ("all", "out-of-sync", "none")
 STATE_TABLE_MIN = 100_000
@@ -227,6 +236,23 @@ def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float
         pending = [f for f in pending if not f.done()]
         found = now_answered()
     return found
+
+
+def _learn_brokers(kadmin: Any, broker_ids: Sequence[int], wait: float) -> None:
+    """Make kafka-python's broker list (refreshed every 30 s) hold every broker the metadata just named:
+    a broker back from a crash would otherwise be "not in the cluster" to it, and its log dirs unknown,
+    for up to 30 s after the events said it joined. Asks one refresh and waits at most `wait` seconds."""
+    try:
+        cluster = kadmin._manager.cluster
+        if all(cluster.broker_metadata(bid) is not None for bid in broker_ids):
+            return
+        update = cluster.request_update()
+    except Exception as exc:  # another kafka-python: its own refresh will do
+        log.debug("kafka-python broker list not refreshed: %s", exc)
+        return
+    deadline = time.monotonic() + wait
+    while not update.is_done and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
@@ -301,6 +327,10 @@ class KafkaClusterSource:
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
+        self._addresses: dict[int, str] = {}  # every broker id the metadata ever listed -> host:port
+        self.waiting_on: str | None = None  # what a snapshot in progress waits for, in words (the header)
+        self._md_seconds: float | None = None  # how long the last metadata read took
+        self._hung: frozenset[int] = frozenset()  # brokers found frozen by the last snapshot
         self._table = StateTable()  # partition states, shared by this source's snapshots
         self._admin = self._new_admin()
 
@@ -477,55 +507,85 @@ class KafkaClusterSource:
     def snapshot(self) -> ClusterSnapshot:
         """Read metadata, configs, log dirs and ELR; raises KafkaTuiError when no metadata."""
         with self._lock:
-            start = time.monotonic()
-            deadline = start + self.settings.timeout
-            admin = self._admin_client()
-            # DescribeCluster (a Metadata request without topics, sent to the controller) gives
-            # the racks and tells "connected, but the full metadata is slow" from "no answer"
-            cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
-            early = _EarlyBrokerConfigs(admin, deadline)
-            self._pool().submit(early.run, cluster)
-            deferred = self._defer_kafka_python
-            if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
-                self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
             try:
-                md, admin = self._metadata(admin, start, deadline, cluster)
-            except BaseException as exc:
-                early.take(None)
-                if isinstance(exc, KafkaTuiError):
-                    self._reset_clients()
-                raise
-            # the partitions' state is as of this answer: DescribeCluster before it can wait seconds for a
-            # hung broker, and a stamp from the start made the recorder date changes that much too early
-            taken_at = time.time()
-            self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
-            try:
-                snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
-            except KafkaException as exc:  # raised by a call itself, not through a future
-                err = _exc_kafka_error(exc)
-                if err is None:
-                    raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
-                raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
-            self._defer_kafka_python = False
-            return ClusterSnapshot(
-                cluster_id=md.cluster_id,
-                controller_id=controller_of(md.controller_id, snap.broker_configs),
-                brokers=snap.brokers,
-                topics=snap.topics,
-                broker_configs=snap.broker_configs,
-                log_dirs=snap.log_dirs,
-                taken_at=taken_at,
-                fetch_seconds=time.monotonic() - start,
-                partial=bool(snap.problems),
-                problems=tuple(self._scrub(one_line(p)) for p in snap.problems),
-                bootstrap=self.settings.bootstrap_servers,
-                refused=snap.refused,
-            )
+                return self._snapshot()
+            finally:
+                self.waiting_on = None
+
+    def _snapshot(self) -> ClusterSnapshot:
+        """The body of `snapshot`, under its lock."""
+        start = time.monotonic()
+        deadline = start + self.settings.timeout
+        self.waiting_on = "the metadata"
+        admin = self._admin_client()
+        # DescribeCluster (a Metadata request without topics, sent to the controller) gives
+        # the racks and tells "connected, but the full metadata is slow" from "no answer"
+        cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
+        early = _EarlyBrokerConfigs(admin, deadline)
+        self._pool().submit(early.run, cluster)
+        deferred = self._defer_kafka_python
+        if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
+            self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
+        try:
+            md, admin = self._metadata(admin, start, deadline, cluster)
+        except BaseException as exc:
+            early.take(None)
+            if isinstance(exc, KafkaTuiError):
+                self._reset_clients()
+            raise
+        # the partitions' state is as of this answer: DescribeCluster before it can wait seconds for a
+        # hung broker, and a stamp from the start made the recorder date changes that much too early
+        taken_at = time.time()
+        self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
+        # a broker absent from the metadata whose port still accepts connections was fenced for not
+        # answering (frozen), not crashed: probed alongside the details, at no cost to the read
+        absent = {bid: a for bid, a in self._addresses.items() if bid not in md.brokers}
+        frozen = self._pool().submit(self._accepting, absent) if absent else None
+        self._addresses.update({bid: _address(b.host, b.port) for bid, b in md.brokers.items()})
+        self.waiting_on = "the brokers' configs"
+        try:
+            snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
+        except KafkaException as exc:  # raised by a call itself, not through a future
+            err = _exc_kafka_error(exc)
+            if err is None:
+                raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
+            raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
+        self._defer_kafka_python = False
+        unresponsive = set(snap.unresponsive)
+        if frozen is not None:
+            done, _ = cf.wait([frozen], timeout=max(0.0, min(PROBE_SECONDS, deadline - time.monotonic())))
+            if done and frozen.exception() is None:
+                unresponsive.update(frozen.result())
+        return ClusterSnapshot(
+            cluster_id=md.cluster_id,
+            controller_id=controller_of(md.controller_id, snap.broker_configs),
+            brokers=snap.brokers,
+            topics=snap.topics,
+            broker_configs=snap.broker_configs,
+            log_dirs=snap.log_dirs,
+            taken_at=taken_at,
+            fetch_seconds=time.monotonic() - start,
+            partial=bool(snap.problems),
+            problems=tuple(self._scrub(one_line(p)) for p in snap.problems),
+            bootstrap=self.settings.bootstrap_servers,
+            refused=snap.refused,
+            unresponsive=frozenset(unresponsive),
+        )
+
+    def _accepting(self, addresses: Mapping[int, str]) -> set[int]:
+        """The brokers among `addresses` whose port accepts a TCP connection (one after the other: a pool
+        thread itself; a refused port answers at once)."""
+        return {bid for bid, addr in addresses.items() if _probe(addr, ABSENT_PROBE_SECONDS) is None}
 
     # the metadata: without it, no snapshot ----------------------------------------------
     def _attempt_seconds(self) -> float:
-        """How long one metadata request may go unanswered before another is sent (see `_metadata`)."""
-        return max(0.5, self.settings.timeout / ATTEMPTS)
+        """How long one metadata request may go unanswered before another is sent (see `_metadata`):
+        half the timeout, or, once a metadata read was timed, four times that (at least 1 s): a hung
+        broker chosen for it then costs about a second, not half the timeout."""
+        half = max(0.5, self.settings.timeout / ATTEMPTS)
+        if self._md_seconds is None:
+            return half
+        return min(half, max(1.0, 4 * self._md_seconds))
 
     def _metadata(
         self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]
@@ -586,6 +646,7 @@ class KafkaClusterSource:
                 client = attempts.pop(fut)
                 exc = fut.exception()
                 if exc is None:
+                    self._md_seconds = time.monotonic() - start
                     if client is not admin:
                         with self._clients_lock:
                             if self._admin is admin:
@@ -750,6 +811,7 @@ class KafkaClusterSource:
                         if per_broker is not None:
                             per_broker.setdefault(name, []).append(p.id)
             pool = self._pool()
+            _learn_brokers(kadmin, broker_ids, min(LEARN_BROKERS_SECONDS, phase_deadline - time.monotonic()))
             for bid in broker_ids:
                 if only_out_of_sync and not hosted[bid]:
                     continue
@@ -766,13 +828,15 @@ class KafkaClusterSource:
         waited: list[cf.Future[Any]] = [*topic_futures.values(), *broker_futures.values()]
         if kp_configs is not None:
             waited.append(kp_configs)
-        down = self._wait_unless_down(waited, broker_futures, md, phase_deadline)
+        down, hung = self._wait_unless_down(waited, broker_futures, md, phase_deadline)
         if kp_configs is not None:
             topic_configs = self._kp_topic_configs(
                 kp_configs, admin, topic_names, node, phase_deadline, budget, problems
             )
         else:
             topic_configs = self._topic_configs(topic_futures, budget, problems)
+        for bid in sorted(hung):
+            down[bid] = NOT_ANSWERING
         broker_configs = self._broker_configs(broker_futures, budget, problems, down)
         described = cluster.result() if cluster.done() and cluster.exception() is None else None
         brokers = self._brokers(md, described, broker_configs)
@@ -782,7 +846,15 @@ class KafkaClusterSource:
             suspect = any_out_of_sync or any(table.states[sid][0] < 0 for sid in _used_states(parts))
             elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems, suspect, node)
 
-        cf.wait(list(logdir_futures.values()), timeout=max(0.0, phase_deadline - time.monotonic()))
+        # a frozen broker's log dirs are not waited for: the others' are what this snapshot can say
+        cf.wait(
+            [f for bid, f in logdir_futures.items() if bid not in hung],
+            timeout=max(0.0, phase_deadline - time.monotonic()),
+        )
+        for bid in hung & logdir_futures.keys():
+            if not logdir_futures[bid].done():
+                problems.append(f"log dirs of broker {bid} unknown: {NOT_ANSWERING}")
+                del logdir_futures[bid]
         log_dirs: dict[tuple[str, int, int], ReplicaLog] | None = None
         if logdir_futures:
             log_dirs = self._log_dirs(logdir_futures, hosted, budget, problems)
@@ -801,7 +873,8 @@ class KafkaClusterSource:
                 configs=topic_configs.get(name, {}),
                 error_code=t.error.code() if t.error is not None else 0,
             )
-        return _Details(brokers, topics, broker_configs, log_dirs, problems, frozenset(down))
+        refused = frozenset(bid for bid in down if bid not in hung)
+        return _Details(brokers, topics, broker_configs, log_dirs, problems, refused, hung)
 
     @staticmethod
     def _brokers(
@@ -880,19 +953,25 @@ class KafkaClusterSource:
 
     def _wait_unless_down(
         self, waited: list[cf.Future[Any]], broker_futures: Mapping[int, cf.Future[Any]], md: Any, deadline: float
-    ) -> dict[int, str]:
-        """Wait for `waited` until `deadline`, except for brokers found down: {broker id: why}.
+    ) -> tuple[dict[int, str], frozenset[int]]:
+        """Wait for `waited` until `deadline`, except for brokers found down or frozen: ({broker id: why},
+        the brokers that accept connections but do not answer).
 
         A broker killed a moment ago stays in the metadata until the controller fences it (its
         session timeout, 9-18 s), and librdkafka keeps retrying it until the request times out: the
         whole timeout for every refresh. So after DOWN_PROBE_AFTER the brokers whose own config
         request is still unanswered get a TCP probe; a refused connection means nothing listens
-        there, and the snapshot stops waiting for that broker. A hung broker accepts the connection
-        and is waited for as before. Brokers whose request failed fast (librdkafka met the refusal
-        itself) are probed too: the snapshot's `refused` shows them down until they are fenced.
+        there, and the snapshot stops waiting for that broker. A frozen broker (SIGSTOP, a long GC
+        pause, a stuck disk) accepts the connection: it is waited for at most STRAGGLER_SECONDS more
+        once the others have answered, so that it does not hold up what they said. Brokers whose
+        request failed fast (librdkafka met the refusal itself) are probed too: the snapshot's
+        `refused` shows them down until they are fenced.
         """
         down: dict[int, str] = {}
-        pending = [f for f in waited if not f.done()]
+        hung: frozenset[int] = frozenset()
+        # brokers frozen at the last snapshot are not waited for again: the others' answers first
+        known = {bid for bid in self._hung if bid in broker_futures and not broker_futures[bid].done()}
+        pending = [f for f in waited if not f.done() and all(f is not broker_futures[bid] for bid in known)]
         probed = False
         while pending:
             now = time.monotonic()
@@ -905,23 +984,40 @@ class KafkaClusterSource:
                 break
             probed = True
             silent = [bid for bid, fut in broker_futures.items() if not fut.done() or fut.exception() is not None]
-            down = self._refusing(silent, md)
-            pending = [f for f in pending if all(f is not broker_futures[bid] for bid in down)]
+            down, accepting = self._probe_brokers(silent, md)
+            hung = frozenset(bid for bid in accepting if not broker_futures[bid].done())
+            silent_ids = sorted({*hung, *(bid for bid in silent if bid not in down and not broker_futures[bid].done())})
+            if silent_ids:
+                self.waiting_on = "broker " + ", ".join(map(str, silent_ids))
+            pending = [f for f in pending if all(f is not broker_futures[bid] for bid in (*down, *hung))]
+            if hung:  # the others first, then the frozen ones a little longer
+                cf.wait(pending, timeout=max(0.0, deadline - time.monotonic()), return_when=cf.ALL_COMPLETED)
+                late = [broker_futures[bid] for bid in hung]
+                cf.wait(late, timeout=max(0.0, min(STRAGGLER_SECONDS, deadline - time.monotonic())))
+                hung = frozenset(bid for bid in hung if not broker_futures[bid].done())
+                pending = [f for f in pending if not f.done()]
         if not probed:  # a request that failed fast (librdkafka saw the refusal itself): why?
             failed = [bid for bid, fut in broker_futures.items() if fut.done() and fut.exception() is not None]
-            down = self._refusing(failed, md)
-        return down
+            down, _ = self._probe_brokers(failed, md)
+        if known:  # a broker that woke up answers within a moment: it is not called frozen again
+            late = [broker_futures[bid] for bid in known]
+            cf.wait(late, timeout=max(0.0, min(KNOWN_HUNG_GRACE, deadline - time.monotonic())))
+        hung = frozenset({*hung, *(bid for bid in known if not broker_futures[bid].done() and bid not in down)})
+        self._hung = hung
+        return down, hung
 
-    def _refusing(self, bids: list[int], md: Any) -> dict[int, str]:
-        """The listed brokers among `bids` whose port refuses a TCP connection: {broker id: why}."""
+    def _probe_brokers(self, bids: list[int], md: Any) -> tuple[dict[int, str], set[int]]:
+        """The listed brokers among `bids` whose port refuses a TCP connection ({broker id: why}), and
+        those whose port accepts one."""
         bids = [bid for bid in bids if bid in md.brokers]
         addrs = [_address(md.brokers[bid].host, md.brokers[bid].port) for bid in bids]
         outcomes = list(self._pool().map(lambda a: _probe(a, PROBE_SECONDS), addrs)) if addrs else []
-        return {
+        refusing = {
             bid: "connection refused: the broker is down (listed until the controller fences it)"
             for bid, found in zip(bids, outcomes, strict=True)
             if found is not None and "connection refused" in str(found)
         }
+        return refusing, {bid for bid, found in zip(bids, outcomes, strict=True) if found is None}
 
     def _broker_configs(
         self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str], down: Mapping[int, str]

@@ -91,17 +91,19 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
             for i in [i for i, (a, b) in enumerate(zip(olds.states, news.states, strict=False)) if a != b]:
                 q, p = olds.view(i), news.view(i)
                 if q.isr != p.isr or q.leader != p.leader:
-                    out.extend(_partition_changes(at, q, p))
+                    out.extend(_partition_changes(at, q, p, old.refused))
             continue
         for i, p in enumerate(news):
             if i < len(olds):
                 q = olds[i]
                 if q.isr != p.isr or q.leader != p.leader:
-                    out.extend(_partition_changes(at, q, p))
+                    out.extend(_partition_changes(at, q, p, old.refused))
     return out
 
 
-def _partition_changes(at: float, q: PartitionInfo, p: PartitionInfo) -> list[Change]:
+def _partition_changes(
+    at: float, q: PartitionInfo, p: PartitionInfo, refused: frozenset[int] = frozenset()
+) -> list[Change]:
     name = f"{p.topic}-{p.partition}"
     out: list[Change] = []
     if q.leader != p.leader:
@@ -121,9 +123,10 @@ def _partition_changes(at: float, q: PartitionInfo, p: PartitionInfo) -> list[Ch
                 Change(at, ChangeKind.ONLINE, f"{name} back online, leader {p.leader}", p.topic, p.partition, p.leader)
             )
         else:
-            out.append(
-                Change(at, ChangeKind.LEADER, f"{name} leader {q.leader} -> {p.leader}", p.topic, p.partition, p.leader)
-            )
+            text = f"{name} leader {q.leader} -> {p.leader}"
+            if q.leader in refused:  # it was led by a dead broker not yet fenced: writes failed until now
+                text += f": leadership moved off down broker {q.leader}, writes resume"
+            out.append(Change(at, ChangeKind.LEADER, text, p.topic, p.partition, p.leader))
     gone = [r for r in q.isr if r not in p.isr]
     came = [r for r in p.isr if r not in q.isr]
     if gone:

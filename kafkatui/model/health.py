@@ -236,6 +236,7 @@ class BrokerHealth:
     restart_offline: int  # partitions a restart would take offline
     restart_topics: int  # topics those partitions belong to
     refused: bool = False  # listed, but its port refused connections: down, not yet fenced
+    unresponsive: bool = False  # accepts connections but does not answer: frozen, not crashed
 
     @property
     def serving(self) -> bool:
@@ -266,6 +267,7 @@ class ClusterCounts:
     under_replicated_total: int  # Kafka's UnderReplicatedPartitions: led and ISR < replicas, any class
     non_preferred_total: int
     brokers_refused: tuple[int, ...] = ()  # listed, but refusing connections: down, not yet fenced
+    leader_refused: int = 0  # led partitions whose leader refuses connections: writes fail until it is moved
 
     @property
     def brokers_down(self) -> tuple[int, ...]:
@@ -684,6 +686,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             restart_offline=off,
             restart_topics=len(restart_topics.get(bid, ())),
             refused=info is not None and bid in snapshot.refused,
+            unresponsive=bid in snapshot.unresponsive,
         )
 
     counts_c = ClusterCounts(
@@ -691,6 +694,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         brokers_total=len(live | absent),
         brokers_absent=tuple(sorted(absent)),
         brokers_refused=tuple(sorted(live & snapshot.refused)),
+        leader_refused=sum(led[b] for b in live & snapshot.refused),
         controller_id=snapshot.controller_id,
         topics=len(topics),
         partitions=sum(totals),

@@ -339,6 +339,10 @@ class ClusterSnapshot:
     bootstrap: str = ""
     refused: frozenset[int] = frozenset()
     """Listed brokers whose port refused a TCP connection during this read: down, not yet fenced."""
+    unresponsive: frozenset[int] = frozenset()
+    """Brokers whose port accepts TCP connections but that left a request unanswered (listed, not answering)
+    or are absent from the metadata (fenced for not answering): frozen (SIGSTOP, a GC pause, a stuck disk),
+    not crashed. Their answers were not waited for."""
 
     @property
     def broker_ids(self) -> frozenset[int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from kafkatui.model.election_order import restore_advice, restore_brokers
 from kafkatui.model.finding import (
     EXAMPLES,
     FLAP_MIN_SHRINKS,
@@ -63,12 +64,18 @@ class StateFindings(Context):
             b for p in parts for b in p.replicas if b not in live
         }
         has_live = not th.unclean and bool(with_live)
+        # by the controller's election order (ISR, ELR, last known leader): not any replica that was down
+        advice = restore_advice(parts)
+        next_up = restore_brokers(none_alive)
         el = election_ctx(th.name, [p.partition for p in with_live] or [parts[0].partition], "unclean")
         ctx = {
             **self.topic_ctx(th),
             "count": len(parts),
             "restore_brokers": ids_text(restore),
-            "replica_brokers": ids_text({b for p in none_alive for b in p.replicas}),
+            "restore_advice": advice[:1].upper() + advice[1:],
+            "replica_brokers": ids_text(next_up or {b for p in none_alive for b in p.replicas}),
+            "no_live_clean": bool(none_alive) and bool(next_up),
+            "no_live_unclean": bool(none_alive) and not next_up,
             "none_alive": partition_names(none_alive),
             "has_live_replica": has_live,
             "no_live_replica": bool(none_alive),
@@ -346,6 +353,7 @@ class StateFindings(Context):
             "count": len(on_b),
             "topic_count": len(topics),
             "led_count": bh.led,
+            "leads": bh.led > 0,
             "offline_count": len(offline),
             "under_count": len(under),
         }
@@ -355,15 +363,18 @@ class StateFindings(Context):
         ]
         if offline:
             ev.append("no other in-sync copy: " + partition_names(offline))
+        led = [p for p in on_b if p.leader == b]
+        if led:  # they cannot take writes now, as offline partitions cannot
+            ev.append(f"leader down, not yet moved (writes fail): {partition_names(led)}")
         return self.make(
             "broker-refusing-connections",
             ctx,
             evidence=ev,
             topics=topics,
-            partitions=[f"{p.topic}-{p.partition}" for p in offline + under],
+            partitions=[f"{p.topic}-{p.partition}" for p in led + [p for p in offline + under if p not in led]],
             brokers=(b,),
             affected=len(on_b),
-            critical=bool(offline or under),
+            critical=bool(offline or under or led),
         )
 
     def flapping(self, b: int, n: int) -> Finding:

@@ -205,6 +205,16 @@ def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatI
 
 def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
     """Is restarting `broker_id` now safe? Refused when any partition would go under minISR or offline."""
+    if broker_id in snapshot.unresponsive:  # its port takes connections: frozen, not crashed
+        return RestartSafety(
+            broker_id,
+            False,
+            0,
+            0,
+            (),
+            f"broker {broker_id} is not answering but accepts connections: frozen, not crashed (a GC pause or "
+            "a stuck disk): look before restarting (its GC log, iostat, dmesg, a thread dump with jstack)",
+        )
     if broker_id not in snapshot.broker_ids:
         if broker_id not in snapshot.referenced_brokers():
             return RestartSafety(

@@ -103,10 +103,20 @@ class Feed:
         self._shrinks: deque[tuple[float, int]] = deque()
         self._down: dict[int, bool] = {}  # per broker: down (absent or refusing) at the last refresh
         self._transitions: dict[int, list[tuple[float, bool]]] = {}  # per broker: (time, down) when it changed
+        self._since: float | None = None  # monotonic start of the refresh in progress
+
+    def in_flight(self, now: float | None = None) -> tuple[str, float] | None:
+        """(what the refresh in progress waits on, seconds it has run), None when none runs."""
+        since = self._since
+        if since is None:
+            return None
+        what = getattr(self.source, "waiting_on", None) or "the cluster"
+        return what, (time.monotonic() if now is None else now) - since
 
     def refresh(self) -> ViewState:
         """Read the cluster once (blocking) and return the new state; never raises for cluster trouble."""
         prev = self.state
+        self._since = time.monotonic()
         try:
             snapshot = self.source.snapshot()
         except KafkaTuiError as exc:
@@ -114,6 +124,8 @@ class Feed:
             failures = prev.failures + 1
             self.state = prev.failed(str(exc), min(BACKOFF[min(failures - 1, len(BACKOFF) - 1)], self.max_backoff))
             return self.state
+        finally:
+            self._since = None
         self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
         report = assess(snapshot)

@@ -105,6 +105,8 @@ class DashScreen(LiveView, Screen[None]):
     def tick(self) -> None:
         """Refresh the summary bar (the data's age moves on even when nothing else does)."""
         session = self.session
+        feed = getattr(self.app, "feed", None)
+        waiting = feed.in_flight() if feed is not None else None
         for bar in self.query(SummaryBar):  # none while the screen is being built or torn down
             bar.show(
                 session.state,
@@ -112,6 +114,7 @@ class DashScreen(LiveView, Screen[None]):
                 read_only=session.read_only,
                 source=session.source_label,
                 now=session.clock(),
+                waiting=waiting,
             )
 
     def show(self, state: ViewState) -> None:

@@ -40,7 +40,14 @@ def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
     """Two lines: state, address, rack, controller; then what it leads and hosts."""
     t = Text(overflow="fold")
     t.append(f"broker {b.id}  ", style="bold")
-    if b.refused:
+    if b.unresponsive:
+        t.append(
+            "✖ NOT ANSWERING (accepts connections): frozen, not crashed - a GC pause or a stuck disk: look "
+            "before restarting",
+            style="bold red",
+        )
+        t.append(f"  {b.host}:{b.port}" if b.host else "")
+    elif b.refused:
         t.append("✖ DOWN: refuses connections; listed until the controller fences it", style="bold red")
         t.append(f"  {b.host}:{b.port}" if b.host else "")
     elif b.up:
@@ -133,10 +140,13 @@ class BrokerScreen(DashScreen):
         self.query_one("#broker-header", Static).update(broker_header(b, snap))
         safety = restart_safety(snap, self.broker_id)
         restart = Text("restart: ", style="bold")
-        restart.append(
-            ("✔ safe — " if safety.safe else "✖ NOT safe — ") + safety.message,
-            style="green" if safety.safe else "bold red",
-        )
+        if b.unresponsive:  # frozen, not crashed: neither "safe, already down" nor a what-if verdict
+            restart.append("⚠ look first — " + safety.message, style="bold yellow")
+        else:
+            restart.append(
+                ("✔ safe — " if safety.safe else "✖ NOT safe — ") + safety.message,
+                style="green" if safety.safe else "bold red",
+            )
         if safety.topics:
             shown = ", ".join(safety.topics[:5]) + (
                 f" +{len(safety.topics) - 5} more" if len(safety.topics) > 5 else ""

@@ -10,7 +10,8 @@ from textual.binding import Binding
 
 from kafkatui.model.changes import Change, summarize
 from kafkatui.model.health import Health, TopicHealth
-from kafkatui.present import HEALTH_STYLE, problems_sentence, short_status, source_word, tolerance_text
+from kafkatui.present import HEALTH_STYLE, problems_sentence, short_status, source_word
+from kafkatui.tolerance import tolerance_cell, writes_now
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import BROKER_COLUMNS, broker_cell, broker_sort
 from kafkatui.tui.messages import OpenBroker, OpenTopic, StartAlter
@@ -56,7 +57,7 @@ def topic_cell(t: TopicHealth, key: str) -> str | Text:
             style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"),
         )
     if key == "survives":
-        return tolerance_text(t)
+        return tolerance_cell(t)
     return ""
 
 
@@ -72,7 +73,7 @@ def topic_sort(t: TopicHealth, key: str) -> object:
         "rf": t.rf,
         "minisr": t.min_isr,
         "headroom": t.min_headroom,
-        "survives": (t.loss_tolerance, t.write_tolerance),
+        "survives": (t.write_tolerance, writes_now(t) if writes_now(t) is not None else -1),
     }
     return values.get(key, t.name)
 

@@ -10,9 +10,12 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kafkatui.model.election_order import restore_advice
 from kafkatui.model.findings import Finding, findings_for_partition
 from kafkatui.model.health import Health, PartitionHealth, effective_unclean
 from kafkatui.model.snapshot import PartitionInfo
+from kafkatui.model.unfenced import STATE as UNFENCED_STATE
+from kafkatui.model.unfenced import SYMBOL as UNFENCED_SYMBOL
 from kafkatui.present import HEALTH_STYLE, SEVERITY_RANK, human_bytes, ids, severity_text, source_word
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import headroom_text, leader_text, replicas_text
@@ -32,11 +35,19 @@ def why_healthy(ph: PartitionHealth) -> str:
 
 
 def partition_facts(
-    ph: PartitionHealth, info: PartitionInfo, unclean: tuple[bool, str], live: frozenset[int] | None = None
+    ph: PartitionHealth,
+    info: PartitionInfo,
+    unclean: tuple[bool, str],
+    live: frozenset[int] | None = None,
+    refused: frozenset[int] = frozenset(),
 ) -> Group:
     """Leader, epoch, replicas, ISR, out-of-sync replicas with lag, minISR, headroom and ELR."""
     title = Text(f"{ph.name}  ", style="bold")
-    title.append(f"{ph.health.symbol} {ph.health.label}", style=HEALTH_STYLE[ph.health])
+    if ph.leader >= 0 and ph.leader in refused:  # its leader refuses connections and is not fenced yet
+        title.append(f"{UNFENCED_SYMBOL} {UNFENCED_STATE}", style="bold red")
+        title.append(f"   (by its ISR: {ph.health.label})", style="dim")
+    else:
+        title.append(f"{ph.health.symbol} {ph.health.label}", style=HEALTH_STYLE[ph.health])
     grid = Table.grid(padding=(0, 2), pad_edge=False)
     grid.add_column(no_wrap=True, style="dim")
     grid.add_column(ratio=1, overflow="fold")
@@ -47,6 +58,8 @@ def partition_facts(
     else:
         leader.append(" — no leader: no reads or writes", style="bold red")
     grid.add_row("leader", leader)
+    if ph.health == Health.OFFLINE:  # by the controller's election order, not any replica that is down
+        grid.add_row("comes back", Text(restore_advice([info]), style="bold"))
     if info.leader_epoch >= 0:  # an unknown epoch on a healthy partition is noise, not news
         grid.add_row("leader epoch", str(info.leader_epoch))
     reps = replicas_text(ph, live)
@@ -149,7 +162,7 @@ class PartitionScreen(DashScreen):
             self.query_one(FindingList).show([])
             return
         ph = report.partition(self.topic, self.partition)
-        facts.update(partition_facts(ph, info, effective_unclean(snap, self.topic), report.live))
+        facts.update(partition_facts(ph, info, effective_unclean(snap, self.topic), report.live, snap.refused))
         self.findings = findings_for_partition(state.findings, self.topic, self.partition)
         if self.findings:
             n = len(self.findings)

@@ -9,7 +9,8 @@ from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
-from kafkatui.present import HEALTH_STYLE, ids, source_word, tolerance_text
+from kafkatui.present import HEALTH_STYLE, ids, source_word
+from kafkatui.tolerance import durability_words
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import headroom_text, lag_text, partition_cell
 from kafkatui.tui.messages import OpenPartition, StartAlter, StartPreferredElection, StartReassign
@@ -39,20 +40,8 @@ def partition_search_text(report: HealthReport, topic: str, partition: int) -> s
 
 
 def durability_text(th: TopicHealth) -> str:
-    """'tolerates 1 failure', 'tolerates 2 failures, writes 1' (or why writes are impossible)."""
-    if th.writes_blocked:
-        return (
-            f"tolerates {th.loss_tolerance} failure{'s' if th.loss_tolerance != 1 else ''} without loss; "
-            f"acks=all writes impossible (minISR {th.min_isr} > RF {th.min_rf})"
-        )
-    if th.loss_tolerance == th.write_tolerance == 0:
-        return "tolerates no broker failure: one loss can lose acknowledged data and stop acks=all writes"
-    if th.loss_tolerance == th.write_tolerance:
-        return f"tolerates {tolerance_text(th)} (no data loss, acks=all writes go on)"
-    return (
-        f"tolerates {th.loss_tolerance} broker failure{'s' if th.loss_tolerance != 1 else ''} without data "
-        f"loss, {th.write_tolerance} with acks=all writes going on"
-    )
+    """The design figure (RF, minISR) and the figure now (current ISR), as two clauses never mixed."""
+    return durability_words(th)
 
 
 def topic_header(th: TopicHealth) -> Text:

@@ -13,6 +13,7 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from kafkatui.model.health import Health
+from kafkatui.model.unfenced import SYMBOL as UNFENCED_SYMBOL
 from kafkatui.present import VERDICT_SYMBOL, verdict_of
 from kafkatui.tui.feed import ViewState
 
@@ -57,7 +58,19 @@ def _cluster_name(cluster_id: str | None, width: int) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, width: int) -> str:
+WAIT_SHOWN_AFTER = 2.0
+"""Seconds a refresh runs before the header says what it waits on."""
+
+
+def _first_line(
+    state: ViewState,
+    *,
+    paused: bool,
+    read_only: bool,
+    now: float,
+    width: int,
+    waiting: tuple[str, float] | None = None,
+) -> str:
     """Cluster, controller, brokers, freshness and mode, within `width` (less detail when narrow).
 
     A wrapped line would push the verdict off the two-line bar, so until the line fits it drops the
@@ -81,8 +94,13 @@ def _first_line(state: ViewState, *, paused: bool, read_only: bool, now: float, 
         "more": "… (see events)",
         "retry": f" (retry in {state.retry_in:.0f}s)",
     }
-    mode = ("  [b reverse $warning] PAUSED [/]" if paused else "") + (
-        "  [dim]read-only[/dim]" if read_only else "  [b $warning]WRITES ON[/]"
+    wait = ""
+    if waiting is not None and waiting[1] >= WAIT_SHOWN_AFTER:  # a slow refresh says on what, not just an age
+        wait = f"  [b $warning]waiting on {escape(waiting[0])} ({waiting[1]:.0f} s)[/]"
+    mode = (
+        wait
+        + ("  [b reverse $warning] PAUSED [/]" if paused else "")
+        + ("  [dim]read-only[/dim]" if read_only else "  [b $warning]WRITES ON[/]")
     )
     error = " ".join((state.error or "").split())
     shorter: list[tuple[str, str]] = [("when", ""), ("ctrl", ""), ("sizes", "")]
@@ -120,7 +138,14 @@ def _cells(markup: str) -> int:
 
 
 def summary_markup(
-    state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None, width: int = 120
+    state: ViewState,
+    *,
+    paused: bool,
+    read_only: bool,
+    source: str,
+    now: float | None = None,
+    width: int = 120,
+    waiting: tuple[str, float] | None = None,
 ) -> str:
     """Two lines of Textual markup: who and how fresh; then the verdict and the counts."""
     now = time.time() if now is None else now
@@ -134,7 +159,7 @@ def summary_markup(
             )
         return f"[b]kafkatui[/b] [dim]connecting to {escape(source)}…[/dim]"
     c = report.counts
-    out = [_first_line(state, paused=paused, read_only=read_only, now=now, width=width)]
+    out = [_first_line(state, paused=paused, read_only=read_only, now=now, width=width, waiting=waiting)]
     out.append("\n")
     level = verdict_of(f.severity for f in state.findings)
     vstyle = {"critical": "$error", "warning": "$warning"}.get(level, "$success")
@@ -147,6 +172,11 @@ def summary_markup(
         (Health.NON_PREFERRED_LEADER, "non-preferred", c.non_preferred_total, "$secondary"),
     ]
     sep = "   " if wide else " "
+    if c.leader_refused:  # led by a broker refusing connections: no writes until the controller moves them
+        word = "leader down" if wide else "ldr down"
+        out.append(f"[$error]{UNFENCED_SYMBOL} [b]{c.leader_refused}[/b] {word}[/]{sep}")
+        # room for it on the line: the least urgent count gives way
+        pieces = [p for p in pieces if p[0] != Health.NON_PREFERRED_LEADER]
     for health, label, n, style in pieces:
         word = label if wide else NARROW_LABEL[health]
         if n:
@@ -163,6 +193,19 @@ class SummaryBar(Static):
     SummaryBar { height: 2; padding: 0 1; background: $panel; }
     """
 
-    def show(self, state: ViewState, *, paused: bool, read_only: bool, source: str, now: float | None = None) -> None:
+    def show(
+        self,
+        state: ViewState,
+        *,
+        paused: bool,
+        read_only: bool,
+        source: str,
+        now: float | None = None,
+        waiting: tuple[str, float] | None = None,
+    ) -> None:
         width = self.size.width or self.app.size.width
-        self.update(summary_markup(state, paused=paused, read_only=read_only, source=source, now=now, width=width))
+        self.update(
+            summary_markup(
+                state, paused=paused, read_only=read_only, source=source, now=now, width=width, waiting=waiting
+            )
+        )

@@ -1,0 +1,39 @@
+"""Screens for the walk's new states: a partition whose leader is down but not yet moved (writes fail),
+an offline partition naming the broker that brings it back, and a frozen broker (not answering, accepts
+connections) with "look before restarting" instead of "safe, already down"."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from kafkatui.tui.app import KafkaTuiApp
+from kafkatui.tui.screens.broker import BrokerScreen
+from kafkatui.tui.screens.partition import PartitionScreen
+from tests.tui.test_screens import incident, make_app, snapshot_of
+
+
+def _orders_1(app: KafkaTuiApp) -> None:
+    app.push_screen(PartitionScreen("orders", 1))
+
+
+def _payments_0(app: KafkaTuiApp) -> None:
+    app.push_screen(PartitionScreen("payments", 0))
+
+
+def _broker_3(app: KafkaTuiApp) -> None:
+    app.push_screen(BrokerScreen(3))
+
+
+def test_snapshot_partition_whose_leader_is_down_not_moved(snap_compare: Any) -> None:
+    killed = replace(incident(), refused=frozenset({2}))  # broker 2 leads orders-1, killed, not fenced yet
+    assert snap_compare(make_app(killed), terminal_size=(80, 24), run_before=snapshot_of(_orders_1))
+
+
+def test_snapshot_offline_partition_names_who_brings_it_back(snap_compare: Any) -> None:
+    assert snap_compare(make_app(incident()), terminal_size=(80, 24), run_before=snapshot_of(_payments_0))
+
+
+def test_snapshot_frozen_broker_screen(snap_compare: Any) -> None:
+    frozen = replace(incident(), unresponsive=frozenset({3}))
+    assert snap_compare(make_app(frozen), terminal_size=(120, 40), run_before=snapshot_of(_broker_3))
