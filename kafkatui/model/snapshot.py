@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from kafkatui.model.rules import UNKNOWN, KafkaVersion
+
 # DescribeConfigs sources, by the names Kafka's tools print
 DYNAMIC_TOPIC_CONFIG = "DYNAMIC_TOPIC_CONFIG"
 DYNAMIC_BROKER_CONFIG = "DYNAMIC_BROKER_CONFIG"
@@ -339,6 +341,8 @@ class ClusterSnapshot:
     bootstrap: str = ""
     refused: frozenset[int] = frozenset()
     """Listed brokers whose port refused a TCP connection during this read: down, not yet fenced."""
+    kafka: KafkaVersion = UNKNOWN
+    """The brokers' Kafka version range and mode (`kafkatui.model.rules`): which min ISR rule applies."""
 
     @property
     def broker_ids(self) -> frozenset[int]:
