@@ -167,21 +167,23 @@ UNKNOWN = KafkaVersion()
 
 
 def version_from_api_versions(api_versions: Mapping[int, tuple[int, int]]) -> KafkaVersion:
-    """One broker's line range and mode from its ApiVersions answer ({api key: (min, max)})."""
-    low: Line | None = None
-    high: Line | None = None
-    for i, (line, marks) in enumerate(MARKERS):
+    """One broker's line range and mode from its ApiVersions answer ({api key: (min, max)}).
+
+    The newest line whose marker holds is the low end (as kafka-python infers it: an API a broker
+    or the simulator does not serve at all does not pull the answer down); the line before the next
+    newer marker is the high end.
+    """
+    mode = _mode(api_versions)
+    for i in range(len(MARKERS) - 1, -1, -1):
+        line, marks = MARKERS[i]
         if any(key in api_versions and api_versions[key][1] >= at for key, at in marks):
-            low = line
-            continue
-        # the first marker that fails bounds the range above: the line before it
-        nxt = line
-        older = [v for v in _LINES if v < nxt]
-        high = older[-1] if older else None
-        if i == 0:
-            return KafkaVersion(None, (2, 7), _mode(api_versions), 1)
-        break
-    return KafkaVersion(low, high, _mode(api_versions), 1)
+            if i == len(MARKERS) - 1:
+                return KafkaVersion(line, None, mode, 1)
+            nxt = MARKERS[i + 1][0]
+            return KafkaVersion(line, [v for v in _LINES if v < nxt][-1], mode, 1)
+    if not api_versions:
+        return KafkaVersion(mode=None)
+    return KafkaVersion(None, (2, 7), mode, 1)
 
 
 def _mode(api_versions: Mapping[int, tuple[int, int]]) -> str | None:
