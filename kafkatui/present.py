@@ -111,6 +111,15 @@ def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
     return f"{failures(t.loss_tolerance)}, writes {t.write_tolerance}"
 
 
+def min_isr_cell(t: TopicHealth, source: str = "") -> str:
+    """'2 topic', or '3→2 broker' when the brokers hold the topic to less than its config (3.7+ cap it
+    at RF): configured, then effective."""
+    value = str(t.min_isr)
+    if 0 < t.effective_min_isr != t.min_isr:
+        value += f"→{t.effective_min_isr}"
+    return f"{value} {source}" if source else value
+
+
 def brokers_down_phrase(c: ClusterCounts) -> str:
     """' (absent: 4)', ' (refusing connections: 2)', both, or '' when every broker is up."""
     out = ""

@@ -21,6 +21,7 @@ from kafkatui.model.finding import (
     tally,
 )
 from kafkatui.model.health import Health, TopicHealth
+from kafkatui.model.rules import effective_min_isr, writes_blocked
 from kafkatui.model.snapshot import PartitionInfo, partition_at
 
 
@@ -42,7 +43,9 @@ class StateFindings(Context):
                     groups[c].append(at(i))
             if groups[Health.OFFLINE]:
                 out.append(self.offline(th, groups[Health.OFFLINE]))
-            under = [p for p in groups[Health.UNDER_MIN_ISR] if len(p.replicas) >= th.min_isr]
+            # a partition whose writes are blocked by minISR > RF (before 3.7) is min-isr-above-rf's
+            capped = self.s.kafka.capped
+            under = [p for p in groups[Health.UNDER_MIN_ISR] if not writes_blocked(th.min_isr, len(p.replicas), capped)]
             if under:
                 out.append(self.isr_finding("under-min-isr", th, under))
             # internal topics' lagging partitions are the audit's internal-under-replicated finding
@@ -51,8 +54,17 @@ class StateFindings(Context):
                 out.append(self.isr_finding("at-min-isr", th, at_min))
             if groups[Health.UNDER_REPLICATED] and not th.internal:
                 out.append(self.isr_finding("under-replicated", th, groups[Health.UNDER_REPLICATED]))
-            if groups[Health.NON_PREFERRED_LEADER]:
-                out.append(self.non_preferred(th, groups[Health.NON_PREFERRED_LEADER]))
+            # every led partition whose leader is not its first replica, whatever its worse class: the
+            # count Kafka's tools, the summary's "non-preferred" and a preferred election agree on
+            moved = [
+                p
+                for c in (Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.UNDER_REPLICATED, Health.NON_PREFERRED_LEADER)
+                for p in groups[c]
+                if p.replicas and p.leader != p.replicas[0]
+            ]
+            if moved:
+                moved.sort(key=lambda p: p.partition)
+                out.append(self.non_preferred(th, moved))
         return out
 
     def offline(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
@@ -117,8 +129,8 @@ class StateFindings(Context):
             "count": len(parts),
             "missing_brokers": ids_text(missing),
             "isr_brokers": ids_text(isr_brokers),
-            "leader_alone": th.min_isr <= 1,
-            "not_leader_alone": th.min_isr > 1,
+            "leader_alone": th.effective_min_isr <= 1,
+            "not_leader_alone": th.effective_min_isr > 1,
             "unclean_on": th.unclean,
             "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
             # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
@@ -128,7 +140,7 @@ class StateFindings(Context):
             "suggested_min_isr": max(1, th.min_rf - 1),
             "consequence": (
                 "ISR is the leader alone: one more failure takes them offline"
-                if th.min_isr <= 1
+                if th.effective_min_isr <= 1
                 else "one more failure stops acks=all writes"
             ),
         }
@@ -336,7 +348,9 @@ class StateFindings(Context):
             left = [x for x in p.isr if x not in gone]
             if p.leader >= 0 and not left:
                 offline.append(p)
-            elif p.leader >= 0 and len(left) < self.r.topics[p.topic].min_isr:
+            elif p.leader >= 0 and len(left) < effective_min_isr(
+                self.r.topics[p.topic].min_isr, len(p.replicas), self.s.kafka.capped
+            ):
                 under.append(p)
         topics = sorted({p.topic for p in on_b})
         ctx = {
