@@ -41,8 +41,9 @@ builds the ``F.when`` chain from it), with the min ISR the leader enforced: a re
 that says ``min_isr_capped``, else ``min_isr``; a recording's OFFLINE class is kept as is (the
 recorder knew which brokers were alive). From broker logs alone, replicas are the union of every
 ISR member, leader and out-of-sync replica seen for the partition (used only for UNDER_REPLICATED;
-written as null) and min ISR is inferred per topic from 3.5+ ``(under-min-isr)`` markers, with ``--min-isr`` as the cluster default for topics the logs
-never marked (`replay_inputs.infer_min_isr`).
+written as null) and min ISR is inferred per topic from 3.5+ ``(under-min-isr)`` markers, with
+``--min-isr`` as the cluster default for topics the logs never marked
+(`replay_inputs.infer_min_isr`).
 
 Size: about 880 lines after `ruff format`: the aggregation stages (states, intervals, timeline,
 incidents, brokers, frames) read top to bottom as the job runs them, and spark-submit runs this file

@@ -75,7 +75,7 @@ def test_effective_min_isr_and_writes_blocked() -> None:
 
 
 def test_class_table_order_is_health() -> None:
-    assert rules.CLASS_NAMES == tuple(h.name for h in Health)
+    assert tuple(h.name for h in Health) == rules.CLASS_NAMES
 
 
 @pytest.mark.parametrize(
