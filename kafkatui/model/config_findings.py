@@ -139,7 +139,8 @@ class ConfigFindings(Context):
             "suggested_min_isr": final,
             "suggested_why": "RF - 1" if final == rf - 1 else ("= RF" if final == rf else "RF 3 / minISR 2"),
             "meanwhile_min_isr": meanwhile,
-            "meanwhile": raise_rf and meanwhile != final and not capped,
+            # before 3.7 writes are blocked until min ISR <= RF: lift the block first, at RF (never lower)
+            "meanwhile": raise_rf and not capped,
             "stopgap": not raise_rf and rf < 3,
             "rf_one": rf == 1,
             "capped": capped,
