@@ -54,17 +54,20 @@ class StateFindings(Context):
                 out.append(self.isr_finding("at-min-isr", th, at_min))
             if groups[Health.UNDER_REPLICATED] and not th.internal:
                 out.append(self.isr_finding("under-replicated", th, groups[Health.UNDER_REPLICATED]))
-            # every led partition whose leader is not its first replica, whatever its worse class: the
-            # count Kafka's tools, the summary's "non-preferred" and a preferred election agree on
+            # every led partition whose leader is not its first replica, whatever its worse class (the
+            # summary's count): those a preferred election can move back (the preferred replica in sync
+            # and serving) are listed, the rest counted, so that the two numbers add up to the summary's
             moved = [
                 p
                 for c in (Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.UNDER_REPLICATED, Health.NON_PREFERRED_LEADER)
                 for p in groups[c]
                 if p.replicas and p.leader != p.replicas[0]
             ]
-            if moved:
-                moved.sort(key=lambda p: p.partition)
-                out.append(self.non_preferred(th, moved))
+            serving = {b for b, bh in self.r.brokers.items() if bh.serving}
+            electable = [p for p in moved if p.replicas[0] in p.isr and p.replicas[0] in serving]
+            if electable:
+                electable.sort(key=lambda p: p.partition)
+                out.append(self.non_preferred(th, electable, len(moved) - len(electable)))
         return out
 
     def offline(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
@@ -164,7 +167,9 @@ class StateFindings(Context):
             affected=len(parts),
         )
 
-    def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
+    def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo], stuck: int = 0) -> Finding:
+        """`parts`: led by another broker than their in-sync, serving first replica; `stuck`: how many
+        more are led elsewhere while their first replica is out of the ISR or down (no election helps)."""
         shift: Counter[tuple[int, int]] = Counter((p.leader, p.replicas[0]) for p in parts)
         lines = [
             f"broker {lead} leads {n} partition(s) preferred by broker {pref}"
@@ -183,6 +188,14 @@ class StateFindings(Context):
                 f"{p.topic}-{p.partition}: leader {p.leader}, preferred {p.replicas[0]}, ISR {list(p.isr)}"
                 for p in parts[:EXAMPLES]
             ],
+            *(
+                [
+                    f"{stuck} more partition(s) led elsewhere while their preferred replica is out of the ISR or "
+                    "down: no election can move them back until it catches up"
+                ]
+                if stuck
+                else []
+            ),
         ]
         led = Counter(p.leader for p in parts)
         return self.make(

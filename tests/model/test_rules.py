@@ -119,3 +119,22 @@ def test_assess_restart_safety_uses_the_effective_min_isr() -> None:
     new = assess(_with(version_from_api_versions(ANSWERS["3.9"]), t))  # type: ignore[arg-type]
     assert new.topics["rf2"].worst == Health.AT_MIN_ISR
     assert not new.brokers[2].restart_safe and new.brokers[2].restart_under_min_isr == 1
+
+
+def test_non_preferred_finding_adds_up_to_the_summary_count() -> None:
+    from kafkatui.model.findings import findings
+
+    t = topic(
+        "orders",
+        [
+            (2, (1, 2, 3), (1, 2, 3)),  # in sync, led by 2: electable
+            (2, (1, 2, 3), (1, 2)),  # under-replicated, preferred 1 in sync: electable
+            (2, (1, 2, 3), (2, 3)),  # preferred 1 out of the ISR: no election helps yet
+            (1, (1, 2, 3), (1, 2, 3)),
+        ],
+    )
+    report = assess(snap(t))
+    assert report.counts.non_preferred_total == 3
+    (f,) = [f for f in findings(report) if f.id == "non-preferred-leader"]
+    assert f.partitions == ("orders-0", "orders-1")
+    assert any(e.startswith("1 more partition(s) led elsewhere") for e in f.evidence)
