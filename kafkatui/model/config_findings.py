@@ -140,7 +140,7 @@ class ConfigFindings(Context):
             "suggested_why": "RF - 1" if final == rf - 1 else ("= RF" if final == rf else "RF 3 / minISR 2"),
             "meanwhile_min_isr": meanwhile,
             # before 3.7 writes are blocked until min ISR <= RF: lift the block first, at RF (never lower)
-            "meanwhile": raise_rf and not capped,
+            "meanwhile": raise_rf and not capped and (meanwhile != final or bool(plan["raise_complete"])),
             "stopgap": not raise_rf and rf < 3,
             "rf_one": rf == 1,
             "capped": capped,
