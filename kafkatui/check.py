@@ -123,6 +123,8 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             "fetch_seconds": round(snapshot.fetch_seconds, 3),
             "partial": snapshot.partial,
             "problems": list(snapshot.problems),
+            "kafka_version": snapshot.kafka.label if snapshot.kafka.known else None,
+            "mode": snapshot.kafka.mode,
         },
         "summary": {
             "verdict": level,
@@ -170,6 +172,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
                 "replication_factor": t.rf,
                 "min_isr": t.min_isr,
                 "min_isr_source": t.min_isr_source,
+                "effective_min_isr": t.effective_min_isr,
                 "min_headroom": t.min_headroom,
                 "unclean_leader_election": t.unclean,
                 "tolerates_failures_without_data_loss": t.loss_tolerance,
@@ -220,6 +223,7 @@ def render(
         SEVERITY_STYLE,
         broker_state,
         brokers_down_phrase,
+        min_isr_cell,
         restart_now,
         short_status,
         source_word,
@@ -235,6 +239,7 @@ def render(
         f"read {when} in {snapshot.fetch_seconds:.2f} s",
         highlight=False,
     )
+    out.print(f"{snapshot.kafka.describe()}; {snapshot.kafka.rule_note}", highlight=False, markup=False)
     if snapshot.partial:
         out.print(Text("PARTIAL: " + "; ".join(snapshot.problems), style="yellow"))
     line = Text("verdict ")
@@ -283,15 +288,16 @@ def render(
             str(t.count(Health.AT_MIN_ISR)),
             str(t.under_replicated_total),
             str(t.rf),
-            f"{t.min_isr} {source_word(t.min_isr_source)}",
+            min_isr_cell(t, source_word(t.min_isr_source)),
             f"{t.min_headroom:+d}",
             tolerance_cell(t),
         )
     out.print(topics)
     legend = (
         "offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
-        "above minISR (worst partition); tolerates: broker failures acks=all writes go on through, by design "
-        "(RF - minISR) and now (the worst partition's ISR above minISR)"
+        "above the effective minISR (worst partition; 3.7+ brokers cap minISR at RF: shown as config→effective); "
+        "tolerates: broker failures acks=all writes go on through, by design (RF - minISR) and now (the worst "
+        "partition's ISR above minISR)"
     )
     out.print(legend + (f"; {hidden} healthy topics not shown (--all)" if hidden else ""), style="dim", soft_wrap=True)
 

@@ -96,19 +96,13 @@ def failures(n: int) -> str:
     return plural(n, "failure")
 
 
-def tolerance_text(t: TopicHealth, compact: bool = False) -> str:
-    """How many broker failures a topic tolerates, in words: '1 failure', '2 failures, writes 1'.
-
-    The first number counts failures an acknowledged write survives; when acks=all writes stop sooner,
-    that number follows ("writes 0" = the next failure stops acks=all writes).
-    """
-    if t.writes_blocked:
-        return (
-            f"{t.loss_tolerance}, no writes" if compact else f"{failures(t.loss_tolerance)}, writes never (minISR > RF)"
-        )
-    if t.loss_tolerance == t.write_tolerance:
-        return failures(t.loss_tolerance)
-    return f"{failures(t.loss_tolerance)}, writes {t.write_tolerance}"
+def min_isr_cell(t: TopicHealth, source: str = "") -> str:
+    """'2 topic', or '3→2 broker' when the brokers hold the topic to less than its config (3.7+ cap it
+    at RF): configured, then effective."""
+    value = str(t.min_isr)
+    if 0 < t.effective_min_isr != t.min_isr:
+        value += f"→{t.effective_min_isr}"
+    return f"{value} {source}" if source else value
 
 
 def brokers_down_phrase(c: ClusterCounts) -> str:

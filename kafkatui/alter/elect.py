@@ -157,7 +157,10 @@ def unclean_plan(snapshot: ClusterSnapshot, topic: str, partition: int) -> Uncle
         raise UsageError(f"topic {topic} has no partition {partition} (it has {len(info.partitions)})")
     p = found[0]
     name = f"{topic}-{partition}"
-    if p.leader >= 0:
+    listed = snapshot.broker_ids
+    # offline as the health model says it: no leader, or a leader the metadata no longer lists (a
+    # ZooKeeper-mode cluster can name a dead broker as leader of a partition with no live replica)
+    if p.leader >= 0 and (not listed or p.leader in listed):
         raise NotApplicableError(
             f"{name} is not offline (leader {p.leader}, ISR {list(p.isr)}): an unclean election is only for a "
             "partition without a leader; nothing changed"

@@ -47,7 +47,8 @@ from kafkatui.options import add_connection_arguments
 
 EPILOG = (
     "exit codes: 0 done (or dry run / export / nothing to do), 3 bad input, 4-10 connection errors, "
-    "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline), "
+    "12 writes disabled, 14 not confirmed, 15 some election failed, 18 not applicable (not offline, or no "
+    "live replica), "
     "23 changed since the preview"
 )
 LOSE_DATA = "LOSE DATA"

@@ -140,6 +140,11 @@ def rf_risks(snapshot: ClusterSnapshot, topic: str, rf: int) -> list[str]:
     """What the new replication factor means with the topic's effective min.insync.replicas."""
     min_isr, source = effective_min_isr(snapshot, topic)
     where = f"min.insync.replicas {min_isr} ({source})"
+    if min_isr > rf and snapshot.kafka.capped:
+        return [
+            f"{where} > RF {rf}: 3.7+ brokers hold acks=all to {rf} copies, fewer than the config says; "
+            "lower min.insync.replicas to match"
+        ]
     if min_isr > rf:
         return [f"{where} > RF {rf}: every acks=all write to {topic} will fail; lower min.insync.replicas first"]
     if rf == 1:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kafkatui.alter.plan import ChangePlan, ConfigChange
+from kafkatui.model import rules
 from kafkatui.model.health import HealthReport
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
@@ -123,12 +124,13 @@ def _affected(snapshot: ClusterSnapshot, change: ConfigChange) -> dict[str, list
     return out
 
 
-def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: int) -> list[str]:
-    """Risks of an effective min.insync.replicas of `new` (was `old`) on one topic's partitions."""
+def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: int, capped: bool = False) -> list[str]:
+    """Risks of an effective min.insync.replicas of `new` (was `old`) on one topic's partitions;
+    `capped`: the brokers hold acks=all to min(min ISR, RF) (3.7+, `kafkatui.model.rules`)."""
     out: list[str] = []
     led = [p for p in parts if p.leader >= 0]
     if old is not None and new > old:
-        short = [p for p in led if len(p.isr) < new]
+        short = [p for p in led if len(p.isr) < rules.effective_min_isr(new, len(p.replicas), capped)]
         if short:
             sizes = sorted({len(p.isr) for p in short})
             isr = f"ISR {sizes[0]}" if len(sizes) == 1 else f"ISR below {new} (as low as {sizes[0]})"
@@ -140,7 +142,12 @@ def min_isr_risks(topic: str, parts: list[PartitionInfo], old: int | None, new: 
     rfs = [len(p.replicas) for p in parts if p.replicas]
     if rfs:
         rf = min(rfs)
-        if new > rf:
+        if new > rf and capped:
+            out.append(
+                f"min.insync.replicas > RF ({rf}): 3.7+ brokers hold acks=all to RF {rf}, fewer copies than "
+                "the config says (brokers before 3.7 reject every acks=all write)"
+            )
+        elif new > rf:
             out.append(f"min.insync.replicas > RF ({rf}): every acks=all write fails")
         elif new == rf:
             out.append(f"min.insync.replicas >= RF ({rf}): any broker loss stops acks=all writes")
@@ -171,7 +178,7 @@ def change_risks(snapshot: ClusterSnapshot, change: ConfigChange, strimzi: bool 
             affected = _affected(snapshot, change)
             for topic, parts in affected.items():
                 old = _int(snapshot.topic_config(topic, change.key).value)
-                found = min_isr_risks(topic, parts, old, new)
+                found = min_isr_risks(topic, parts, old, new, snapshot.kafka.capped)
                 if change.kind != "topic":
                     found = [f if f.startswith("raising") else f"{topic}: {f}" for f in found]
                 if found:

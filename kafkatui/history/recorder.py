@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkatui.history import schema
 from kafkatui.kafka.errors import KafkaTuiError
+from kafkatui.model import rules
 from kafkatui.model.health import ASSUMED_DEFAULT, Health, effective_min_isr
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
@@ -66,19 +67,14 @@ def _known_min_isr(snap: ClusterSnapshot, topic: str, known: int | None) -> int:
 
 
 def classify(p: PartitionInfo, min_isr: int, live: frozenset[int]) -> Health:
-    """One partition's class, exactly as `kafkatui.model.health.assess` computes it."""
-    n_isr = len(p.isr)
-    if p.leader < 0 or (live and p.leader not in live):
-        return Health.OFFLINE
-    if n_isr < min_isr:
-        return Health.UNDER_MIN_ISR
-    if n_isr == min_isr:
-        return Health.AT_MIN_ISR
-    if n_isr < len(p.replicas):
-        return Health.UNDER_REPLICATED
-    if p.leader != (p.replicas[0] if p.replicas else -1):
-        return Health.NON_PREFERRED_LEADER
-    return Health.HEALTHY
+    """One partition's class under the min ISR its leader enforces (`effective`), by the one class
+    table `kafkatui.model.rules.CLASS_RULES` that `kafkatui.model.health.assess` uses too."""
+    return Health[rules.classify(p.leader, p.replicas, p.isr, min_isr, live)]
+
+
+def effective(p: PartitionInfo, min_isr: int, capped: bool) -> int:
+    """The min ISR `p`'s leader enforces given the topic's configured `min_isr` (`rules`)."""
+    return rules.effective_min_isr(min_isr, len(p.replicas), capped)
 
 
 def _what_changed(q: PartitionInfo, p: PartitionInfo) -> list[str]:
@@ -207,6 +203,8 @@ class Recorder:
             out.append(schema.topic_record(ts, cid, name, "removed"))
             min_isr.pop(name, None)
         live = new.broker_ids
+        capped = new.kafka.capped
+        rule_changed = old.kafka.capped != capped  # an upgrade across 3.7 changes every effective min ISR
         broker_cfg_changed = old.broker_configs is not new.broker_configs and old.broker_configs != new.broker_configs
         # a broker coming or going changes the class of the partitions it leads (OFFLINE or back)
         was_live = old.broker_ids
@@ -216,57 +214,67 @@ class Recorder:
             if before is None:
                 out.append(schema.topic_record(ts, cid, name, "added"))
                 m = min_isr[name] = effective_min_isr(new, name)[0]
-                out.extend(
-                    schema.partition_record(ts, cid, p, m, classify(p, m, live), ["new"], None) for p in t.partitions
-                )
+                for p in t.partitions:
+                    e = effective(p, m, capped)
+                    out.append(schema.partition_record(ts, cid, p, m, classify(p, e, live), ["new"], None, e))
                 continue
-            if before is t and not moved and not broker_cfg_changed:
+            if before is t and not moved and not broker_cfg_changed and not rule_changed:
                 continue
             m_old = min_isr.get(name)
             if m_old is None or broker_cfg_changed or (before.configs is not t.configs and before.configs != t.configs):
                 m = min_isr[name] = _known_min_isr(new, name, m_old)
             else:
                 m = m_old
-            if m != m_old and m_old is not None:
+            if (m != m_old and m_old is not None) or rule_changed:
                 for i, p in enumerate(t.partitions):
                     q = before.partitions[i] if i < len(before.partitions) else None
                     changed = (_what_changed(q, p) if q is not None else ["new"]) + ["min_isr"]
-                    out.append(schema.partition_record(ts, cid, p, m, classify(p, m, live), changed, q))
+                    e = effective(p, m, capped)
+                    out.append(schema.partition_record(ts, cid, p, m, classify(p, e, live), changed, q, e))
                 continue
             if before.partitions is t.partitions and not moved:
                 continue
             olds = before.partitions
             for i, p in enumerate(t.partitions):
                 q = olds[i] if i < len(olds) else None
+                e = effective(p, m, capped)
                 if q is None:
-                    out.append(schema.partition_record(ts, cid, p, m, classify(p, m, live), ["new"], None))
+                    out.append(schema.partition_record(ts, cid, p, m, classify(p, e, live), ["new"], None, e))
                     continue
                 changed = [] if q is p else _what_changed(q, p)
                 if (
                     moved
                     and (p.leader in moved or q.leader in moved)
-                    and classify(q, m, was_live) != classify(p, m, live)
+                    and classify(q, effective(q, m, capped), was_live) != classify(p, e, live)
                 ):
                     changed.append("broker")
                 if changed:
-                    out.append(schema.partition_record(ts, cid, p, m, classify(p, m, live), changed, q))
+                    out.append(schema.partition_record(ts, cid, p, m, classify(p, e, live), changed, q, e))
         return out
 
     def _snapshot_record(
         self, snap: ClusterSnapshot, ts: float, reason: str, min_isr: dict[str, int]
     ) -> dict[str, Any]:
         live = snap.broker_ids
+        capped = snap.kafka.capped
         topics: dict[str, dict[str, Any]] = {}
         for name in sorted(snap.topics):
             m = min_isr[name] = _known_min_isr(snap, name, min_isr.get(name))
             topics[name] = {
                 "min_isr": m,
                 "partitions": [
-                    [p.partition, p.leader, p.leader_epoch, list(p.replicas), list(p.isr), classify(p, m, live).name]
+                    [
+                        p.partition,
+                        p.leader,
+                        p.leader_epoch,
+                        list(p.replicas),
+                        list(p.isr),
+                        classify(p, effective(p, m, capped), live).name,
+                    ]
                     for p in snap.topics[name].partitions
                 ],
             }
-        return schema.snapshot_record(ts, snap.cluster_id, snap.controller_id, snap.brokers, topics, reason)
+        return schema.snapshot_record(ts, snap.cluster_id, snap.controller_id, snap.brokers, topics, reason, snap.kafka)
 
     # -- output ----------------------------------------------------------------------------------
 

@@ -35,12 +35,15 @@ snapshot). Everything else is DataFrame work with window functions over (topic, 
 - top partitions: the 20 with the most time in UNDER_MIN_ISR (OFFLINE not included), with the
   number of such intervals.
 
-Health classes follow `kafkatui.history.recorder.classify` (= `kafkatui.model.health`); a
-recording's OFFLINE class is kept as is (the recorder knew which brokers were alive). From broker
-logs alone, replicas are the union of every ISR member, leader and out-of-sync replica seen for
-the partition (used only for UNDER_REPLICATED; written as null) and min ISR is inferred per topic
-from 3.5+ ``(under-min-isr)`` markers, with ``--min-isr`` as the cluster default for topics the logs
-never marked (`replay_inputs.infer_min_isr`).
+Health classes come from the one class table `kafkatui.model.rules.CLASS_RULES` (`class_expression`
+builds the ``F.when`` chain from it), with the min ISR the leader enforced: a recording's
+``effective_min_isr`` (3.7+ brokers cap min ISR at RF), or min(min_isr, RF) for a snapshot record
+that says ``min_isr_capped``, else ``min_isr``; a recording's OFFLINE class is kept as is (the
+recorder knew which brokers were alive). From broker logs alone, replicas are the union of every
+ISR member, leader and out-of-sync replica seen for the partition (used only for UNDER_REPLICATED;
+written as null) and min ISR is inferred per topic from 3.5+ ``(under-min-isr)`` markers, with
+``--min-isr`` as the cluster default for topics the logs never marked
+(`replay_inputs.infer_min_isr`).
 
 Size: about 880 lines after `ruff format`: the aggregation stages (states, intervals, timeline,
 incidents, brokers, frames) read top to bottom as the job runs them, and spark-submit runs this file
@@ -82,6 +85,7 @@ from kafkatui.history.replay_read import (
     describe_inputs,
     read_inputs,
 )
+from kafkatui.model import rules
 
 __all__ = [
     "EXIT_FAILED",
@@ -96,7 +100,7 @@ __all__ = [
 ]
 
 SUMMARY_SCHEMA = "kafkatui.replay/1"
-CLASSES = ["OFFLINE", "UNDER_MIN_ISR", "AT_MIN_ISR", "UNDER_REPLICATED", "NON_PREFERRED_LEADER", "HEALTHY"]
+CLASSES = list(rules.CLASS_NAMES)
 COUNTED = CLASSES[:5]  # classes the timeline counts (NON_PREFERRED_LEADER only for "worst")
 UNKNOWN = "UNKNOWN"
 MINUTE_MS = 60_000
@@ -137,22 +141,50 @@ def _noop(stage: int, detail: str) -> None:
 # -- states and intervals ---------------------------------------------------------------------------
 
 
-def _class_of() -> Column:
-    isr_n = F.size("isr")
+def _terms() -> dict[rules.Term, Column]:
+    """The class table's terms over the event table (`min_isr` there is already the effective one).
+    A null term makes its condition false, as None does in `rules.class_index`; replicas from broker
+    logs alone are only the union of members seen (`rset`): enough for UNDER_REPLICATED, not for a
+    preferred leader."""
     members = F.coalesce(F.col("replicas"), F.col("rset"))
-    known_min = F.col("min_isr").isNotNull()
-    return (
-        F.when(F.col("unknown"), F.lit(UNKNOWN))
-        .when((F.col("leader") < 0) | F.col("offline"), F.lit("OFFLINE"))
-        .when(known_min & (isr_n < F.col("min_isr")), F.lit("UNDER_MIN_ISR"))
-        .when(known_min & (isr_n == F.col("min_isr")), F.lit("AT_MIN_ISR"))
-        .when(members.isNotNull() & (isr_n < F.size(members)), F.lit("UNDER_REPLICATED"))
-        .when(
-            F.col("replicas").isNotNull() & (F.size("replicas") > 0) & (F.col("leader") != F.col("replicas")[0]),
-            F.lit("NON_PREFERRED_LEADER"),
-        )
-        .otherwise(F.lit("HEALTHY"))
-    )
+    return {
+        rules.Term.N_ISR: F.size("isr"),
+        rules.Term.MIN_ISR: F.col("min_isr"),
+        rules.Term.N_REPLICAS: F.when(members.isNotNull(), F.size(members)),
+        rules.Term.LEADER: F.col("leader"),
+        rules.Term.PREFERRED: F.when(F.size("replicas") > 0, F.col("replicas")[0]),
+        rules.Term.LEADERLESS: (F.col("leader") < 0) | F.col("offline"),
+    }
+
+
+def _condition(c: rules.Cond, terms: dict[rules.Term, Column]) -> Column:
+    left = terms[c.left]
+    if c.op == "is":
+        return F.coalesce(left, F.lit(False))
+    assert c.right is not None
+    right = terms[c.right]
+    known = left.isNotNull() & right.isNotNull()
+    if c.op == "<":
+        return known & (left < right)
+    if c.op == "==":
+        return known & (left == right)
+    if c.op == "!=":
+        return known & (left != right)
+    raise ValueError(f"no Spark form for {c.op!r}")
+
+
+def class_expression(terms: dict[rules.Term, Column] | None = None) -> Column:
+    """`kafkatui.model.rules.CLASS_RULES` as one ``F.when`` chain (UNKNOWN first: a recorder gap)."""
+    t = _terms() if terms is None else terms
+    chain = F.when(F.col("unknown"), F.lit(UNKNOWN))
+    for rule in rules.CLASS_RULES:
+        if rule.when is None:
+            return chain.otherwise(F.lit(rule.name))
+        chain = chain.when(_condition(rule.when, t), F.lit(rule.name))
+    return chain
+
+
+_class_of = class_expression
 
 
 def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:

@@ -33,7 +33,7 @@ from typing import Any
 
 from pyspark import StorageLevel
 from pyspark.rdd import RDD
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -77,12 +77,14 @@ _PART_FIELDS = (
     ("replicas", _IDS),
     ("isr", _IDS),
     ("min_isr", T.IntegerType()),
+    ("effective_min_isr", T.IntegerType()),
     ("class", T.StringType()),
 )
 PART_SCHEMA = _fields(*_PART_FIELDS, ("_corrupt_record", T.StringType()))
 LINE_SCHEMA = _fields(*_PART_FIELDS)
 SNAP_SCHEMA = _fields(
     ("ts", T.DoubleType()),
+    ("min_isr_capped", T.BooleanType()),
     (
         "topics",
         T.MapType(
@@ -118,6 +120,12 @@ EVENT_COLS = [
     "seq",
     "weak",
 ]
+
+
+def effective_min_isr(min_isr: Column, replicas: Column, capped: Column) -> Column:
+    """`kafkatui.model.rules.effective_min_isr` as a Spark expression: min(min ISR, replica count)
+    where the brokers cap it (3.7+), else min ISR."""
+    return F.when(capped & (replicas > 0), F.least(min_isr, replicas)).otherwise(min_isr)
 
 
 class ReplayError(Exception):
@@ -271,7 +279,8 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
         "leader",
         "isr",
         "replicas",
-        "min_isr",
+        # the event table's min ISR is what the leader enforced (recordings before 3.7 support: the config)
+        F.coalesce("effective_min_isr", "min_isr").alias("min_isr"),
         ((F.col("class") == "OFFLINE") & (leader >= 0)).alias("offline"),
         "seq",
     )
@@ -282,9 +291,19 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
             .select((F.lit(SNAP_SEQ) + F.col("n")).alias("seq"), F.from_json("line", SNAP_SCHEMA).alias("s"))
             .filter(F.col("s.ts").isNotNull())
             .select(
-                F.round(F.col("s.ts") * 1000).cast("long").alias("ts"), "seq", F.explode("s.topics").alias("topic", "t")
+                F.round(F.col("s.ts") * 1000).cast("long").alias("ts"),
+                "seq",
+                F.coalesce("s.min_isr_capped", F.lit(False)).alias("capped"),
+                F.explode("s.topics").alias("topic", "t"),
             )
-            .select("ts", "seq", "topic", F.col("t.min_isr").alias("min_isr"), F.explode("t.partitions").alias("p"))
+            .select(
+                "ts",
+                "seq",
+                "topic",
+                "capped",
+                F.col("t.min_isr").alias("min_isr"),
+                F.explode("t.partitions").alias("p"),
+            )
         )
         p = F.col("p")
         snap_leader = p[1].cast("int")
@@ -296,7 +315,7 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
                 snap_leader.alias("leader"),
                 F.from_json(p[4], _IDS).alias("isr"),
                 F.from_json(p[3], _IDS).alias("replicas"),
-                "min_isr",
+                effective_min_isr(F.col("min_isr"), F.size(F.from_json(p[3], _IDS)), F.col("capped")).alias("min_isr"),
                 ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"),
                 "seq",
             )

@@ -15,7 +15,9 @@ Every record is a JSON object with::
 ``partition`` -- the partition's state after a change::
 
     topic, partition, leader (-1: none), leader_epoch, replicas [ids], isr [ids],
-    min_isr (effective min.insync.replicas), class (a kafkatui.model.health.Health name:
+    min_isr (the min.insync.replicas in effect for the topic: topic, broker or default),
+    effective_min_isr (what the leader enforces: min(min_isr, RF) on 3.7+ brokers, else min_isr;
+    absent in recordings before it was written, read as min_isr), class (a Health name:
     OFFLINE, UNDER_MIN_ISR, AT_MIN_ISR, UNDER_REPLICATED, NON_PREFERRED_LEADER, HEALTHY),
     changed [what changed: "isr", "leader", "epoch", "replicas", "min_isr", "broker", "new"],
     prev_leader, prev_isr (null for a new partition)
@@ -28,7 +30,10 @@ Every record is a JSON object with::
 
     controller, brokers [[id, host, port, rack], ...],
     topics {name: {"min_isr": n, "partitions": [[partition, leader, leader_epoch, [replicas], [isr], class], ...]}},
-    reason ("start" | "hour" | "after-gap")
+    reason ("start" | "hour" | "after-gap"),
+    min_isr_capped (true: the brokers cap min ISR at RF, 3.7+, so a partition's effective min ISR is
+    min(min_isr, len(replicas)); absent or false: min_isr as is), kafka (version range, e.g. "3.7-3.9"),
+    mode ("kraft" | "zookeeper" | null); the last three are absent in older recordings.
 
 ``gap`` -- ``from``, ``to`` (epoch seconds), ``reason`` (the last error, one line), ``failures``
 (count): the cluster could not be read between ``from`` (the last good snapshot) and ``to``; the
@@ -45,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkatui.model.health import Health
+from kafkatui.model.rules import UNKNOWN, KafkaVersion
 from kafkatui.model.snapshot import BrokerInfo, PartitionInfo
 
 SCHEMA_VERSION = 1
@@ -81,6 +87,7 @@ def partition_record(
     health: Health,
     changed: list[str],
     prev: PartitionInfo | None,
+    effective_min_isr: int | None = None,
 ) -> dict[str, Any]:
     rec = _head("partition", ts, cluster)
     rec.update(
@@ -91,6 +98,7 @@ def partition_record(
         replicas=list(p.replicas),
         isr=list(p.isr),
         min_isr=min_isr,
+        effective_min_isr=min_isr if effective_min_isr is None else effective_min_isr,
         **{"class": health.name},
         changed=changed,
         prev_leader=prev.leader if prev else None,
@@ -136,9 +144,16 @@ def snapshot_record(
     brokers: tuple[BrokerInfo, ...],
     topics: dict[str, dict[str, Any]],
     reason: str,
+    kafka: KafkaVersion = UNKNOWN,
 ) -> dict[str, Any]:
     rec = _head("snapshot", ts, cluster)
     rec.update(
-        controller=controller, brokers=[[b.id, b.host, b.port, b.rack] for b in brokers], topics=topics, reason=reason
+        controller=controller,
+        brokers=[[b.id, b.host, b.port, b.rack] for b in brokers],
+        topics=topics,
+        reason=reason,
+        min_isr_capped=kafka.capped,
+        kafka=kafka.label,
+        mode=kafka.mode,
     )
     return rec

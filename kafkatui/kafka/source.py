@@ -93,6 +93,7 @@ from kafkatui.kafka.errors import (
 )
 from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
 from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, explain_file_setting, verify_failure_reason
+from kafkatui.kafka.versions import BrokerVersions, cluster_version
 from kafkatui.model.snapshot import (
     BrokerInfo,
     ClusterSnapshot,
@@ -176,6 +177,9 @@ STATE_TABLE_MIN = 100_000
 """Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 
 DTP_API_KEY = 75
+VERSIONS_WAIT = 1.0
+"""How long a snapshot waits, after its other answers, for ApiVersions answers still on their way
+(one per broker not yet known: the first read; a hung broker's is picked up by a later read)."""
 _RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._DESTROY_BROKER)
 """Request failures worth another attempt. _DESTROY_BROKER: librdkafka dropped the broker handle
 the request waited on (a bootstrap or departed broker it no longer keeps), not an answer."""
@@ -333,6 +337,7 @@ class KafkaClusterSource:
         self._hung: frozenset[int] = frozenset()  # brokers found frozen by the last snapshot
         self._table = StateTable()  # partition states, shared by this source's snapshots
         self._admin = self._new_admin()
+        self._versions = BrokerVersions(settings.to_confluent())  # the brokers' Kafka versions
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> KafkaClusterSource:
@@ -537,6 +542,8 @@ class KafkaClusterSource:
         # hung broker, and a stamp from the start made the recorder date changes that much too early
         taken_at = time.time()
         self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
+        listed = {bid: (b.host, b.port) for bid, b in md.brokers.items()}
+        self._versions.start(listed, self._pool())  # ApiVersions of brokers not yet known, meanwhile
         # a broker absent from the metadata whose port still accepts connections was fenced for not
         # answering (frozen), not crashed: probed alongside the details, at no cost to the read
         absent = {bid: a for bid, a in self._addresses.items() if bid not in md.brokers}
@@ -551,6 +558,9 @@ class KafkaClusterSource:
                 raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
             raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
         self._defer_kafka_python = False
+        self._versions.forget(snap.refused)  # down: maybe restarted as another version, ask again
+        versions = self._versions.result(listed, min(VERSIONS_WAIT, max(0.0, deadline - time.monotonic())))
+        roles = [(c.get("process.roles") or ConfigValue(None)).value for c in snap.broker_configs.values()]
         unresponsive = set(snap.unresponsive)
         if frozen is not None:
             done, _ = cf.wait([frozen], timeout=max(0.0, min(PROBE_SECONDS, deadline - time.monotonic())))
@@ -570,6 +580,7 @@ class KafkaClusterSource:
             bootstrap=self.settings.bootstrap_servers,
             refused=snap.refused,
             unresponsive=frozenset(unresponsive),
+            kafka=cluster_version(versions, roles),
         )
 
     def _accepting(self, addresses: Mapping[int, str]) -> set[int]:

@@ -148,9 +148,12 @@ def audit(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> list
         rf, mi = th.min_rf, th.min_isr
         src = th.min_isr_source
         if mi > rf:
-            found[MIN_ISR_ABOVE_RF] = AuditIssue(
-                MIN_ISR_ABOVE_RF, name, f"minISR {mi} ({src}) > RF {rf}: every acks=all write fails"
+            effect = (
+                f"the brokers hold acks=all to RF {rf}"
+                if report.snapshot.kafka.capped
+                else "every acks=all write fails"
             )
+            found[MIN_ISR_ABOVE_RF] = AuditIssue(MIN_ISR_ABOVE_RF, name, f"minISR {mi} ({src}) > RF {rf}: {effect}")
         if th.internal:
             _internal(report, th, found)
         else:

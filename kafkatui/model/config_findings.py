@@ -117,33 +117,54 @@ class ConfigFindings(Context):
         )
 
     def audit_min_isr_above_rf(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
-        """RF below 3: raise it to 3 (plan) and set minISR 2 (the durable triple); minISR RF - 1 meanwhile
-        so writes go on. RF 3 or more: minISR RF - 1."""
+        """RF below 3: raise it to 3 (plan) and set minISR 2 (the durable triple). RF 3 or more: minISR
+        RF - 1. Meanwhile (before 3.7, where no acks=all write gets through) minISR = RF, never lower:
+        minISR 1 on RF 2 would let the leader alone acknowledge. On 3.7+ the brokers already hold the
+        topic to min(minISR, RF): writes go on, and the finding is a warning that the config promises
+        more copies than an acknowledged write has."""
         rf = th.min_rf
+        capped = self.s.kafka.capped
         plan = (
             self._raise_plan(th, 3)
             if rf < 3
             else {"target_rf": rf, "planned": False, "raise_complete": False, "raise_partial": False}
         )
         raise_rf = bool(plan["planned"])
-        meanwhile = max(1, rf - 1)
+        meanwhile = rf - 1 if rf >= 3 else rf
         final = 2 if plan["raise_complete"] else meanwhile
         ctx = {
             **self.topic_ctx(th),
             **plan,
             "raise_rf": raise_rf,
             "suggested_min_isr": final,
+            "suggested_why": "RF - 1" if final == rf - 1 else ("= RF" if final == rf else "RF 3 / minISR 2"),
             "meanwhile_min_isr": meanwhile,
-            "meanwhile": raise_rf and meanwhile != final,
+            # before 3.7 writes are blocked until min ISR <= RF: lift the block first, at RF (never lower)
+            "meanwhile": raise_rf and not capped and (meanwhile != final or bool(plan["raise_complete"])),
             "stopgap": not raise_rf and rf < 3,
             "rf_one": rf == 1,
+            "capped": capped,
+            "blocked": not capped,
+            "kafka_version": self.s.kafka.label,
+            "effect": f"brokers hold acks=all to RF {rf}" if capped else "every acks=all write fails",
+            "through_one_loss": final < rf,
+            "not_through_one_loss": final >= rf,
         }
         ev = [
             *self._cfg_evidence(th),
             f"{th.count(Health.UNDER_MIN_ISR)} partition(s) under minISR now",
             f"{len(self.live)} live broker(s)",
+            *([f"{self.s.kafka.describe()}: {self.s.kafka.rule_note}"] if capped else []),
         ]
-        return self._topic_finding(A.MIN_ISR_ABOVE_RF, th, ctx, ev)
+        return self.make(
+            A.MIN_ISR_ABOVE_RF,
+            ctx,
+            evidence=ev,
+            topics=(th.name,),
+            affected=th.partitions,
+            strimzi_ok=not th.internal,
+            severity="warning" if capped else None,
+        )
 
     def audit_min_isr_equals_rf(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         lower = th.min_rf >= 3
@@ -397,7 +418,9 @@ class ConfigFindings(Context):
         wanted = set(issue.partitions)
         parts = [p for p in self.s.topics[th.name].partitions if p.partition in wanted]
         missing: Counter[int] = Counter(r for p in parts for r in p.replicas if r not in p.isr)
-        at_min = [p for p in parts if p.leader >= 0 and len(p.isr) == th.min_isr]
+        at_min = [
+            p for p in parts if p.leader >= 0 and len(p.isr) == self.r.partition(th.name, p.partition).effective_min_isr
+        ]
         ctx = {
             **self.topic_ctx(th),
             **self._internal_ctx(th),
@@ -405,7 +428,7 @@ class ConfigFindings(Context):
             "missing_brokers": ids_text(missing),
             "at_min_count": len(at_min),
             "at_min": bool(at_min),
-            "leader_alone": th.min_isr <= 1,
+            "leader_alone": th.effective_min_isr <= 1,
             "isr_brokers": ids_text({b for p in at_min for b in p.isr}),
         }
         state = "offline or under minISR" if fid == A.INTERNAL_UNAVAILABLE else "with out-of-sync replicas"

@@ -368,6 +368,7 @@ class Context:
             "kafkatopic": kafkatopic_name(th.name),
             "min_isr": th.min_isr,
             "min_isr_source": th.min_isr_source,
+            "effective_min_isr": th.effective_min_isr,
             "rf": th.min_rf,
             "unclean_source": th.unclean_source,
             "unclean": th.unclean,

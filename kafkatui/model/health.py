@@ -21,17 +21,20 @@ NON_PREFERRED_LEADER
 HEALTHY
     Everything else.
 
-Effective minISR is the topic's ``min.insync.replicas`` as `ClusterSnapshot.topic_config` reports it
-(topic override, dynamic broker, dynamic default, static, Kafka default, or ASSUMED_DEFAULT when
+The configured minISR is the topic's ``min.insync.replicas`` as `ClusterSnapshot.topic_config` reports
+it (topic override, dynamic broker, dynamic default, static, Kafka default, or ASSUMED_DEFAULT when
 configs could not be read); an unparsable value counts as Kafka's default 1 with source
-ASSUMED_DEFAULT. Headroom = ``len(isr) - minISR``; an offline partition has no writable ISR, so its
-headroom is ``-minISR``.
+ASSUMED_DEFAULT. The classes, headroom and tolerances use the *effective* minISR the brokers enforce
+(`kafkatui.model.rules`): ``min(minISR, RF)`` on 3.7+ brokers, the configured value before 3.7 or
+when the version is unknown (`ClusterSnapshot.kafka`). The class rule itself is the table
+`kafkatui.model.rules.CLASS_RULES`. Headroom = ``len(isr) - effective minISR``; an offline partition
+has no writable ISR, so its headroom is ``-effective minISR``.
 
 Durability, per topic (computed on the topic's weakest partition, ``min_rf``):
 
-- ``write_tolerance`` = ``min_rf - minISR`` broker failures while acks=all writes continue; when it
-  would be negative (minISR > RF) it is clamped to 0 and ``writes_blocked`` is set: no acks=all write
-  can ever succeed.
+- ``write_tolerance`` = ``min_rf - effective minISR`` broker failures while acks=all writes continue;
+  when it would be negative (minISR > RF on a broker that does not cap it: before 3.7) it is clamped
+  to 0 and ``writes_blocked`` is set: no acks=all write can ever succeed.
 - ``loss_tolerance``: broker failures an acknowledged acks=all write survives. An acknowledged write
   sits on every replica that was in the ISR when it was acknowledged, at least
   ``min(RF, minISR)`` of them. With unclean election off only ISR members lead, so the write
@@ -56,6 +59,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
+from kafkatui.model import rules
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     KAFKA_DEFAULTS,
@@ -108,6 +112,7 @@ _SYMBOLS = {
     Health.HEALTHY: "✓",
 }
 _ALL = tuple(Health)
+assert tuple(h.name for h in _ALL) == rules.CLASS_NAMES, "Health follows the class table's order"
 
 
 def is_internal(topic: TopicInfo) -> bool:
@@ -116,8 +121,16 @@ def is_internal(topic: TopicInfo) -> bool:
 
 
 def effective_min_isr(snapshot: ClusterSnapshot, topic: str) -> tuple[int, str]:
-    """The topic's effective min.insync.replicas and the source it comes from."""
+    """The topic's configured min.insync.replicas in effect (topic, broker or default) and its source.
+
+    What a partition's leader enforces may be lower: see `partition_min_isr`."""
     return _min_isr(snapshot.topic_config(topic, "min.insync.replicas"))
+
+
+def partition_min_isr(snapshot: ClusterSnapshot, topic: str, replicas: int) -> int:
+    """The min ISR a partition of `topic` with `replicas` replicas is held to by its leader (the
+    3.7+ cap applied when the brokers are known to cap it)."""
+    return rules.effective_min_isr(effective_min_isr(snapshot, topic)[0], replicas, snapshot.kafka.capped)
 
 
 def effective_unclean(snapshot: ClusterSnapshot, topic: str) -> tuple[bool, str]:
@@ -161,10 +174,11 @@ class PartitionHealth:
     leader: int
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
-    min_isr: int
+    min_isr: int  # configured
     min_isr_source: str
-    headroom: int
+    headroom: int  # ISR size - effective min ISR (offline: -effective min ISR)
     out_of_sync: tuple[OutOfSyncReplica, ...]
+    effective_min_isr: int = -1  # what the leader enforces (`kafkatui.model.rules`); -1: not computed
 
     @property
     def name(self) -> str:
@@ -191,17 +205,18 @@ class TopicHealth:
     counts: tuple[int, ...]  # indexed by Health
     rf: int  # largest replica list
     min_rf: int  # smallest replica list (the weakest partition)
-    min_isr: int
+    min_isr: int  # configured (min.insync.replicas in effect for the topic)
     min_isr_source: str
-    min_headroom: int  # smallest ISR size - minISR over the partitions (offline: -minISR)
+    min_headroom: int  # smallest ISR size - effective minISR over the partitions (offline: -effective)
     smallest_isr: int  # smallest ISR over the partitions (offline: 0)
     unclean: bool
     unclean_source: str
     loss_tolerance: int  # broker failures survived without losing acknowledged writes
     write_tolerance: int  # broker failures survived while acks=all writes continue (clamped >= 0)
-    writes_blocked: bool  # minISR > RF: no acks=all write can succeed
+    writes_blocked: bool  # minISR > RF on brokers before 3.7: no acks=all write can succeed
     under_replicated_total: int  # Kafka's URP: led partitions with ISR < replicas, any class
     non_preferred_total: int  # led partitions whose leader is not the preferred one, any class
+    effective_min_isr: int = -1  # min ISR the leaders enforce on the weakest partition (rules)
 
     def count(self, health: Health) -> int:
         return self.counts[health]
@@ -447,7 +462,8 @@ class HealthReport:
     def _detail(self, topic: str, p: PartitionInfo, c: int) -> PartitionHealth:
         th = self.topics[topic]
         h = _ALL[c]
-        headroom = -th.min_isr if h == Health.OFFLINE else len(p.isr) - th.min_isr
+        eff = rules.effective_min_isr(th.min_isr, len(p.replicas), self.snapshot.kafka.capped)
+        headroom = -eff if h == Health.OFFLINE else len(p.isr) - eff
         return PartitionHealth(
             topic,
             p.partition,
@@ -459,6 +475,7 @@ class HealthReport:
             th.min_isr_source,
             headroom,
             self.out_of_sync(p),
+            eff,
         )
 
 
@@ -490,7 +507,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     check_leader = bool(live)
     cols, table = _columns(snapshot, live)
     states = table.states
-    HEALTHY, NON_PREF, URP, AT_MIN, UNDER_MIN = 5, 4, 3, 2, 1  # OFFLINE is 0
+    capped = snapshot.kafka.capped  # min ISR capped at RF by the brokers (3.7+): `rules`
 
     mult: Counter[int] = Counter()
     for c in cols.values():
@@ -558,23 +575,15 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     def tables(min_isr: int) -> tuple[bytes, frozenset[int]]:
         cls = bytearray(n)
         risky = []
+        class_index, effective = rules.class_index, rules.effective_min_isr
         for sid in mult:
-            if offline[sid]:
-                continue  # OFFLINE is 0
             leader, reps, isr = states[sid]
-            ni = len(isr)
-            if ni < min_isr:
-                cls[sid] = UNDER_MIN
-            elif ni == min_isr:
-                cls[sid] = AT_MIN
-            elif ni < n_rep[sid]:
-                cls[sid] = URP
-            elif nonpref[sid]:
-                cls[sid] = NON_PREF
-            else:
-                cls[sid] = HEALTHY
-            # restart impact: only partitions with a live ISR of 1 or exactly minISR can change
-            if live_isr[sid] == 1 or live_isr[sid] == min_isr:
+            eff = effective(min_isr, n_rep[sid], capped)
+            cls[sid] = class_index(leader, reps, len(isr), eff, bool(offline[sid]))
+            if offline[sid]:
+                continue
+            # restart impact: only partitions with a live ISR of 1 or exactly the min ISR can change
+            if live_isr[sid] == 1 or live_isr[sid] == eff:
                 risky.append(sid)
         class_of[min_isr] = bytes(cls)
         risky_of[min_isr] = frozenset(risky)
@@ -636,6 +645,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         worst = next((h for h in _ALL if counts[h]), Health.HEALTHY)
         base = min(min_rf, min_isr)
         loss = base - 1 if not unclean else min(base, smallest_isr) - 1
+        eff = rules.effective_min_isr(min_isr, min_rf, capped)
         classes[name] = cls
         topics[name] = TopicHealth(
             name=name,
@@ -647,15 +657,16 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             min_rf=min_rf,
             min_isr=min_isr,
             min_isr_source=min_src,
-            min_headroom=(smallest_isr - min_isr) if sts else 0,
+            min_headroom=(smallest_isr - eff) if sts else 0,
             smallest_isr=smallest_isr,
             unclean=unclean,
             unclean_source=unclean_src,
             loss_tolerance=max(0, loss),
-            write_tolerance=max(0, min_rf - min_isr),
-            writes_blocked=min_isr > min_rf and bool(sts),
+            write_tolerance=max(0, min_rf - eff),
+            writes_blocked=rules.writes_blocked(min_isr, min_rf, capped) and bool(sts),
             under_replicated_total=t_urp,
             non_preferred_total=t_nonpref,
+            effective_min_isr=eff,
         )
     brokers: dict[int, BrokerHealth] = {}
     for bid in sorted(live | absent):

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from kafkatui.model.rules import UNKNOWN, KafkaVersion
+
 # DescribeConfigs sources, by the names Kafka's tools print
 DYNAMIC_TOPIC_CONFIG = "DYNAMIC_TOPIC_CONFIG"
 DYNAMIC_BROKER_CONFIG = "DYNAMIC_BROKER_CONFIG"
@@ -343,6 +345,8 @@ class ClusterSnapshot:
     """Brokers whose port accepts TCP connections but that left a request unanswered (listed, not answering)
     or are absent from the metadata (fenced for not answering): frozen (SIGSTOP, a GC pause, a stuck disk),
     not crashed. Their answers were not waited for."""
+    kafka: KafkaVersion = UNKNOWN
+    """The brokers' Kafka version range and mode (`kafkatui.model.rules`): which min ISR rule applies."""
 
     @property
     def broker_ids(self) -> frozenset[int]:

@@ -22,6 +22,7 @@ from kafkatui.model.finding import (
     tally,
 )
 from kafkatui.model.health import Health, TopicHealth
+from kafkatui.model.rules import effective_min_isr, writes_blocked
 from kafkatui.model.snapshot import PartitionInfo, partition_at
 
 
@@ -43,7 +44,9 @@ class StateFindings(Context):
                     groups[c].append(at(i))
             if groups[Health.OFFLINE]:
                 out.append(self.offline(th, groups[Health.OFFLINE]))
-            under = [p for p in groups[Health.UNDER_MIN_ISR] if len(p.replicas) >= th.min_isr]
+            # a partition whose writes are blocked by minISR > RF (before 3.7) is min-isr-above-rf's
+            capped = self.s.kafka.capped
+            under = [p for p in groups[Health.UNDER_MIN_ISR] if not writes_blocked(th.min_isr, len(p.replicas), capped)]
             if under:
                 out.append(self.isr_finding("under-min-isr", th, under))
             # internal topics' lagging partitions are the audit's internal-under-replicated finding
@@ -52,8 +55,20 @@ class StateFindings(Context):
                 out.append(self.isr_finding("at-min-isr", th, at_min))
             if groups[Health.UNDER_REPLICATED] and not th.internal:
                 out.append(self.isr_finding("under-replicated", th, groups[Health.UNDER_REPLICATED]))
-            if groups[Health.NON_PREFERRED_LEADER]:
-                out.append(self.non_preferred(th, groups[Health.NON_PREFERRED_LEADER]))
+            # every led partition whose leader is not its first replica, whatever its worse class (the
+            # summary's count): those a preferred election can move back (the preferred replica in sync
+            # and serving) are listed, the rest counted, so that the two numbers add up to the summary's
+            moved = [
+                p
+                for c in (Health.UNDER_MIN_ISR, Health.AT_MIN_ISR, Health.UNDER_REPLICATED, Health.NON_PREFERRED_LEADER)
+                for p in groups[c]
+                if p.replicas and p.leader != p.replicas[0]
+            ]
+            serving = {b for b, bh in self.r.brokers.items() if bh.serving}
+            electable = [p for p in moved if p.replicas[0] in p.isr and p.replicas[0] in serving]
+            if electable:
+                electable.sort(key=lambda p: p.partition)
+                out.append(self.non_preferred(th, electable, len(moved) - len(electable)))
         return out
 
     def offline(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
@@ -124,8 +139,8 @@ class StateFindings(Context):
             "count": len(parts),
             "missing_brokers": ids_text(missing),
             "isr_brokers": ids_text(isr_brokers),
-            "leader_alone": th.min_isr <= 1,
-            "not_leader_alone": th.min_isr > 1,
+            "leader_alone": th.effective_min_isr <= 1,
+            "not_leader_alone": th.effective_min_isr > 1,
             "unclean_on": th.unclean,
             "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
             # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
@@ -135,7 +150,7 @@ class StateFindings(Context):
             "suggested_min_isr": max(1, th.min_rf - 1),
             "consequence": (
                 "ISR is the leader alone: one more failure takes them offline"
-                if th.min_isr <= 1
+                if th.effective_min_isr <= 1
                 else "one more failure stops acks=all writes"
             ),
         }
@@ -159,7 +174,9 @@ class StateFindings(Context):
             affected=len(parts),
         )
 
-    def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
+    def non_preferred(self, th: TopicHealth, parts: list[PartitionInfo], stuck: int = 0) -> Finding:
+        """`parts`: led by another broker than their in-sync, serving first replica; `stuck`: how many
+        more are led elsewhere while their first replica is out of the ISR or down (no election helps)."""
         shift: Counter[tuple[int, int]] = Counter((p.leader, p.replicas[0]) for p in parts)
         lines = [
             f"broker {lead} leads {n} partition(s) preferred by broker {pref}"
@@ -178,6 +195,14 @@ class StateFindings(Context):
                 f"{p.topic}-{p.partition}: leader {p.leader}, preferred {p.replicas[0]}, ISR {list(p.isr)}"
                 for p in parts[:EXAMPLES]
             ],
+            *(
+                [
+                    f"{stuck} more partition(s) led elsewhere while their preferred replica is out of the ISR or "
+                    "down: no election can move them back until it catches up"
+                ]
+                if stuck
+                else []
+            ),
         ]
         led = Counter(p.leader for p in parts)
         return self.make(
@@ -343,7 +368,9 @@ class StateFindings(Context):
             left = [x for x in p.isr if x not in gone]
             if p.leader >= 0 and not left:
                 offline.append(p)
-            elif p.leader >= 0 and len(left) < self.r.topics[p.topic].min_isr:
+            elif p.leader >= 0 and len(left) < effective_min_isr(
+                self.r.topics[p.topic].min_isr, len(p.replicas), self.s.kafka.capped
+            ):
                 under.append(p)
         topics = sorted({p.topic for p in on_b})
         ctx = {

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kafkatui.model import rules
 from kafkatui.model.health import effective_min_isr, effective_unclean
 from kafkatui.model.snapshot import ClusterSnapshot
 
@@ -133,11 +134,14 @@ def what_if(snapshot: ClusterSnapshot, down: set[int] | frozenset[int]) -> WhatI
     single: list[PartitionImpact] = []
     per_topic: dict[str, list[int]] = {}
     moved = already_off = already_under = 0
+    capped = snapshot.kafka.capped
     for name in sorted(snapshot.topics):
         t = snapshot.topics[name]
-        min_isr, _ = effective_min_isr(snapshot, name)
+        configured, _ = effective_min_isr(snapshot, name)
         unclean: bool | None = None
         for p in t.partitions:
+            # what the leader enforces: capped at RF by 3.7+ brokers (`kafkatui.model.rules`)
+            min_isr = rules.effective_min_isr(configured, len(p.replicas), capped)
             leader = p.leader
             if leader < 0 or (check_leader and leader not in live_now):
                 already_off += 1

@@ -57,7 +57,10 @@ class SimCluster(LoadGen):
         controller_configs: dict[str, str] | None = None,
         idle_followers_shrink: bool = False,
         seed: int | None = None,
+        kafka_version: str | None = None,
     ) -> None:
+        """`kafka_version`: the release line ("3.6", "4.1", ...) the simulator answers and behaves as
+        (`kafkatui.sim.kafkaversion`); None: its newest ranges, a 4.x broker."""
         if brokers < 1:
             raise ValueError("a cluster needs at least one broker")
         super().__init__(
@@ -68,6 +71,7 @@ class SimCluster(LoadGen):
             elr=elr,
             idle_followers_shrink=idle_followers_shrink,
             seed=seed,
+            kafka_version=kafka_version,
         )
         static = dict(static_configs or {})
         for i in range(1, brokers + 1):

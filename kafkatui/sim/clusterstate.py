@@ -22,6 +22,7 @@ from kafkatui.sim import errors as E
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.configs import ConfigStore
 from kafkatui.sim.events import EventKind, EventLog, SimEvent
+from kafkatui.sim.kafkaversion import caps_min_isr, parse_line
 from kafkatui.sim.state import Broker, BrokerState, Partition, Topic
 
 STEP_MS = 100
@@ -75,8 +76,12 @@ class ClusterState:
         elr: bool,
         idle_followers_shrink: bool,
         seed: int | None,
+        kafka_version: str | None = None,
     ) -> None:
         self.clock = clock or VirtualClock()
+        # the Kafka release line the simulator answers as (None: its newest ranges): `kafkaversion`
+        self.kafka_line = parse_line(kafka_version)
+        self.caps_min_isr = caps_min_isr(self.kafka_line)
         # every cluster its own id (audit history is kept per cluster id); fixed only when asked for
         self.cluster_id = cluster_id or (_cluster_id(seed) if seed is not None else _cluster_id(None))
         self.host = host
@@ -239,12 +244,20 @@ class ClusterState:
     def hosted(self, broker_id: int) -> set[PartitionKey]:
         return set(self._hosted.get(broker_id, ()))
 
+    def effective_min_isr(self, p: Partition) -> int:
+        """The min ISR `p`'s leader holds acks=all to: min(min.insync.replicas, RF) when the simulated
+        release caps it (3.7+, KAFKA-15583), else min.insync.replicas."""
+        value = self.configs.min_insync_replicas(p.topic)
+        if self.caps_min_isr and p.replicas:
+            return min(value, len(p.replicas))
+        return value
+
     def summary(self) -> dict[str, int]:
         """Counts an operator looks at first (what the simulator itself believes)."""
         counts = {"partitions": 0, "offline": 0, "under_min_isr": 0, "at_min_isr": 0, "under_replicated": 0}
         for t in self.topics.values():
-            min_isr = self.configs.min_insync_replicas(t.name)
             for p in t.partitions:
+                min_isr = self.effective_min_isr(p)
                 counts["partitions"] += 1
                 if p.leader == -1:
                     counts["offline"] += 1

@@ -183,7 +183,7 @@ class Elections(ClusterState):
         before = list(p.isr)
         p.isr = [r for r in p.isr if r not in out]
         p.partition_epoch += 1
-        min_isr = self.configs.min_insync_replicas(p.topic)
+        min_isr = self.effective_min_isr(p)
         if self.elr_enabled and len(p.isr) < min_isr:
             p.elr = sorted(set(p.elr) | {r for r in out if p.leo.get(r, 0) >= p.hw})
             p.last_known_elr = list(p.elr)
@@ -210,7 +210,7 @@ class Elections(ClusterState):
         before = list(p.isr)
         p.isr = [r for r in p.replicas if r in p.isr or r == replica]  # replicas include any being added
         p.partition_epoch += 1
-        min_isr = self.configs.min_insync_replicas(p.topic)
+        min_isr = self.effective_min_isr(p)
         if len(p.isr) >= min_isr:
             p.elr = []
         else:

@@ -58,7 +58,7 @@ class LoadGen(Replication):
                     rejected += n
                     continue
                 isr = p.isr
-                if len(isr) < min_isr:
+                if min_isr and len(isr) < (min(min_isr, len(p.replicas)) if self.caps_min_isr else min_isr):
                     rejected += n  # acks=all: NOT_ENOUGH_REPLICAS
                     continue
                 key = (p.topic, p.index)

@@ -104,7 +104,7 @@ class Replication(Reassignment):
             elif p.leader_epoch != w.leader_epoch or p.leader == -1:
                 w.callback(E.NOT_LEADER_OR_FOLLOWER)
             elif p.hw >= w.required_offset:
-                if len(p.isr) < self.configs.min_insync_replicas(p.topic):
+                if len(p.isr) < self.effective_min_isr(p):
                     w.callback(E.NOT_ENOUGH_REPLICAS_AFTER_APPEND)
                 else:
                     p.acked_end = max(p.acked_end, w.required_offset)
@@ -141,7 +141,7 @@ class Replication(Reassignment):
             return E.NOT_LEADER_OR_FOLLOWER, -1
         if acks not in (-1, 0, 1):
             return E.INVALID_REQUIRED_ACKS, -1
-        if acks == -1 and len(p.isr) < self.configs.min_insync_replicas(topic):
+        if acks == -1 and len(p.isr) < self.effective_min_isr(p):
             return E.NOT_ENOUGH_REPLICAS, -1
         base = p.log.end_offset
         p.log.append(base, base + record_count - 1, payload, max_timestamp if max_timestamp >= 0 else self._now)

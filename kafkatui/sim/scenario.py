@@ -18,6 +18,7 @@ from kafkatui import safeyaml
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.events import EventKind
+from kafkatui.sim.kafkaversion import LINES
 
 ACTIONS = {
     "crash": ("broker",),
@@ -77,6 +78,7 @@ class Scenario:
     racks: list[str] | None = None
     broker_configs: dict[str, str] = field(default_factory=dict)
     elr: bool = False
+    kafka_version: str | None = None  # the release line the simulator answers as (None: its newest)
     topics: list[TopicSpec] = field(default_factory=list)
     loads: list[dict[str, Any]] = field(default_factory=list)
     timeline: list[Step] = field(default_factory=list)
@@ -99,6 +101,7 @@ class Scenario:
             static_configs=self.broker_configs,
             elr=self.elr,
             cluster_id=cluster_id,
+            kafka_version=self.kafka_version,
         )
         for t in self.topics:
             cluster.create_topic(t.name, t.partitions, t.replication_factor, assignment=t.assignment, configs=t.configs)
@@ -324,7 +327,7 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
         sc.description = str(ld.scalar(top["description"][1], "description")).strip()
     if "cluster" in top:
         c = ld.mapping(top["cluster"][1], "cluster")
-        ld.check_keys(c, {"brokers", "racks", "configs", "elr"}, "cluster")
+        ld.check_keys(c, {"brokers", "racks", "configs", "elr", "kafka_version"}, "cluster")
         if "brokers" in c:
             sc.brokers = ld.integer(c["brokers"][1], "cluster.brokers", 1, MAX_BROKERS)
         if "racks" in c:
@@ -336,6 +339,11 @@ def parse(text: str, source: str = "<scenario>") -> Scenario:
             sc.broker_configs = ld.strings(c["configs"][1], "cluster.configs")
         if "elr" in c:
             sc.elr = bool(ld.scalar(c["elr"][1], "cluster.elr"))
+        if "kafka_version" in c:
+            node = c["kafka_version"][1]
+            sc.kafka_version = str(ld.scalar(node, "cluster.kafka_version"))
+            if sc.kafka_version not in LINES:
+                raise ld.fail(node, f"cluster.kafka_version must be one of {', '.join(LINES)}")
     if "topics" in top:
         node = top["topics"][1]
         if not isinstance(node, yaml.SequenceNode):

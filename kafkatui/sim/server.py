@@ -293,4 +293,4 @@ class SimServer:
         """ApiVersions v0 body with UNSUPPORTED_VERSION and our ranges (KIP-511 fallback)."""
         from kafkatui.sim.handlers.versions import api_versions_body
 
-        return api_versions_body(E.UNSUPPORTED_VERSION, 0)
+        return api_versions_body(E.UNSUPPORTED_VERSION, 0, self.cluster.kafka_line)

@@ -16,6 +16,7 @@ from kafkatui.model.snapshot import BrokerInfo, ClusterSnapshot, ConfigValue, Pa
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.configs import ConfigEntry
 from kafkatui.sim.handlers.metadata import reported_controller
+from kafkatui.sim.kafkaversion import sim_version
 from kafkatui.sim.state import Partition, Topic
 
 
@@ -89,6 +90,7 @@ class SnapshotBuilder:
             broker_configs=self._broker_configs,
             taken_at=taken_at,
             bootstrap=self.bootstrap,
+            kafka=sim_version(c.kafka_line),
         )
 
     def _topic_info(self, t: Topic) -> TopicInfo:

@@ -90,6 +90,16 @@ def test_unclean_plan_refuses_when_no_replica_is_alive() -> None:
         unclean_plan(s, "orders", 0)
 
 
+def test_a_leader_the_metadata_no_longer_lists_is_offline_not_led() -> None:
+    """ZooKeeper mode can name a dead broker as the leader of a partition none of whose replicas is alive:
+    the partition is offline (as the health model says), so the refusal names the missing replicas."""
+    s = snap(topic("orders", [(4, [4], [4]), (5, [5, 1], [5])]), brokers=(1, 2, 3))
+    with pytest.raises(NotApplicableError, match="orders-0 is offline and none of its replicas"):
+        unclean_plan(s, "orders", 0)
+    plan = unclean_plan(s, "orders", 1)  # its replica on broker 1 is alive: a candidate
+    assert [c.broker for c in plan.candidates] == [1]
+
+
 def test_unclean_warning_names_the_candidate_and_its_lag() -> None:
     logs = {("pay", 0, 2): ReplicaLog(size=4096, offset_lag=120)}
     s = snap(topic("pay", [(-1, [1, 2, 3], [1])]), brokers=(2, 3), log_dirs=logs)

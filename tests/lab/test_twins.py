@@ -65,6 +65,7 @@ from kafkatui.lab.cluster import LabCluster
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import ConfigValue
 from kafkatui.sim.events import EventKind
+from kafkatui.sim.kafkaversion import LINES as SIM_LINES
 from kafkatui.sim.runner import SimRunner
 from tests.lab.support import kafkatui, lab_fixture, wait_for
 
@@ -111,11 +112,13 @@ class SimTwin:
     kind = "sim"
 
     def __init__(self, version: str) -> None:
+        line = ".".join(version.split(".")[:2])
         self.runner = SimRunner(
             brokers=3,
             static_configs=lab_settings(1),
             elr=version.startswith("4"),
             controller_configs=lab_settings(labconfig.CONTROLLER_ID),
+            kafka_version=line if line in SIM_LINES else None,  # answer and behave as the lab's line
         )
         self.runner.start()
         self.bootstrap = self.runner.bootstrap
@@ -768,6 +771,21 @@ def test_offline_rf1_partition(twins: tuple[SimTwin, LabTwin]) -> None:
         )
     finally:
         restore_both(twins, [t], 2)
+
+
+def test_min_isr_above_rf_follows_the_line(twins: tuple[SimTwin, LabTwin]) -> None:
+    """RF 1 and RF 2 under min.insync.replicas 3: the brokers' line decides (3.7+ cap min ISR at RF,
+    KAFKA-15583): acks=all goes through on 3.9 and 4.x, and check judges by the effective min ISR."""
+    t = "tw-min-above-rf"
+    both(
+        twins,
+        [
+            Create(t, [[1], [2, 3]], {"min.insync.replicas": "3"}),
+            Produce(t, "all", 10, partition=0),
+            Produce(t, "all", 10, partition=1),
+            Check("minISR above RF", [t]),
+        ],
+    )
 
 
 TOPIC_KEYS = ("min.insync.replicas", "retention.ms", "unclean.leader.election.enable", "cleanup.policy")

@@ -602,7 +602,9 @@ def test_min_isr_above_rf_raises_rf_then_sets_two_never_one() -> None:
     cmds = [c for c in f.commands if not c.startswith("kubectl")]
     i_plan = next(i for i, c in enumerate(cmds) if c.startswith("printf"))
     assert cmds[-1].endswith("--add-config min.insync.replicas=2") and i_plan < len(cmds) - 1
-    assert cmds[0].endswith("--add-config min.insync.replicas=1")  # meanwhile, so writes go on (said in a step)
+    # meanwhile minISR = RF 2, so writes go on (said in a step); never 1, which lets the leader alone acknowledge
+    assert cmds[0].endswith("--add-config min.insync.replicas=2")
+    assert not any(c.endswith("min.insync.replicas=1") for c in cmds)
     assert any("while the reassignment runs" in st for st in f.steps)
     # two brokers: RF 3 cannot be planned; minISR RF - 1 is said to be a stopgap
     two = snap(healthy("invoices", 2, rf=2, brokers=2), brokers=(1, 2), broker_configs={"min.insync.replicas": "3"})

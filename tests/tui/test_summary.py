@@ -87,6 +87,19 @@ def test_a_refusing_broker_is_down_in_the_bar_the_table_and_its_screen() -> None
     asyncio.run(scenario())
 
 
+@pytest.mark.parametrize("width", [80, 120, 160])
+def test_the_brokers_kafka_line_shows_where_it_fits(width: int) -> None:
+    from kafkatui.model.rules import KRAFT, KafkaVersion
+
+    snap = replace(incident(), kafka=KafkaVersion((3, 7), (3, 9), KRAFT, 3))
+    state = ViewState(snapshot=snap, report=assess(snap))
+    first, _ = lines(summary_markup(state, paused=False, read_only=True, source="k:9092", now=FIXED + 5, width=width))
+    assert len(first) <= width - 2, first
+    assert ("Kafka 3.7-3.9 (KRaft)" in first) == (width >= 120), first  # wide bars only; the first to go
+    unknown = ViewState(snapshot=incident(), report=assess(incident()))
+    assert "Kafka" not in lines(summary_markup(unknown, paused=False, read_only=True, source="k", width=width))[0]
+
+
 def test_snapshot_refusing_broker_at_80x24(snap_compare: Any) -> None:
     assert snap_compare(make_app(refusing()), terminal_size=(80, 24), run_before=snapshot_of())
 

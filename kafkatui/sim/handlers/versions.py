@@ -6,14 +6,18 @@ from typing import Any
 
 from kafka.protocol.metadata.api_versions import ApiVersionsRequest, ApiVersionsResponse
 
+from kafkatui.model.rules import Line
 from kafkatui.sim import errors as E
+from kafkatui.sim.kafkaversion import advertised
 from kafkatui.sim.protocol import REGISTRY, RequestContext, api
 
 
-def api_versions_response(error_code: int, version: int) -> Any:
+def api_versions_response(error_code: int, version: int, line: Line | None = None) -> Any:
+    """Our ranges, cut to Kafka release `line`'s when the simulator answers as one (`kafkaversion`)."""
+    served = [(s.key, s.min_version, s.max_version) for s in sorted(REGISTRY.values(), key=lambda s: s.key)]
     keys = [
-        ApiVersionsResponse.ApiVersion(api_key=s.key, min_version=s.min_version, max_version=s.max_version)
-        for s in sorted(REGISTRY.values(), key=lambda s: s.key)
+        ApiVersionsResponse.ApiVersion(api_key=k, min_version=lo, max_version=hi)
+        for k, lo, hi in advertised(served, line)
     ]
     return ApiVersionsResponse(
         version=version,
@@ -27,10 +31,10 @@ def api_versions_response(error_code: int, version: int) -> Any:
     )
 
 
-def api_versions_body(error_code: int, version: int) -> bytes:
-    return bytes(api_versions_response(error_code, version).encode(version=version))
+def api_versions_body(error_code: int, version: int, line: Line | None = None) -> bytes:
+    return bytes(api_versions_response(error_code, version, line).encode(version=version))
 
 
 @api(ApiVersionsRequest, ApiVersionsResponse)
 async def handle_api_versions(ctx: RequestContext, req: Any) -> Any:
-    return api_versions_response(E.NONE, ctx.version)
+    return api_versions_response(E.NONE, ctx.version, ctx.cluster.kafka_line)

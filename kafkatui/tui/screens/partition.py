@@ -84,7 +84,8 @@ def partition_facts(
         grid.add_row("out of sync" if i == 0 else "", line)
     if not ph.out_of_sync:
         grid.add_row("out of sync", "none")
-    grid.add_row("minISR", f"{ph.min_isr} ({source_word(ph.min_isr_source)})")
+    capped = f"→{ph.effective_min_isr}, capped at RF by the brokers" if 0 < ph.effective_min_isr != ph.min_isr else ""
+    grid.add_row("minISR", f"{ph.min_isr}{capped} ({source_word(ph.min_isr_source)})")
     room = headroom_text(ph)
     h = ph.headroom
     if ph.health == Health.OFFLINE:

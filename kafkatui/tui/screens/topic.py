@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
-from kafkatui.present import HEALTH_STYLE, ids, source_word
+from kafkatui.present import HEALTH_STYLE, ids, min_isr_cell, source_word
 from kafkatui.tolerance import durability_words
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import headroom_text, lag_text, partition_cell
@@ -52,7 +52,7 @@ def topic_header(th: TopicHealth) -> Text:
         t.append("(internal) ", style="dim")
     t.append(f"{th.worst.symbol} {th.worst.label}", style=HEALTH_STYLE[th.worst])
     rf = f"RF {th.rf}" if th.rf == th.min_rf else f"RF {th.min_rf}-{th.rf}"
-    t.append(f"  {rf}  minISR {th.min_isr} ({source_word(th.min_isr_source)})")
+    t.append(f"  {rf}  minISR {min_isr_cell(th)} ({source_word(th.min_isr_source)})")
     t.append(
         f"  unclean {'ON' if th.unclean else 'off'} ({source_word(th.unclean_source)})",
         style="bold red" if th.unclean else "",

@@ -89,6 +89,8 @@ def _first_line(
         "name": f"[b]{escape(_cluster_name(snap.cluster_id, width))}[/b]  ",
         "ctrl": f"ctrl {snap.controller_id}  ",
         "sizes": f"{c.topics} topics  {c.partitions} partitions  " if wide else "",
+        # the brokers' Kafka line and mode (`kafkatui.model.rules`): which min ISR rule the counts follow
+        "kafka": f"[dim]{escape(snap.kafka.describe())}[/dim]  " if wide and snap.kafka.known else "",
         "when": f"[dim]@{datetime.fromtimestamp(snap.taken_at).strftime('%H:%M:%S')}[/dim] ",
         "partial": "  [b $warning]PARTIAL[/]" if snap.partial else "",
         "more": "… (see events)",
@@ -103,14 +105,14 @@ def _first_line(
         + ("  [dim]read-only[/dim]" if read_only else "  [b $warning]WRITES ON[/]")
     )
     error = " ".join((state.error or "").split())
-    shorter: list[tuple[str, str]] = [("when", ""), ("ctrl", ""), ("sizes", "")]
+    shorter: list[tuple[str, str]] = [("kafka", ""), ("when", ""), ("ctrl", ""), ("sizes", "")]
     if state.stale:
         shorter += [("partial", ""), ("retry", f" ↻{state.retry_in:.0f}s"), ("name", ""), ("more", "…")]
     line = ""
     for key, value in [("", ""), *shorter]:
         if key:
             p[key] = value
-        head = p["name"] + p["ctrl"] + brokers + "  " + p["sizes"]
+        head = p["name"] + p["ctrl"] + p["kafka"] + brokers + "  " + p["sizes"]
         flags = p["partial"] + mode
         if state.stale:  # the error in short: the counts below must stay on screen; the events log has it whole
             stale = f"[b reverse $error] STALE {ago(state.age(now))} [/] "
