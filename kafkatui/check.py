@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
 from kafkatui.model.health import Health, HealthReport, assess
+from kafkatui.model.mode import snapshot_mode
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.unfenced import per_topic
 from kafkatui.options import add_connection_arguments, connection_from
@@ -230,6 +231,7 @@ def render(
     )
 
     c = report.counts
+    mode = snapshot_mode(snapshot)
     level, _ = verdict(found)
     when = datetime.fromtimestamp(snapshot.taken_at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     absent = brokers_down_phrase(c)
@@ -261,7 +263,7 @@ def render(
     brokers.add_column("out of ISR", justify="right")
     brokers.add_column("restart now")
     for b in sorted(report.brokers.values(), key=lambda b: b.id):
-        state = broker_state(b, down_word="ABSENT")
+        state = broker_state(b, down_word="ABSENT", mode=mode)
         restart = restart_now(b, compact=True)
         brokers.add_row(str(b.id), state, b.rack or "-", str(b.led), str(b.hosted), str(b.out_of_isr), restart)
     out.print(brokers)

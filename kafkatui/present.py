@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from kafkatui.model.findings import human_bytes as human_bytes  # the one size formatter, re-exported
 from kafkatui.model.health import BrokerHealth, ClusterCounts, Health, TopicHealth
+from kafkatui.model.mode import Mode, words
 
 if TYPE_CHECKING:
     from rich.text import Text  # imported where a Text is made: `check --json` needs no rich
@@ -115,14 +116,17 @@ def brokers_down_phrase(c: ClusterCounts) -> str:
     return out
 
 
-def broker_state(b: BrokerHealth, down_word: str = "DOWN") -> Text:
-    """'✔ up ctrl', '✖ DOWN ⚠ in no ISR', ...: status in words and symbols, never colour alone."""
+def broker_state(b: BrokerHealth, down_word: str = "DOWN", mode: Mode | None = None) -> Text:
+    """'✔ up ctrl', '✖ DOWN ⚠ in no ISR', ...: status in words and symbols, never colour alone.
+
+    A broker that refuses connections but is still listed: 'DOWN unfenced' (KRaft), 'DOWN registered'
+    (ZooKeeper mode: until its session expires); `mode` from `model.mode.snapshot_mode`."""
     from rich.text import Text
 
     if b.unresponsive:  # frozen (SIGSTOP, GC pause, stuck disk): its port takes connections, nothing answers
         t = Text("✖ NOT ANSWERING (accepts connections)", style="bold red")
-    elif b.refused:  # killed a moment ago: listed until the controller fences it
-        t = Text("✖ DOWN unfenced", style="bold red")
+    elif b.refused:  # killed a moment ago: listed until the controller fences it / its session expires
+        t = Text(f"✖ {words(mode).down_listed}", style="bold red")
     else:
         t = Text("✔ up" if b.up else f"✖ {down_word}", style="green" if b.up else "bold red")
     if b.controller:

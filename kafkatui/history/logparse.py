@@ -55,6 +55,25 @@ no other ISR member is unfenced, the partition gets an ``offline`` event at that
 parses these lines elsewhere (a Spark stage reusing the regexes) must pass the time-sorted events
 through `derive_offline` too.
 
+ZooKeeper-mode lines (2.8-3.9; checked against real 3.9.1 and 2.8.2 logs, tests/history/fixtures/
+real-kafka-3.9-zk/ and real-kafka-2.8/; docs/broker-logs.md lists them per version):
+
+``[Controller id=C epoch=E] Partition T-P state changed to (Leader:-1,ISR:2,LeaderRecoveryState:RECOVERED,
+LeaderEpoch:N,...) after removing replica R from the ISR as part of transition to OfflineReplica``
+(state-change.log; 2.8 without LeaderRecoveryState): ``offline`` (Leader:-1) or ``leader`` (Leader:N)
+with that ISR, and broker R is down (a ``fenced`` broker event). ``[Controller id=C epoch=E] Changed
+partition T-P from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=N, leaderEpoch=E,
+isr=List(1, 2), ...)`` (2.8; 3.x: ``isrWithBrokerEpoch=List(BrokerState(brokerId=1, ...), ...)``): a
+``leader`` event. ``[Broker id=B] Received LeaderAndIsrRequest ... for partition T-P ... but cannot become
+follower since the new leader -1 is unavailable.`` (ERROR): ``offline``. controller.log: ``Newly added
+brokers: 2, deleted brokers: 3, ...`` (``unfenced`` / ``fenced``) and, from a controller taking over,
+``Currently active brokers in the cluster: Set(1, 3)`` (``live``: a partition derived offline because its
+leader was fenced is led by it again, as ZooKeeper still names it). Understood without an event: the 2.8
+``Follower T-P starts at leader epoch N from offset O with high watermark H. Previous leader epoch was M.``,
+``Broker failure callback for 2``, the controller's DEBUG ``ISR for partition T-P updated to ...``, a new
+partition's ``state from NonExistentPartition to NewPartition``, an election that ``failed to change state``
+and the 2.8 ``Skipped the become-leader state change after marking its partition as leader ...``.
+
 Topic names may contain dots, dashes and underscores: the partition number follows the LAST dash.
 
 Timestamps: log4j writes the broker's local time without a zone. `parse_logs` and `parse_line`
@@ -85,7 +104,7 @@ from pathlib import Path
 from typing import Literal
 
 Kind = Literal["shrink", "expand", "update", "leader", "offline", "unclean"]
-BrokerKind = Literal["fenced", "unfenced"]
+BrokerKind = Literal["fenced", "unfenced", "live"]
 
 MAX_EXAMPLES = 5
 
@@ -146,6 +165,63 @@ REGISTRATION = re.compile(
     r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)"
 )
 """controller.log (3.9/4.x): fenced=1 fenced, -1 unfenced, 0 unchanged."""
+ZK_STATE = re.compile(r"\[Controller id=(\d+) epoch=(\d+)\] (.*) \(state\.change\.logger\)\s*$")
+"""state-change.log of a ZooKeeper-mode controller (2.x-3.9): the controller's id, epoch, message."""
+ZK_PARTITION_STATE = re.compile(
+    r"Partition (\S+)-(\d+) state changed to \(Leader:(-?\d+),ISR:((?:\d+(?:,\d+)*)?),"
+    r"(?:LeaderRecoveryState:\w+,)?LeaderEpoch:(-?\d+),"
+)
+"""ZooKeeper-mode controller (2.8: no LeaderRecoveryState): a partition's new leader (-1: none) and ISR,
+written when a replica leaves the ISR as part of its transition to OfflineReplica."""
+ZK_CHANGED = re.compile(
+    r"Changed partition (\S+)-(\d+) from \w+ to \w+ with state LeaderAndIsr\(leader=(-?\d+), "
+    r"leaderEpoch=(-?\d+), (?:isr=List\(([\d, ]*)\)|isrWithBrokerEpoch=List\(((?:BrokerState\([^)]*\)(?:, )?)*)\))"
+)
+"""ZooKeeper-mode controller: a partition's new leader and ISR after an election (new partition,
+failover, preferred election): 2.8 ``isr=List(1, 2)``, 3.x ``isrWithBrokerEpoch=List(BrokerState(brokerId=1,
+brokerEpoch=-1), ...)``."""
+_BROKER_ID = re.compile(r"brokerId=(\d+)")
+_REMOVED = re.compile(r"\) after removing replica (\d+) from the ISR")
+ZK_NO_LEADER = re.compile(
+    r"Received LeaderAndIsrRequest with correlation id -?\d+ from controller \d+ epoch \d+ for partition "
+    r"(\S+)-(\d+) \(last update controller epoch \d+\) but cannot become follower since the new leader -1 "
+    r"is unavailable\.$"
+)
+"""ZooKeeper-mode broker (ERROR): told a partition it hosts has no leader."""
+ZK_FOLLOWER = re.compile(
+    r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with high watermark (-?\d+)\. "
+    r"Previous leader epoch was (-?\d+)\.$"
+)
+"""ZooKeeper-mode broker, 2.8-3.x: the logging broker follows (the leader is not named; it logs itself)."""
+ZK_CONTROLLER = re.compile(r"\[Controller id=(\d+)\] (.*) \((kafka\.controller\.\w+)\)\s*$")
+"""controller.log of a ZooKeeper-mode controller (a broker): its id, the message, the logger."""
+ZK_BROKER_CHANGE = re.compile(
+    r"Newly added brokers: ((?:\d+(?:, ?\d+)*)?), deleted brokers: ((?:\d+(?:, ?\d+)*)?), "
+    r"(?:bounced brokers: ((?:\d+(?:, ?\d+)*)?), )?all live brokers: "
+)
+"""The controller saw brokers' ZooKeeper registrations appear (up) or go (session expired or shut down)."""
+ZK_LIVE = re.compile(r"Currently active brokers in the cluster: (?:Hash)?Set\(([\d, ]*)\)$")
+"""A controller taking over lists the live brokers (up); a dead former controller is simply not listed:
+its partitions' "transition to OfflineReplica" lines say it is down."""
+ZK_KNOWN = re.compile(
+    r"Broker failure callback for (?:\d+(?:, ?\d+)*)$"
+    r"|ISR for partition \S+-\d+ updated to (?:\[[\d,]*\] and zkVersion updated to \[-?\d+\]$|LeaderAndIsr\()"
+)
+"""controller.log lines understood, no event: the "deleted brokers" line before the callback says it;
+the controller's DEBUG record of an ISR change repeats the leader's own "ISR updated to" line."""
+ZK_KNOWN_STATE = re.compile(
+    r"Changed partition \S+-\d+ state from \w+ to \w+ with assigned replicas [\d,]*$"
+    r"|Controller \d+ epoch \d+ failed to change state for partition \S+-\d+ from \w+ to \w+$"
+)
+"""A ZooKeeper-mode controller's state-change lines understood, no event: a new partition's assignment
+(its leader line follows), an election that found no live replica (the partition stays offline)."""
+ZK_KNOWN_BROKER = re.compile(
+    r"Skipped the become-leader state change after marking its partition as leader with correlation id -?\d+ "
+    r"from controller \d+ epoch \d+ for partition \S+-\d+ \(last update controller epoch \d+\) since it is "
+    r"already the leader for the partition\.$"
+)
+"""ZooKeeper-mode broker: the controller changed the ISR of a partition it leads (a replica's broker
+died); the controller's "state changed to (Leader:...,ISR:...)" line says the new ISR."""
 KNOWN_NO_EVENT = re.compile(
     r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using an unclean election"
     r"|Fencing broker \d+ (?:at epoch -?\d+ )?because its session has timed out\.$"
@@ -156,7 +232,9 @@ _LOOKS = re.compile(
     r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
     r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|"
     r"Fencing broker"
-    r"|Replayed BrokerRegistrationChangeRecord",
+    r"|Replayed BrokerRegistrationChangeRecord|state changed to \(Leader|cannot become follower|Newly added brokers"
+    r"|with state LeaderAndIsr|Changed partition|failed to change state for partition|ISR for partition"
+    r"|Broker failure callback",
     re.IGNORECASE,
 )
 
@@ -246,25 +324,57 @@ def is_known_line(line: str) -> bool:
     rest = line[head.end() :]
     b = _BROKER.match(rest)
     if b is not None:
-        return FOLLOWER.match(b.group(2)) is not None or FOLLOWER_SKIPPED.match(b.group(2)) is not None
+        msg = b.group(2)
+        return any(r.match(msg) is not None for r in (FOLLOWER, FOLLOWER_SKIPPED, ZK_FOLLOWER, ZK_KNOWN_BROKER))
+    zs = ZK_STATE.match(rest)
+    if zs is not None:
+        return ZK_KNOWN_STATE.match(zs.group(3)) is not None
+    z = ZK_CONTROLLER.match(rest)
+    if z is not None:
+        return ZK_KNOWN.match(z.group(2)) is not None or ZK_BROKER_CHANGE.match(z.group(2)) is not None
     c = CONTROLLER.match(rest)
     return c is not None and (
         KNOWN_NO_EVENT.match(c.group(2)) is not None or REGISTRATION.match(c.group(2)) is not None
     )
 
 
-def parse_broker_line(line: str, source: str = "", tz: tzinfo = UTC) -> BrokerLogEvent | None:
-    """A broker fenced / unfenced (controller.log), or None."""
+def parse_broker_lines(line: str, source: str = "", tz: tzinfo = UTC) -> list[BrokerLogEvent]:
+    """Brokers fenced / unfenced (KRaft controller.log), or whose ZooKeeper registration went / came
+    (a ZooKeeper-mode controller's "deleted brokers" / "Newly added brokers": ``fenced`` / ``unfenced``,
+    as for KRaft a broker out of / back in the cluster)."""
     head = _HEAD.match(line)
     if head is None:
-        return None
+        return []
+    zs = ZK_STATE.match(line, head.end())
+    if zs is not None:  # "... after removing replica N from the ISR as part of transition to OfflineReplica"
+        gone = _REMOVED.search(zs.group(3))
+        if gone is None or not zs.group(3).endswith("transition to OfflineReplica"):
+            return []
+        return [BrokerLogEvent(_ts_ms(head, tz), int(gone.group(1)), "fenced", source)]
+    z = ZK_CONTROLLER.match(line, head.end())
+    if z is not None:
+        ts = _ts_ms(head, tz)
+        if (live := ZK_LIVE.match(z.group(2))) is not None:
+            return [BrokerLogEvent(ts, b, "live", source) for b in _list(live.group(1))]
+        ch = ZK_BROKER_CHANGE.match(z.group(2))
+        if ch is None:
+            return []
+        return [BrokerLogEvent(ts, b, "fenced", source) for b in _list(ch.group(2))] + [
+            BrokerLogEvent(ts, b, "unfenced", source) for b in _list(ch.group(1))
+        ]
     c = CONTROLLER.match(line, head.end())
     if c is None:
-        return None
+        return []
     r = REGISTRATION.match(c.group(2))
     if r is None or r.group(2) == "0":
-        return None
-    return BrokerLogEvent(_ts_ms(head, tz), int(r.group(1)), "fenced" if r.group(2) == "1" else "unfenced", source)
+        return []
+    return [BrokerLogEvent(_ts_ms(head, tz), int(r.group(1)), "fenced" if r.group(2) == "1" else "unfenced", source)]
+
+
+def parse_broker_line(line: str, source: str = "", tz: tzinfo = UTC) -> BrokerLogEvent | None:
+    """The first broker event of `parse_broker_lines`, or None."""
+    found = parse_broker_lines(line, source, tz)
+    return found[0] if found else None
 
 
 def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | None:
@@ -312,6 +422,18 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
                     source=source,
                     leader=-1,
                 )
+            if (nl := ZK_NO_LEADER.match(b.group(2))) is not None:
+                return IsrLogEvent(
+                    _ts_ms(head, tz),
+                    int(b.group(1)),
+                    nl.group(1),
+                    int(nl.group(2)),
+                    "offline",
+                    None,
+                    (),
+                    source=source,
+                    leader=-1,
+                )
             sk = _LEADER_SKIPPED.match(b.group(2))
             if sk is None:
                 return None
@@ -341,6 +463,25 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
             end_offset=int(lm.group(4)),
             leader_epoch=int(lm.group(3)),
             source=source,
+        )
+    z = ZK_STATE.match(rest)
+    if z is not None:
+        zp = ZK_PARTITION_STATE.match(z.group(3))
+        if zp is None:
+            return _zk_changed(_ts_ms(head, tz), int(z.group(1)), z.group(3), source)
+        lead = int(zp.group(3))
+        removed = _REMOVED.search(z.group(3), zp.end())
+        return IsrLogEvent(
+            _ts_ms(head, tz),
+            lead if lead >= 0 else int(removed.group(1)) if removed else int(z.group(1)),
+            zp.group(1),
+            int(zp.group(2)),
+            "offline" if lead < 0 else "leader",
+            None,
+            _ids(zp.group(4)),
+            leader_epoch=int(zp.group(5)),
+            source=source,
+            leader=lead,
         )
     c = CONTROLLER.match(rest)
     if c is not None and (pc := PARTITION_CREATED.match(c.group(2))) is not None:
@@ -375,6 +516,27 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
             leader=new_leader,
         )
     return None
+
+
+def _zk_changed(ts: int, controller: int, msg: str, source: str) -> IsrLogEvent | None:
+    """A ZooKeeper-mode controller's "Changed partition ... with state LeaderAndIsr(...)" line, or None."""
+    ch = ZK_CHANGED.match(msg)
+    if ch is None:
+        return None
+    lead = int(ch.group(3))
+    isr = _list(ch.group(5)) if ch.group(5) is not None else tuple(int(x) for x in _BROKER_ID.findall(ch.group(6)))
+    return IsrLogEvent(
+        ts,
+        lead if lead >= 0 else (isr[0] if isr else controller),
+        ch.group(1),
+        int(ch.group(2)),
+        "offline" if lead < 0 else "leader",
+        None,
+        isr,
+        leader_epoch=int(ch.group(4)),
+        source=source,
+        leader=lead,
+    )
 
 
 def _list(text: str) -> tuple[int, ...]:
@@ -481,9 +643,13 @@ def _iter_lines(
             if ev is not None:
                 report.events += 1
                 yield n, ev
-            elif (be := parse_broker_line(line, src, tz)) is not None:
-                report.broker_events += 1
-                yield n, be
+                for be in parse_broker_lines(line, src, tz) if ev.kind in ("offline", "leader") else ():
+                    report.broker_events += 1  # a ZooKeeper controller's OfflineReplica line: the broker is down
+                    yield n, be
+            elif bes := parse_broker_lines(line, src, tz):
+                for be in bes:
+                    report.broker_events += 1
+                    yield n, be
             elif looks_like_isr_line(line):
                 report.unparsed += 1
                 if len(report.unparsed_examples) < MAX_EXAMPLES:
@@ -533,7 +699,8 @@ def derive_offline(
     of its ISR is unfenced, the partition has no leader from that instant (an ``offline`` event,
     ISR unchanged: 3.9 keeps the last member, 4.1 with ELR empties the ISR; neither is logged). An
     ``offline`` event parsed without an ISR (a "Current leader is -1" line) gets the ISR known then.
-    A partition fenced leaders still lead later gets its next leader line or unclean change.
+    A partition fenced leaders still lead later gets its next leader line or unclean change, or, on
+    ZooKeeper mode, its leader back when a new controller lists that broker live (``live``).
     Shrink / expand lines of a broker the events say is not the partition's leader are dropped: a
     leader paused (SIGSTOP, a long GC) proposes a shrink on waking before it learns it was replaced;
     the controller rejects it and the state never existed.
@@ -541,20 +708,33 @@ def derive_offline(
     leader: dict[tuple[str, int], int] = {}
     isr: dict[tuple[str, int], tuple[int, ...]] = {}
     fenced: set[int] = set()
+    derived: dict[tuple[str, int], int] = {}  # partitions offline only because this broker was fenced
     out: list[IsrLogEvent] = []
     bi = 0
     for ev in [*events, None]:
         while bi < len(brokers) and (ev is None or brokers[bi].ts_ms <= ev.ts_ms):
             be = brokers[bi]
             bi += 1
-            if be.kind == "unfenced":
+            if be.kind != "fenced":
                 fenced.discard(be.broker)
+                for key in [k for k, b in sorted(derived.items()) if b == be.broker and be.kind == "live"]:
+                    del derived[key]  # a new ZooKeeper-mode controller found it registered and still leader
+                    leader[key] = be.broker
+                    out.append(
+                        IsrLogEvent(
+                            be.ts_ms, be.broker, key[0], key[1], "leader", None, isr.get(key, ()), source=be.source
+                        )
+                    )
+                    if report is not None:
+                        report.derived += 1
+                        report.events += 1
                 continue
             fenced.add(be.broker)
             for key, lead in sorted(leader.items()):
                 members = isr.get(key, ())
                 if lead == be.broker and not [b for b in members if b != lead and b not in fenced]:
                     leader[key] = -1
+                    derived[key] = be.broker
                     out.append(
                         IsrLogEvent(
                             be.ts_ms, be.broker, key[0], key[1], "offline", None, members, source=be.source, leader=-1
@@ -571,6 +751,7 @@ def derive_offline(
                 report.stale += 1
                 report.events -= 1
             continue
+        derived.pop(key, None)
         if ev.kind == "offline" and not ev.new_isr and key in isr:
             ev = replace(ev, new_isr=isr[key])
         leader[key] = ev.leader if ev.leader is not None else ev.broker

@@ -100,8 +100,16 @@ def report(console: Console, result: ReplayResult) -> None:
         f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
         f"`kafkatui --replay {out}`"
     )
+    if i.get("min_isr_note"):
+        console.print(i["min_isr_note"])
     if not s["incidents"]:
-        console.print("no incident: no partition was under min ISR or offline that day")
+        if i.get("min_isr_unknown_topics"):
+            console.print(
+                f"no incident found, but min ISR was unknown for {len(i['min_isr_unknown_topics'])} topic(s): "
+                "no partition was offline; under min ISR could not be judged there"
+            )
+        else:
+            console.print("no incident: no partition was under min ISR or offline that day")
         return
     console.print(incident_table(s, width=console.width))
     if len(s["incidents"]) > 15:

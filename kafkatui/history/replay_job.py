@@ -71,6 +71,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from kafkatui.history import replay_inputs as inp
+from kafkatui.history.min_isr_note import min_isr_note
 from kafkatui.history.replay_files import FRAMES_LAYOUT, LAYOUT
 from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
 from kafkatui.history.replay_read import (
@@ -612,6 +613,14 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
         iv = class_intervals(st, cfg).persist()
         persisted.append(iv)
         n_states = st.count()
+        unknown = sorted(
+            r["topic"]
+            for r in st.where(F.col("min_isr").isNull() & ~F.col("unknown")).select("topic").distinct().collect()
+        )
+        note = min_isr_note(meta.get("log_topics_without_min_isr_marker", []), unknown, cfg.min_isr, inputs.mixed)
+        meta["min_isr_unknown_topics"] = unknown
+        if note is not None:
+            meta["min_isr_note"] = note
         n_intervals = iv.count()
         progress(2, f"{n_states:,} partition states, {n_intervals:,} intervals")
         # the two big outputs are written while the aggregates run: each fills the other's idle core
@@ -845,8 +854,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="GLOB",
-        help="broker server.log / state-change.log and KRaft controller.log files (glob; rotated and .gz "
-        "too); repeatable",
+        help="broker server.log / state-change.log and controller.log files, KRaft or ZooKeeper mode (glob; "
+        "rotated and .gz too); repeatable",
     )
     p.add_argument("--master", default=None, help="Spark master (default local[2]; ignored under spark-submit)")
     p.add_argument(
@@ -859,7 +868,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--min-isr",
         type=int,
         default=None,
-        help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR",
+        help="the cluster's min.insync.replicas, for topics known only from logs and never marked under min ISR "
+        "(logs of Kafka before 3.5 carry no marker: without this or --history, min ISR is unknown)",
     )
     p.add_argument("--tz", default="UTC", help="time zone of the broker log timestamps (default UTC)")
 

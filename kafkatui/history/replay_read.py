@@ -40,6 +40,7 @@ from pyspark.sql import types as T
 from kafkatui.history import replay_inputs as inp
 from kafkatui.history import schema
 from kafkatui.history.logparse import (
+    MAX_EXAMPLES,
     BrokerLogEvent,
     IsrLogEvent,
     Kind,
@@ -409,7 +410,7 @@ def _merge(reports: list[dict[str, Any]]) -> ParseReport:
         for k in ("files", "lines", "events", "unparsed", "skipped", "broker_events"):
             setattr(out, k, getattr(out, k) + r[k])
         out.problems.extend(r["problems"])
-        out.unparsed_examples.extend(r["unparsed_examples"][: max(0, 5 - len(out.unparsed_examples))])
+        out.unparsed_examples.extend(r["unparsed_examples"][: max(0, MAX_EXAMPLES - len(out.unparsed_examples))])
     return out
 
 
@@ -424,6 +425,7 @@ class LogSide:
     files: list[str] = field(default_factory=list)
     cached: list[Any] = field(default_factory=list)
     fences: list[BrokerLogEvent] = field(default_factory=list)  # the controller's fence / unfence lines, by time
+    unmarked: list[str] = field(default_factory=list)  # topics no line marks under / not under min ISR (2.x logs)
 
 
 def log_files(fs: HadoopFs, patterns: list[str]) -> tuple[list[FileInfo], list[str]]:
@@ -487,6 +489,7 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
         F.max(F.when(F.col("under"), F.size("new_isr") + 1)).alias("low"),
         F.min(F.when(~F.col("under"), F.greatest(F.lit(1), F.size("new_isr")))).alias("high"),
     )
+    out.unmarked = sorted(r["topic"] for r in marked.where(F.col("low").isNull() & F.col("high").isNull()).collect())
     default = F.lit(cfg.min_isr).cast("int")
     topic_min = marked.select(
         "topic", F.coalesce("low", F.least(default, F.coalesce("high", default))).alias("min_isr")
@@ -616,7 +619,7 @@ def _fenced_frames(fences: list[BrokerLogEvent], brokers: set[int], cfg: ReplayC
     for ev in fences:
         if ev.broker not in brokers or ev.ts_ms >= cfg.day_end:
             continue
-        now = ev.kind == "unfenced"
+        now = ev.kind != "fenced"  # unfenced, or listed live by a new ZooKeeper-mode controller
         if ev.ts_ms < cfg.day_start:
             up[ev.broker] = now
         elif up.setdefault(ev.broker, not now) != now:
@@ -667,6 +670,9 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
     }
     if report and report.problems:
         meta["log_problems"] = report.problems[:20]
+    if report is not None:
+        meta["unparsed_log_examples"] = report.unparsed_examples[:MAX_EXAMPLES]
+        meta["log_topics_without_min_isr_marker"] = logs.unmarked
     frames = _broker_frames(
         [m for m in rec.meta if m["type"] in ("broker", "snapshot")], logs.brokers, logs.fences, cfg
     )

@@ -132,9 +132,11 @@ BROKER_CONFIG_KEYS = frozenset(
         "broker.rack",
         "process.roles",
         "controller.quorum.voters",
+        "zookeeper.connect",
     }
 )
-"""Broker configs kept in a snapshot (the last two tell a KRaft cluster's controller: `controller_of`)."""
+"""Broker configs kept in a snapshot (process.roles and controller.quorum.voters tell a KRaft cluster's
+controller: `controller_of`; zookeeper.connect, set only in ZooKeeper mode, the mode: `model.mode`)."""
 
 INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__share_group_state"})
 """Kafka's internal topics (Topic.INTERNAL_TOPICS); librdkafka's metadata has no internal flag."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from kafkatui.model.mode import snapshot_mode, words
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo, Partitions
 
 
@@ -56,7 +57,7 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
     for b in sorted(new_b - old_b):
         out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} joined the cluster metadata", broker=b))
     for b in sorted((new.refused - old.refused) & new_b):
-        text = f"broker {b} refuses connections: down, listed until the controller fences it"
+        text = f"broker {b} refuses connections: down, listed until {words(snapshot_mode(new)).listed_until}"
         out.append(Change(at, ChangeKind.BROKER_DOWN, text, broker=b))
     for b in sorted((old.refused - new.refused) & new_b & old_b):
         out.append(Change(at, ChangeKind.BROKER_UP, f"broker {b} takes connections again", broker=b))

@@ -22,6 +22,7 @@ from kafkatui.model.finding import (
     tally,
 )
 from kafkatui.model.health import Health, TopicHealth
+from kafkatui.model.mode import controller_restart_note, snapshot_mode, words
 from kafkatui.model.rules import effective_min_isr, writes_blocked
 from kafkatui.model.snapshot import PartitionInfo, partition_at
 
@@ -336,6 +337,7 @@ class StateFindings(Context):
             "can_reassign": plan["planned"],
             "several_absent": len(absent) > 1,
             "absent_brokers": ids_text(absent),
+            "absent_cause": words(snapshot_mode(self.s)).absent_cause,
         }
         ev = [
             f"broker {b} is named in {bh.hosted} replica list(s) of {len(topics)} topic(s) but not listed "
@@ -373,6 +375,9 @@ class StateFindings(Context):
             ):
                 under.append(p)
         topics = sorted({p.topic for p in on_b})
+        mode = snapshot_mode(self.s)
+        said = words(mode)
+        note = controller_restart_note(mode, b, self.s.controller_id)
         ctx = {
             "broker": b,
             "host": bh.host or "?",
@@ -383,10 +388,16 @@ class StateFindings(Context):
             "leads": bh.led > 0,
             "offline_count": len(offline),
             "under_count": len(under),
+            "listed_until": said.listed_until,
+            "removed_when": said.removed_when,
+            "once_removed": said.once_removed,
+            "controller_note": note or "",
+            "is_zk_controller": note is not None,
         }
         ev = [
             f"broker {b} ({bh.host}:{bh.port}) is listed in metadata but its port refused a TCP connection",
-            f"leads {bh.led} partition(s); in {len(on_b) - bh.out_of_isr} ISR(s) that lose it when it is fenced",
+            f"leads {bh.led} partition(s); in {len(on_b) - bh.out_of_isr} ISR(s) that lose it when it is "
+            f"{said.removal_verb}",
         ]
         if offline:
             ev.append("no other in-sync copy: " + partition_names(offline))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from kafkatui.model import rules
 from kafkatui.model.health import effective_min_isr, effective_unclean
+from kafkatui.model.mode import snapshot_mode, words
 from kafkatui.model.snapshot import ClusterSnapshot
 
 UNCLEAN_NOTE = "could elect an out-of-sync replica (data loss)"
@@ -239,8 +240,8 @@ def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
             0,
             0,
             (),
-            f"broker {broker_id} is already down (it refuses connections; the controller has not fenced it "
-            "yet): starting it again can only help",
+            f"broker {broker_id} is already down (it refuses connections; "
+            f"{words(snapshot_mode(snapshot)).not_yet_removed} yet): starting it again can only help",
         )
     w = what_if(snapshot, {broker_id})
     topics = tuple(sorted({p.topic for p in w.under_min_isr} | {p.topic for p in w.offline}))

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kafkatui.model.health import BrokerHealth, Health, OutOfSyncReplica, PartitionHealth
+from kafkatui.model.mode import Mode
 from kafkatui.present import broker_state, human_bytes, ids, restart_now, short_status
 from kafkatui.tui.widgets.columns import Column
 
@@ -28,12 +29,13 @@ BROKER_COLUMNS = [
 ]
 
 
-def broker_cell(b: BrokerHealth, key: str) -> str | Text:
-    """A cell of the broker table (overview, replay): state and restart safety in words and symbols."""
+def broker_cell(b: BrokerHealth, key: str, mode: Mode | None = None) -> str | Text:
+    """A cell of the broker table (overview, replay): state and restart safety in words and symbols
+    (`mode`: the cluster's, for the words of a dead broker still listed)."""
     if key == "id":
         return str(b.id)
     if key == "state":
-        return broker_state(b)
+        return broker_state(b, mode=mode)
     if key == "rack":
         return b.rack or "-"
     if key == "led":

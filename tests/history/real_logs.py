@@ -22,6 +22,7 @@ from kafkatui.history.logparse import IsrLogEvent
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LINES = ("4.1", "3.9")
+ZK_LINES = ("3.9-zk", "2.8")
 TOPICS = ("isr", "solo", "unclean")
 
 
@@ -156,3 +157,58 @@ def recorded_class_steps(recs: Sequence[dict[str, Any]], topic: str, min_isr: in
             if r["type"] == "partition" and r["topic"] == topic and r["partition"] == 0
         ]
     )
+
+
+def recorded_states(recs: Sequence[dict[str, Any]], topic: str, partition: int) -> list[Step]:
+    """(leader, ISR) / "offline" of one partition as the recording says: its snapshots (the state when
+    the recorder started, which may be after the topic's creation) and its change records."""
+    out: list[Step] = []
+    for r in recs:
+        ts = round(r["ts"] * 1000)
+        if r["type"] == "snapshot" and topic in r["topics"]:
+            for p, leader, _, _replicas, isr, cls in r["topics"][topic]["partitions"]:
+                if p == partition:
+                    out.append(Step(ts, "offline" if cls == "OFFLINE" else (leader, frozenset(isr))))
+        elif r["type"] == "partition" and r["topic"] == topic and r["partition"] == partition:
+            out.append(Step(ts, "offline" if r["class"] == "OFFLINE" else (r["leader"], frozenset(r["isr"]))))
+    return dedupe(sorted(out, key=lambda s: s.ts))
+
+
+def logged_states(events: Sequence[IsrLogEvent], topic: str, partition: int) -> list[Step]:
+    """The same states as the broker-log events say (as `replay_inputs.log_rows` reads them)."""
+    out: list[Step] = []
+    isr: tuple[int, ...] = ()
+    for e in events:
+        if e.topic != topic or e.partition != partition:
+            continue
+        lead = e.broker if e.leader is None else e.leader
+        if e.new_isr or e.kind != "leader":
+            isr = e.new_isr
+        out.append(Step(e.ts_ms, "offline" if lead < 0 else (lead, frozenset(isr))))
+    return dedupe(out)
+
+
+def state_at(steps: Sequence[Step], ts: int) -> Any:
+    """The state in effect at `ts` (None before the first step)."""
+    i = bisect.bisect_right([s.ts for s in steps], ts)
+    return steps[i - 1].state if i else None
+
+
+def held_within(recorded: list[Step], logged: list[Step], st: list[int]) -> list[str]:
+    """Every recorded state was the logged one at some instant of its refresh window (a looser `match`
+    for a recorder that read a paused broker's stale metadata: the state may have begun earlier), and
+    every logged offline stretch the recording spans was recorded within one refresh of it."""
+    problems = []
+    for n, r in enumerate(recorded):
+        lo, hi = window(st, r.ts)
+        lo = 0 if n == 0 else lo  # the first snapshot: the state may be older (or stale, as above)
+        starts = [s.ts for s in logged if lo <= s.ts <= hi]
+        if not any(state_at(logged, t) == r.state for t in [lo, *starts]):
+            problems.append(f"recorded {r.state} at {r.ts}: not the logged state within [{lo}, {hi}]")
+    for i, s in enumerate(logged):
+        end = logged[i + 1].ts if i + 1 < len(logged) else st[-1]
+        if s.state == "offline" and s.ts <= st[-1] and not unseen(st, s.ts, end):
+            lo, hi = window(st, s.ts)
+            if not any(r.state == "offline" and lo <= r.ts <= hi for r in recorded):
+                problems.append(f"logged offline {s.ts}-{end}: not recorded within [{lo}, {hi}]")
+    return problems

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from kafkatui.model.findings import Finding
 from kafkatui.model.health import BrokerHealth, HealthReport, OutOfSyncReplica
+from kafkatui.model.mode import controller_restart_note, snapshot_mode, words
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 from kafkatui.model.whatif import restart_safety
 from kafkatui.present import human_bytes, ids, short_status
@@ -38,6 +39,7 @@ def missing_from_isrs(snapshot: ClusterSnapshot, broker_id: int) -> list[Partiti
 
 def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
     """Two lines: state, address, rack, controller; then what it leads and hosts."""
+    mode = snapshot_mode(snapshot)
     t = Text(overflow="fold")
     t.append(f"broker {b.id}  ", style="bold")
     if b.unresponsive:
@@ -48,7 +50,7 @@ def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
         )
         t.append(f"  {b.host}:{b.port}" if b.host else "")
     elif b.refused:
-        t.append("✖ DOWN: refuses connections; listed until the controller fences it", style="bold red")
+        t.append(f"✖ DOWN: refuses connections; listed until {words(mode).listed_until}", style="bold red")
         t.append(f"  {b.host}:{b.port}" if b.host else "")
     elif b.up:
         t.append("✔ up", style="green")
@@ -67,6 +69,9 @@ def broker_header(b: BrokerHealth, snapshot: ClusterSnapshot) -> Text:
         f"(leads {b.preferred_led} of them) · "
     )
     t.append(f"out of ISR in {b.out_of_isr}", style="bold red" if b.out_of_isr else "")
+    note = controller_restart_note(mode, b.id, snapshot.controller_id)
+    if note is not None:
+        t.append(f"\n{note}", style="yellow")
     return t
 
 

@@ -10,6 +10,7 @@ from textual.binding import Binding
 
 from kafkatui.model.changes import Change, summarize
 from kafkatui.model.health import Health, TopicHealth
+from kafkatui.model.mode import snapshot_mode
 from kafkatui.present import HEALTH_STYLE, problems_sentence, short_status, source_word
 from kafkatui.tolerance import tolerance_cell, writes_now
 from kafkatui.tui.feed import ViewState
@@ -134,8 +135,9 @@ class OverviewScreen(DashScreen):
         topics: VirtualTable[str] = self.query_one("#topics", VirtualTable)
         bh = report.brokers
         th = report.topics
+        mode = snapshot_mode(state.snapshot) if state.snapshot is not None else None
         brokers.load(
-            sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), lambda k: str(k)
+            sorted(bh), lambda k, c: broker_cell(bh[k], c, mode), lambda k, c: broker_sort(bh[k], c), lambda k: str(k)
         )
         ordered = [t.name for t in report.topics_worst_first()]
         # a cursor the user has not moved stays on the worst topic: a reordering must not scroll it away

@@ -10,6 +10,7 @@ from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from kafkatui.model.health import BrokerHealth
+from kafkatui.model.mode import Mode, snapshot_mode, words
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import TopicImpact, WhatIf, what_if
 from kafkatui.tui.feed import ViewState
@@ -49,13 +50,13 @@ def impact_sort(t: TopicImpact) -> tuple[int, int, int, str]:
     return (-t.offline, -t.under_min_isr, -t.single_in_sync_copy, t.topic)
 
 
-def broker_prompt(b: BrokerHealth, taken_down: bool = False) -> Text:
+def broker_prompt(b: BrokerHealth, taken_down: bool = False, mode: Mode | None = None) -> Text:
     """'3 ✔ up  rack b  ctrl' / '3 ▼ DOWN (what-if)' / '4 ✖ already down': words, not only the check box colour."""
     t = Text(f"{b.id:>3} ")
     if b.up and taken_down:
         t.append("▼ DOWN?", style="bold yellow")
     elif b.refused:  # counted down already, like an absent broker
-        t.append("✖ DOWN unfenced", style="bold red")
+        t.append(f"✖ {words(mode).down_listed}", style="bold red")
     elif b.up:
         t.append("✔ up", style="green")
     else:
@@ -146,7 +147,7 @@ class WhatIfScreen(DashScreen):
         brokers = sorted(report.brokers.values(), key=lambda b: b.id)
         self.down &= {b.id for b in brokers if b.serving}  # an absent broker is down already
         self._brokers = brokers
-        prompts = [(b.id, broker_prompt(b).markup, b.serving) for b in brokers]
+        prompts = [(b.id, broker_prompt(b, mode=snapshot_mode(snap)).markup, b.serving) for b in brokers]
         if prompts != self._prompts:
             self._prompts = prompts
             toggles = self.query_one(BrokerToggles)
@@ -156,7 +157,7 @@ class WhatIfScreen(DashScreen):
                 toggles.add_options(
                     [
                         Selection(
-                            broker_prompt(b, b.id in self.down),
+                            broker_prompt(b, b.id in self.down, snapshot_mode(snap)),
                             b.id,
                             b.id in self.down,
                             disabled=not b.serving,
@@ -202,13 +203,16 @@ class WhatIfScreen(DashScreen):
             "single": t.single_in_sync_copy,
         }.get(col, t.topic)
 
+    def _mode(self) -> Mode | None:
+        return snapshot_mode(self._snapshot) if self._snapshot is not None else None
+
     def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[int]) -> None:
         event.stop()
         selected = set(event.selection_list.selected)
         if selected != self.down:
             self.down = selected
             for i, b in enumerate(getattr(self, "_brokers", [])):
-                event.selection_list.replace_option_prompt_at_index(i, broker_prompt(b, b.id in selected))
+                event.selection_list.replace_option_prompt_at_index(i, broker_prompt(b, b.id in selected, self._mode()))
             self.recompute()
 
     def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
