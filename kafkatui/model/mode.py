@@ -40,8 +40,10 @@ def snapshot_mode(snapshot: ClusterSnapshot) -> Mode | None:
     """The mode of the cluster a snapshot was read from (None: unknown): what the brokers' ApiVersions
     answers told (`ClusterSnapshot.kafka`, `model.rules`), else what their configs say."""
     told = snapshot.kafka.mode
-    if told == "kraft" or told == "zookeeper":
-        return told
+    if told == "kraft":
+        return "kraft"
+    if told == "zookeeper":
+        return "zookeeper"
     return mode_of(snapshot.broker_configs)
 
 
