@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit soak test-hdfs bench tools clean lock
+.PHONY: demo test test-matrix lint typecheck unit soak test-hdfs bench tools clean lock
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "kafkatui needs Python 3.11 or newer")'
@@ -30,6 +30,16 @@ lint: $(STAMP)
 
 test: $(STAMP) tools lint
 	$(PY) -m pytest -q -ra --durations=30 tests
+
+# the real-Kafka suite (tests/lab) on the Kafka lines `make test` does not run, one line (one lab) at a time;
+# `make test-matrix MATRIX="4.2 2.8"` picks lines (ZooKeeper ones run the tests that apply to them)
+MATRIX ?= 4.3 4.2 4.1 4.0
+test-matrix: $(STAMP) tools
+	@set -e; for line in $(MATRIX); do \
+	  echo "== Kafka $$line"; start=$$(date +%s); \
+	  KAFKATUI_LAB_LINES=$$line $(PY) -m pytest -q -ra --durations=10 -k 'not test_lab_cli and not test_acl' tests/lab; \
+	  echo "== Kafka $$line: $$(( $$(date +%s) - start )) s"; \
+	done
 
 soak: $(STAMP)
 	$(PY) -m pytest -q -ra -m soak tests

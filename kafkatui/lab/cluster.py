@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from kafkatui.lab import config
 from kafkatui.lab.errors import NoLab, StartFailed
@@ -140,6 +141,15 @@ class LabCluster:
     java: str = "java"
     control_port: int | None = None  # where `kafkatui lab` serves `lab ctl` (saved in lab.json)
     on_event: Callable[[str], None] = lambda _msg: None
+    started_line: ClassVar[str] = STARTED  # what a node's server.log says once it serves
+
+    def banner(self) -> str:
+        """The start banner's first line: version, mode, nodes, directory."""
+        return f"Kafka {self.rel.version} (KRaft): controller + {self.brokers} broker(s) in {self.root}"
+
+    def timings_lines(self) -> list[str]:
+        """The shortened timings, one `key=value  (why)` line each, for the start banner."""
+        return config.timings_lines()
 
     # ----------------------------------------------------------------- set-up
     def prepare(self) -> None:
@@ -257,11 +267,20 @@ class LabCluster:
         self._save()
         self.wait_ready(list(self.nodes), timeout)
 
-    def _spawn(self, node: Node) -> None:
+    def _node_command(self, node: Node) -> list[str]:
+        """The java command line that runs `node`."""
         heap = self.controller_heap if node.spec.is_controller else self.broker_heap
+        return [
+            *self._java_base(heap),
+            f"-Dkafka.logs.dir={node.logs}",
+            "kafka.Kafka",
+            str(node.home / "server.properties"),
+        ]
+
+    def _spawn(self, node: Node) -> None:
         logs = node.logs
-        cmd = [*self._java_base(heap), f"-Dkafka.logs.dir={logs}", "kafka.Kafka", str(node.home / "server.properties")]
-        node.ready_mark = _count_logs(logs, STARTED)
+        cmd = self._node_command(node)
+        node.ready_mark = _count_logs(logs, self.started_line)
         node.reported = False
         with open(logs / "kafkaServer.out", "ab") as out:
             node.proc = subprocess.Popen(
@@ -289,7 +308,7 @@ class LabCluster:
                         f"{_last_error(node.logs / 'server.log', node.logs / 'kafkaServer.out')}"
                         f" (see {node.logs / 'server.log'})"
                     )
-                if _count_logs(node.logs, STARTED) > node.ready_mark:
+                if _count_logs(node.logs, self.started_line) > node.ready_mark:
                     del pending[n]
             if pending and time.monotonic() > deadline:
                 names_left = ", ".join(sorted(pending))
@@ -507,12 +526,13 @@ def read_state(root: Path) -> dict[str, object]:
 
 
 def _is_lab_jvm(pid: int, root: Path) -> bool:
-    """True when `pid` is a java process whose command line names this lab directory."""
+    """True when `pid` is a lab JVM (a Kafka node or ZooKeeper) whose command line names this lab directory."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return any(str(root).encode() in part for part in cmdline) and b"kafka.Kafka" in cmdline
+    mains = (b"kafka.Kafka", b"org.apache.zookeeper.server.ZooKeeperServerMain")
+    return any(str(root).encode() in part for part in cmdline) and any(m in cmdline for m in mains)
 
 
 def _clear(home: Path) -> None:

@@ -12,7 +12,7 @@ from types import FrameType
 from typing import Any
 
 from kafkatui.argparsing import Parser
-from kafkatui.lab import config, control
+from kafkatui.lab import control
 from kafkatui.lab.errors import LabError
 from kafkatui.lab.versions import DEFAULT, RELEASES, release
 
@@ -37,18 +37,21 @@ def _parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="kafkatui lab",
         description=(
-            "Start a real Apache Kafka cluster (KRaft: one controller and N brokers, each its own JVM) on "
-            "127.0.0.1 from Maven Central jars, fetched once into ~/.cache/kafkatui/kafka. Stays in the "
+            "Start a real Apache Kafka cluster (KRaft: one controller and N brokers; 2.8 and 3.9-zk: ZooKeeper "
+            "and N brokers; each its own JVM) on 127.0.0.1 from Maven Central jars, fetched once into "
+            "~/.cache/kafkatui/kafka. Stays in the "
             "foreground; Ctrl-C stops every JVM. Break it with `kafkatui lab ctl` from another terminal."
         ),
         epilog="lab ctl: kafkatui lab ctl [--dir DIR] {crash,shutdown,hang,restore,restart} NODE | status | "
-        "load TOPIC [--rate N] [--seconds S]   (NODE: a broker id, b2, or controller)",
+        "load TOPIC [--rate N] [--seconds S]   (NODE: a broker id, b2, controller; zookeeper in ZooKeeper mode, "
+        "where controller is the broker that is the controller now)",
     )
     p.add_argument(
         "--version",
         dest="kafka_version",
         default=DEFAULT,
-        help=f"Kafka line or exact version: {', '.join(RELEASES)} (default {DEFAULT}: {RELEASES[DEFAULT].version})",
+        help=f"Kafka line or exact version: {', '.join(RELEASES)} (default {DEFAULT}: {RELEASES[DEFAULT].version}); "
+        "2.8 and 3.9-zk run in ZooKeeper mode",
     )
     p.add_argument("--brokers", type=int, default=3, help="number of brokers, 1-9 (default 3)")
     p.add_argument("--racks", default=None, help="comma-separated racks assigned round-robin, e.g. a,b,c")
@@ -72,7 +75,12 @@ def _ctl_parser() -> argparse.ArgumentParser:
     p.add_argument("target", nargs="?", default="", help="NODE (broker id, bN or controller); TOPIC for load")
     p.add_argument("--rate", type=float, default=200.0, help="load: records per second (default 200)")
     p.add_argument("--seconds", type=float, default=None, help="load: stop after this long (default: Ctrl-C)")
-    p.add_argument("--acks", default="1", choices=("0", "1", "all"), help="load: producer acks (default 1)")
+    p.add_argument(
+        "--acks",
+        default="all",
+        choices=("0", "1", "all"),
+        help="load: producer acks (default all: under min ISR the writes fail with NOT_ENOUGH_REPLICAS)",
+    )
     return p
 
 
@@ -98,8 +106,8 @@ def main_lab(argv: list[str]) -> int:
     if any(not r for r in racks):
         error("--racks takes non-empty names separated by commas, e.g. a,b,c")
         return EXIT_USAGE
-    from kafkatui.lab.cluster import LabCluster
     from kafkatui.lab.fetch import ensure_jars, is_fetched
+    from kafkatui.lab.zookeeper import lab_for
 
     try:
         if ns.fetch_only:
@@ -108,7 +116,7 @@ def main_lab(argv: list[str]) -> int:
         root = (ns.dir or default_dir()).resolve()
         if not is_fetched(rel):
             print(f"fetching Kafka {rel.version}'s jars with Maven (once)...", flush=True)
-        lab = LabCluster(root, rel, ns.brokers, racks)
+        lab = lab_for(root, rel, ns.brokers, racks)
         return _run(lab, create_topics=not ns.no_topics)
     except LabError as exc:
         error(str(exc))
@@ -132,9 +140,9 @@ def _run(lab: Any, create_topics: bool) -> int:
     server = None
     try:
         lab.prepare()
-        print(f"Kafka {lab.rel.version} (KRaft): controller + {lab.brokers} broker(s) in {lab.root}", flush=True)
+        print(lab.banner(), flush=True)
         print("timings (shortened so that ISR changes show within seconds):", flush=True)
-        for line in config.timings_lines():
+        for line in lab.timings_lines():
             print(f"  {line}", flush=True)
         lab.start()
         if _stop_signal:
@@ -222,8 +230,10 @@ def main_ctl(argv: list[str]) -> int:
         print(f"bootstrap: {reply.get('bootstrap')}")
         for row in reply.get("status", []):
             rack = f" rack {row['rack']}" if row.get("rack") else ""
+            role = f"  ({row['role']})" if row.get("role") not in (None, "broker", row["name"]) else ""
             print(
                 f"{row['name']:<10} id {row['id']}  port {row['port']}{rack}  pid {row['pid'] or '-'}  {row['state']}"
+                f"{role}"
             )
     else:
         print(reply.get("message"))

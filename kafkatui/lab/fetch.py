@@ -75,7 +75,12 @@ def require_java(rel: KafkaRelease) -> str:
 def pom_text(rel: KafkaRelease) -> str:
     """The pom that lists the release's jars (the package's template, filled in)."""
     template = resources.files("kafkatui.lab").joinpath("pom.xml.in").read_text(encoding="utf-8")
-    logging_deps = _LOG4J2_DEPS if rel.log4j2 else _RELOAD4J_DEPS
+    if rel.log4j2:
+        logging_deps = _LOG4J2_DEPS
+    elif rel.line.startswith("2."):
+        logging_deps = ""  # 2.x's own POMs bring log4j 1.2.17 and slf4j-log4j12, as its tarball ships them
+    else:
+        logging_deps = _RELOAD4J_DEPS
     return template.replace("@VERSION@", rel.version).replace("@LOGGING@", logging_deps)
 
 

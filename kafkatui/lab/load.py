@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
@@ -15,7 +16,7 @@ class LoadReport:
     sent: int = 0
     acked: int = 0
     failed: int = 0
-    last_error: str = ""
+    last_error: str = ""  # the last failure's error name, "" once a later write of its partition succeeded
 
 
 def produce(
@@ -33,12 +34,19 @@ def produce(
 
     report = LoadReport()
 
-    def delivered(err: KafkaError | None, _msg: object) -> None:
+    failing: dict[int, str] = {}  # partition -> its last error, until a write to it succeeds
+
+    def delivered(err: KafkaError | None, msg: Any) -> None:
+        part = msg.partition() if msg is not None else -1
         if err is None:
             report.acked += 1
+            if failing:  # recovered: the error is said only while some partition still fails
+                failing.pop(part, None)
+                failing.pop(-1, None)
+                report.last_error = next(iter(failing.values()), "")
         else:
             report.failed += 1
-            report.last_error = err.name()
+            failing[part] = report.last_error = err.name()
 
     producer = Producer(
         {
@@ -46,6 +54,10 @@ def produce(
             "acks": acks,
             "linger.ms": 5,
             "message.timeout.ms": 10000,
+            # a few quick retries ride out a leader move; a lasting broker error (NOT_ENOUGH_REPLICAS under
+            # min ISR with acks=all) is then reported by its name, not as the message timeout
+            "retries": 3,
+            "retry.backoff.ms": 250,
             "enable.idempotence": False,
         }
     )
@@ -62,7 +74,7 @@ def produce(
                 pass
             except Exception as exc:  # noqa: BLE001 - an unknown topic etc. is reported, not raised
                 report.failed += 1
-                report.last_error = str(exc)
+                failing[-1] = report.last_error = str(exc)
             i += 1
             producer.poll(0)
             now = time.monotonic()

@@ -34,6 +34,16 @@ MAIN_CLASSES_3 = {
 }
 """Where Kafka 3.9 still had a tool in core (Scala) that 4.x moved to kafka-tools."""
 
+MAIN_CLASSES_2 = {
+    **MAIN_CLASSES_3,
+    "kafka-topics.sh": "kafka.admin.TopicCommand",
+    "kafka-leader-election.sh": "kafka.admin.LeaderElectionCommand",
+    "kafka-reassign-partitions.sh": "kafka.admin.ReassignPartitionsCommand",
+    "kafka-features.sh": "kafka.admin.FeatureCommand",
+    "kafka-get-offsets.sh": "kafka.tools.GetOffsetShell",
+}
+"""Kafka 2.8's tools, all but ProducerPerformance still in core (Scala); it has no kafka-metadata-quorum.sh."""
+
 
 def tools_log_config(rel: KafkaRelease) -> list[str]:
     """The JVM flag that gives the tools the tarball's tools logging (WARN to stderr)."""
@@ -52,7 +62,8 @@ def tools_log_config(rel: KafkaRelease) -> list[str]:
 def tool_command(rel: KafkaRelease, script: str, args: list[str]) -> list[str]:
     """The java command line that runs `script` (e.g. "kafka-topics.sh") with `args`."""
     libs: Path = ensure_jars(rel)
-    main = (MAIN_CLASSES_3.get(script) if rel.line.startswith("3.") else None) or MAIN_CLASSES.get(script, script)
+    older = MAIN_CLASSES_2 if rel.line.startswith("2.") else MAIN_CLASSES_3 if rel.line.startswith("3.") else {}
+    main = older.get(script) or MAIN_CLASSES.get(script, script)
     return [
         require_java(rel),
         "-Xmx256m",

@@ -1,15 +1,18 @@
-"""The real-Kafka suite shares one lab per Kafka line across tests/lab (`lab41`, `lab39`, and `lab`,
-parametrized over both), stopped after the package; every test leaves the cluster whole again and uses
-its own topics."""
+"""The real-Kafka suite shares one lab per Kafka line across tests/lab, started when a test first asks for
+it and stopped after the package. `full_lab` runs on the lines every test runs on (4.4), `lab` on the core
+lines (4.4, 3.9 KRaft), `any_lab` on every mode and rule set (also 3.9 in ZooKeeper mode and 2.8); see
+tests/lab/support.py: LINES, and $KAFKATUI_LAB_LINES for `make test-matrix`. Every test leaves the cluster
+whole again and uses its own topics."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from kafkatui.lab.cluster import LabCluster
-from tests.lab.support import start_lab
+from tests.lab.support import lab_lines, start_lab
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -24,29 +27,57 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.flaky(reruns=1, reruns_delay=5))
 
 
-def _session_lab(version: str, factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    lab = start_lab(factory.mktemp(f"lab{version.replace('.', '')}"), version)
+class LabPool:
+    """One started lab per Kafka line, started on first use, all stopped at the end."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self._factory = factory
+        self._labs: dict[str, LabCluster] = {}
+        self.start_seconds: dict[str, float] = {}
+
+    def get(self, line: str) -> LabCluster:
+        """The lab of `line` ("4.4", "3.9-zk"...), started now if it is not yet."""
+        if line not in self._labs:
+            started = time.monotonic()
+            root = self._factory.mktemp(f"lab{line.replace('.', '').replace('-', '')}")
+            self._labs[line] = start_lab(root, line)
+            self.start_seconds[line] = time.monotonic() - started
+        return self._labs[line]
+
+    def stop_all(self) -> None:
+        """Stop every lab, each by its own pids."""
+        for lab in self._labs.values():
+            lab.stop()
+
+
+@pytest.fixture(scope="package")
+def lab_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabPool]:
+    pool = LabPool(tmp_path_factory)
     try:
-        yield lab
+        yield pool
     finally:
-        lab.stop()
+        pool.stop_all()
 
 
-@pytest.fixture(scope="package")
-def lab41(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    """Kafka 4.1 (ELR on): a controller and brokers 1-3."""
-    yield from _session_lab("4.1", tmp_path_factory)
+@pytest.fixture(params=lab_lines("full"))
+def full_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
+    """The newest line (4.4, ELR on): every real-Kafka test runs on it."""
+    return lab_pool.get(str(request.param))
 
 
-@pytest.fixture(scope="package")
-def lab39(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    """Kafka 3.9, the last 3.x line: a controller and brokers 1-3."""
-    yield from _session_lab("3.9", tmp_path_factory)
+@pytest.fixture(params=lab_lines("core"))
+def lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
+    """The core cases run on 4.4 and on 3.9 KRaft."""
+    return lab_pool.get(str(request.param))
 
 
-@pytest.fixture(params=["4.1", "3.9"])
-def lab(request: pytest.FixtureRequest) -> LabCluster:
-    """The core cases run on both lines."""
-    fixture = "lab41" if request.param == "4.1" else "lab39"
-    cluster: LabCluster = request.getfixturevalue(fixture)
-    return cluster
+@pytest.fixture(params=lab_lines("every"))
+def any_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
+    """The seeds, check and record run on every mode and rule set: 4.4 and 3.9 KRaft, 3.9 ZooKeeper, 2.8."""
+    return lab_pool.get(str(request.param))
+
+
+@pytest.fixture(params=lab_lines("logs"))
+def logs_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
+    """The lines whose broker logs kafkatui replays (support.ZK_BROKER_LOG_LINES adds the ZooKeeper ones)."""
+    return lab_pool.get(str(request.param))

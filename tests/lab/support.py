@@ -16,16 +16,53 @@ import pytest
 
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.errors import LabError
-from kafkatui.lab.versions import release
+from kafkatui.lab.versions import KafkaRelease, release
+from kafkatui.lab.zookeeper import lab_for
 from tests.ci import cannot_run
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
 
 
+LINES_ENV = "KAFKATUI_LAB_LINES"
+"""Comma-separated Kafka lines the real-Kafka suite runs on instead of its own choice (`make test-matrix`)."""
+
+LINES: dict[str, tuple[str, ...]] = {
+    "full": ("4.4",),  # every real-Kafka test
+    "core": ("4.4", "3.9"),  # the core cases: faults, alter, dashboard, broker logs, twins
+    "every": ("4.4", "3.9", "3.9-zk", "2.8"),  # the seeds, check and record: every mode and rule set
+    "logs": ("4.4", "3.9"),  # broker-log replay; ZK_BROKER_LOG_LINES join once it reads ZooKeeper-mode logs
+}
+"""Which lines run which tests in `make test`."""
+
+ZK_BROKER_LOG_LINES: tuple[str, ...] = ()
+"""HOOK (issue 25, part 3): set to ("3.9-zk", "2.8") once history/logparse.py reads ZooKeeper-mode and 2.8 broker
+logs; test_broker_logs.py then runs on those labs too (they are started anyway for the seeds and record)."""
+
+
+def lab_lines(kind: str) -> tuple[str, ...]:
+    """The lines a kind of test runs on: `LINES[kind]`, or those named in $KAFKATUI_LAB_LINES (KRaft ones only
+    for the KRaft-only kinds, full and core)."""
+    chosen = os.environ.get(LINES_ENV, "").strip()
+    if not chosen:
+        return LINES[kind] + (ZK_BROKER_LOG_LINES if kind == "logs" else ())
+    lines = tuple(dict.fromkeys(v.strip() for v in chosen.split(",") if v.strip()))
+    if kind in ("every",):
+        return lines
+    if kind == "logs":
+        return tuple(v for v in lines if not release(v).zookeeper or v in ZK_BROKER_LOG_LINES)
+    return tuple(v for v in lines if not release(v).zookeeper)
+
+
+def elr_on(rel: KafkaRelease) -> bool:
+    """True where a new cluster has eligible leader replicas (KIP-966): KRaft 4.1 and later."""
+    major, minor = (int(x) for x in rel.line.split("."))
+    return not rel.zookeeper and (major, minor) >= (4, 1)
+
+
 def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...] = ()) -> LabCluster:
     """A started lab; in CI a failure fails the test, locally it skips with the reason printed."""
-    lab = LabCluster(root, release(version), brokers, racks)
+    lab = lab_for(root, release(version), brokers, racks)
     try:
         lab.prepare()
         lab.start()
@@ -43,7 +80,7 @@ def lab_fixture(
 ) -> Iterator[LabCluster]:
     """Body of a module-scoped lab fixture parametrized by Kafka line."""
     version = str(request.param)
-    lab = start_lab(tmp_path_factory.mktemp(f"lab{version.replace('.', '')}"), version, brokers, racks)
+    lab = start_lab(tmp_path_factory.mktemp(f"lab{version.replace('.', '').replace('-', '')}"), version, brokers, racks)
     try:
         yield lab
     finally:

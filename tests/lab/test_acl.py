@@ -12,14 +12,14 @@ import pytest
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.config import SASL_USERS
 from kafkatui.lab.errors import LabError
-from kafkatui.lab.versions import release
+from kafkatui.lab.versions import DEFAULT, release
 from tests.ci import in_ci
 from tests.lab.support import admin, create_topic, kafkatui
 
 
 @pytest.fixture(scope="module")
 def acl_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    lab = LabCluster(tmp_path_factory.mktemp("acl"), release("4.1"), brokers=1, sasl=True)
+    lab = LabCluster(tmp_path_factory.mktemp("acl"), release(DEFAULT), brokers=1, sasl=True)
     try:
         lab.prepare()
         lab.start()

@@ -35,8 +35,8 @@ def run_all(lab: LabCluster, doc: dict[str, Any], cwd: Path) -> list[str]:
     return ran
 
 
-def test_printed_commands_run_through_kafkas_own_tools(lab41: LabCluster, tmp_path: Path) -> None:
-    lab = lab41
+def test_printed_commands_run_through_kafkas_own_tools(full_lab: LabCluster, tmp_path: Path) -> None:
+    lab = full_lab
     create_topic(lab, "adv-thin", 3, rf=2, min_isr=1)  # acks=all acknowledged by the leader alone
     create_topic(lab, "adv-single", 2, rf=1, min_isr=1)  # one copy beside production topics
     create_topic(lab, "adv-strict", 2, rf=2, min_isr=3)  # minISR above RF: every acks=all write fails

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kafkatui.lab.cluster import LabCluster
-from tests.lab.support import check_json, create_topic, describe, kafkatui, produce, topic_doc, wait_for
+from tests.lab.support import check_json, create_topic, describe, elr_on, kafkatui, produce, topic_doc, wait_for
 
 
 @pytest.fixture
@@ -52,9 +52,9 @@ def test_broker_default_alter_reaches_topics_without_override(lab: LabCluster, a
         "alter", "--topic", "plain", "--unset", "min.insync.replicas", "--bootstrap", b, "--write", "--yes", env=audit
     )
     assert unset.returncode == 0, unset.stdout + unset.stderr
-    # Kafka 4.1 with ELR turns the controller's static min.insync.replicas into a cluster-wide dynamic default
+    # Kafka 4.1+ with ELR turns the controller's static min.insync.replicas into a cluster-wide dynamic default
     # (it overrides the brokers' own server.properties); 3.9 reads the broker's static config
-    source = "DYNAMIC_DEFAULT_BROKER_CONFIG" if lab.rel.line == "4.1" else "STATIC_BROKER_CONFIG"
+    source = "DYNAMIC_DEFAULT_BROKER_CONFIG" if elr_on(lab.rel) else "STATIC_BROKER_CONFIG"
     assert min_isr(lab, "plain") == (2, source)
     done = kafkatui(
         "alter",

@@ -1,6 +1,6 @@
-"""`kafkatui record` on real Kafka while a broker fails and comes back: the ISR history it writes holds
-the shrink out of the ISR with the class the partition had (at min ISR), the broker going and coming,
-and the expansion back to a whole ISR, in order."""
+"""`kafkatui record` on real Kafka (every mode: KRaft, ZooKeeper, 2.8) while a broker fails and comes back:
+the ISR history it writes holds the shrink out of the ISR with the class the partition had (at min ISR),
+the broker going and coming, and the expansion back to a whole ISR, in order."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from tests.lab.support import ROOT, create_topic, describe, wait_for
 from tests.procs import sigint_as_at_a_terminal
 
 
-def test_record_follows_a_crash_and_the_return(lab: LabCluster, tmp_path: Path) -> None:
-    topic = f"recorded-{lab.rel.line.replace('.', '')}"
+def test_record_follows_a_crash_and_the_return(any_lab: LabCluster, tmp_path: Path) -> None:
+    lab = any_lab
+    topic = f"recorded-{lab.rel.key.replace('.', '')}"
     create_topic(lab, topic, 2, rf=3, min_isr=2, assignment=[[1, 2, 3], [2, 1, 3]])
     history = tmp_path / "history"
     proc = subprocess.Popen(

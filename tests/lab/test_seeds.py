@@ -1,4 +1,5 @@
-"""The seed story on real Kafka (4.1 and 3.9): RF 3 / minISR 2 with acks=all through broker losses.
+"""The seed story on real Kafka, every mode and rule set (4.4 and 3.9 KRaft, 3.9 ZooKeeper mode, 2.8):
+RF 3 / minISR 2 with acks=all through broker losses.
 
 A broker just killed, still listed: a snapshot names its refused connection and shows it down at once. One broker
 down: writes go on at min ISR. Two down: acks=all is refused with NOT_ENOUGH_REPLICAS
@@ -21,7 +22,8 @@ def isr_sizes(lab: LabCluster, topic: str) -> list[int]:
     return [len(p["isr"]) for p in describe(lab, topic)]
 
 
-def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> None:
+def test_durable_triple_through_one_and_two_broker_losses(any_lab: LabCluster) -> None:
+    lab = any_lab
     create_topic(lab, "seeds", 3, rf=3, min_isr=2)
     ok = produce(lab, "seeds", 30, acks="all")
     assert ok.acked == 30 and not ok.errors
@@ -36,18 +38,24 @@ def test_durable_triple_through_one_and_two_broker_losses(lab: LabCluster) -> No
     try:
         lab.crash("3")
         # read at once, while broker 3 is still listed (the controller fences it after its 6 s session
-        # timeout): its refused connection is said, and no request waits out the 10 s timeout for it
+        # timeout; ZooKeeper mode: until its 6 s ZooKeeper session expires): its refused connection is said,
+        # and no request waits out the 10 s timeout for it
         start = time.monotonic()
         snap = snapshot(lab)
         took = time.monotonic() - start
         assert 3 in snap.broker_ids
         assert any("configs of broker 3 unreadable: connection refused" in p for p in snap.problems), snap.problems
-        assert took < 5.0, f"a dead broker held the snapshot {took:.1f}s"
+        # a broker that waited for it would take the whole 10 s timeout (1-2 s is usual; 7 s was seen once
+        # on a 2-core machine under a load average of 14)
+        assert took < 9.0, f"a dead broker held the snapshot {took:.1f}s"
         # ... and shown down at once, not "up" until fenced
         assert snap.refused == {3}
         health = assess(snap)
         assert health.brokers[3].refused and health.counts.brokers_up == 2 and health.counts.brokers_down == (3,)
-        assert str(broker_state(health.brokers[3])) == "✖ DOWN unfenced"
+        if not lab.rel.zookeeper:
+            assert str(broker_state(health.brokers[3])) == "✖ DOWN unfenced"
+        else:  # no fencing in ZooKeeper mode: the words for it are issue 25's (zklogs), only "down" is asserted
+            assert str(broker_state(health.brokers[3])).startswith("✖ DOWN")
         said = [f for f in findings(health, snap, bootstrap=lab.bootstrap) if f.id == "broker-refusing-connections"]
         assert len(said) == 1 and said[0].brokers == (3,) and not health.brokers[1].restart_safe
         wait_for("broker 3 out of every ISR", lambda: all(s == 2 for s in isr_sizes(lab, "seeds")), 60)

@@ -1,4 +1,4 @@
-"""Topic configs as kafkatui reads them from real Kafka (4.1 and 3.9).
+"""Topic configs as kafkatui reads them from real Kafka (4.4 and 3.9).
 
 kafkatui asks DescribeConfigs for the few topic keys it keeps, through kafka-python; confluent-kafka,
 which can only ask for every config with its synonyms, is the fallback. Both must read the same values
