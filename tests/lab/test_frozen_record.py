@@ -35,9 +35,9 @@ def log_time(line: str) -> float:
     "the target is 2 s, so this harness is kept for the next step rather than run in every suite"
 )
 def test_recording_starts_a_frozen_follower_incident_within_2_s_of_the_shrink(
-    lab41: LabCluster, tmp_path: Path
+    full_lab: LabCluster, tmp_path: Path
 ) -> None:
-    lab = lab41
+    lab = full_lab
     topic = "walk-frozen"
     create_topic(lab, topic, 1, rf=3, min_isr=2, assignment=[[1, 2, 3]])
     history = tmp_path / "history"

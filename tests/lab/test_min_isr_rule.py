@@ -4,8 +4,8 @@ An RF-1 topic under min.insync.replicas=2 takes acks=all writes on 3.7+ (the lea
 min(min ISR, RF), KAFKA-15583) and rejects them with NOT_ENOUGH_REPLICAS before. The produce is
 Kafka's verdict; kafkatui detects the brokers' version from their ApiVersions answers, and what it
 then says (`kafkatui check --json`: effective min ISR, under min ISR, writes blocked) must agree.
-The expected outcome is a function of the detected version, not of the fixture: add a lab fixture
-name to LABS (a 2.8 or 4.4 lab) and the test judges it by its own line.
+The expected outcome is a function of the detected version, not of the fixture: it runs on every
+mode and rule set the suite starts (`any_lab`: 4.4 and 3.9 KRaft, 3.9 in ZooKeeper mode, 2.8).
 """
 
 from __future__ import annotations
@@ -14,14 +14,9 @@ import json
 import time
 from typing import Any
 
-import pytest
-
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.model.rules import version_from_api_versions
 from tests.lab.support import create_topic
-
-LABS = ["lab41", "lab39"]
-"""Package-scoped lab fixtures (tests/lab/conftest.py) this test runs on."""
 
 
 def _produce_all(bootstrap: str, topic: str, n: int = 5) -> list[str | None]:
@@ -52,9 +47,8 @@ def _check(bootstrap: str, topic: str) -> tuple[int, dict[str, Any]]:
     return proc.returncode, json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize("fixture", LABS)
-def test_rf1_topic_under_min_isr_2_is_judged_by_the_brokers_line(request: pytest.FixtureRequest, fixture: str) -> None:
-    lab: LabCluster = request.getfixturevalue(fixture)
+def test_rf1_topic_under_min_isr_2_is_judged_by_the_brokers_line(any_lab: LabCluster) -> None:
+    lab = any_lab
     from kafkatui.kafka.versions import ask
 
     host, port = lab.bootstrap.split(",")[0].rsplit(":", 1)

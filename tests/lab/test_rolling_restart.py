@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -21,11 +22,12 @@ from kafkatui.check_gate import EXIT_CANNOT, judge
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.lab.roll import roll, under_replicated
 from kafkatui.model.restart_gate import gate
-from tests.lab.support import admin, create_topic, kafkatui, lab_fixture, wait_for
+from tests.lab.support import LINES_ENV, admin, create_topic, kafkatui, lab_fixture, lab_lines, wait_for
 
-ROLL_LAB_VERSIONS = ["4.1"]
+ROLL_LAB_VERSIONS = lab_lines("every") if os.environ.get(LINES_ENV) else lab_lines("full")
 """Kafka lines the roll runs on, each in a lab of its own (restarting the shared labs would move the
-leaders other tests' topics rely on)."""
+leaders other tests' topics rely on): the newest line in `make test`, the lines `make test-matrix` names
+(ZooKeeper-mode ones included) there."""
 
 DELIVERY_TIMEOUT_MS = 30_000
 """The application's delivery timeout: a third of Kafka's default producer's 120 s, long enough that a

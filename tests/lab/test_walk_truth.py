@@ -18,10 +18,10 @@ from kafkatui.model.unfenced import leader_down
 from tests.lab.support import create_topic, describe, produce, snapshot, wait_for
 
 
-def test_offline_advice_names_the_elr_broker_and_that_broker_alone_brings_it_back(lab41: LabCluster) -> None:
+def test_offline_advice_names_the_elr_broker_and_that_broker_alone_brings_it_back(full_lab: LabCluster) -> None:
     """The walk's clickstream: with brokers 2 and 3 down the advice said "a broker that was in the ISR
     (2, 3)"; restoring 2 left it offline ("ELR 3"), only 3 brought it back."""
-    lab = lab41
+    lab = full_lab
     create_topic(lab, "walk-elr", 1, rf=2, min_isr=1, assignment=[[2, 3]])
     assert produce(lab, "walk-elr", 10, acks="all").acked == 10
     try:
@@ -56,8 +56,8 @@ def test_offline_advice_names_the_elr_broker_and_that_broker_alone_brings_it_bac
     wait_for("walk-elr-0 in sync again", lambda: describe(lab, "walk-elr")[0]["isr"] == [2, 3], 90)
 
 
-def test_partitions_led_by_a_killed_broker_count_as_unable_to_take_writes_before_fencing(lab41: LabCluster) -> None:
-    lab = lab41
+def test_partitions_led_by_a_killed_broker_count_as_unable_to_take_writes_before_fencing(full_lab: LabCluster) -> None:
+    lab = full_lab
     create_topic(lab, "walk-unfenced", 3, rf=3, min_isr=2, assignment=[[1, 2, 3], [2, 3, 1], [3, 1, 2]])
     before = snapshot(lab)
     try:
