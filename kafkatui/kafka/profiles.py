@@ -14,6 +14,7 @@ The file is ``$KAFKATUI_PROFILES`` if set, else ``$XDG_CONFIG_HOME/kafkatui/clus
         writes: false                         # may kafkatui change this cluster (configs, elections)?
         timeout: 10                           # seconds
         config: {socket.timeout.ms: "10000"}  # librdkafka settings, as -X key=value
+        # a secret librdkafka setting from a file: KEY_file, e.g. sasl.oauthbearer.client.secret_file: PATH
 
 Passwords never live in this file: a ``password`` key (or a password-like librdkafka setting
 under ``config``) is an error that says where to put it. Relative paths are relative to the
@@ -45,6 +46,7 @@ from kafkatui.kafka.settings import (
     is_sensitive_key,
     parse_bootstrap,
     parse_x_options,
+    secret_file_key,
 )
 from kafkatui.safeyaml import InputError, read_text_bounded
 
@@ -257,12 +259,14 @@ class _File:
             out: dict[str, Any] = {}
             for k_node, v_node in self._mapping(node, f"{where}: config"):
                 k = self._key(k_node)
-                if is_sensitive_key(k):
-                    hint = _FORBIDDEN.get(k, "password_env / password_file (or -X on the command line)")
+                if is_sensitive_key(k) and secret_file_key(k) is None:
+                    hint = _FORBIDDEN.get(k, f"{k}_file: PATH (a file holding it), or -X on the command line")
                     self.fail(k_node, f"{where}: {k} is a secret and does not belong in the profiles file: use {hint}")
                 v = self.scalar(v_node, f"config {k}")
                 if v is None or not isinstance(v, str | int | float | bool):
                     self.fail(v_node, f"{where}: config {k} must be a string, number or boolean")
+                if secret_file_key(k) is not None and isinstance(v, str) and v.strip():
+                    v = str((self.path.parent / Path(v.strip()).expanduser()).resolve())
                 out[k] = v
             try:
                 return check_extra(out, f"{where}: config")
