@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the non-Python tools the tests use (kcat, tmux, Java 17+, Maven), where this machine allows it.
+# Install the non-Python tools the tests use (kcat, tmux, Java 17+, Maven, openssl), where this machine allows it.
 set -u
 need=()
 command -v kcat >/dev/null 2>&1 || need+=(kcat)
@@ -7,6 +7,8 @@ command -v tmux >/dev/null 2>&1 || need+=(tmux)
 if ! command -v java >/dev/null 2>&1; then need+=(openjdk-17-jre-headless); fi
 # Maven fetches Apache Kafka's jars for `kafkatui lab` and the real-Kafka tests (once, into ~/.cache)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+# openssl makes the certificates of `kafkatui lab --security` and of the TLS tests
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing ${need[*]} with apt-get"

@@ -152,7 +152,7 @@ def token_provider(conf: Mapping[str, str], timeout: float) -> Any:
     else:
         provider = UnsecuredTokenProvider(conf.get("sasl.oauthbearer.config", ""), extensions)
 
-    class Provider(AbstractTokenProvider):  # type: ignore[misc]
+    class Provider(AbstractTokenProvider):
         def token(self) -> str:
             return provider.token()
 

@@ -335,7 +335,7 @@ def _warn_if_readable(path: Path, what: str, warnings: list[str], group: bool) -
             if group and mode & stat.S_IRGRP and mode & stat.S_IROTH
             else ("other users" if mode & stat.S_IROTH else "its group")
         )
-        warnings.append(f"warning: {what} {path} is readable by {who} (chmod 600 {path})")
+        warnings.append(f"{what} {path} is readable by {who} (chmod 600 {path})")
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -415,7 +415,29 @@ def resolve_connection(
     if profile is not None:
         loaded, warnings = load_profile(profile, path=path, environ=environ)
         settings = replace(loaded.settings, extra={**loaded.settings.extra, **extra}, **overrides)
-        return ResolvedConnection(settings, profile, loaded.writes, tuple(warnings))
+        return ResolvedConnection(settings, profile, loaded.writes, (*warnings, *trust_warnings(settings)))
     if bootstrap is None:
         raise UsageError("no cluster given: use --bootstrap host:port or --profile NAME")
-    return ResolvedConnection(ConnectionSettings(extra=extra, **overrides))
+    settings = ConnectionSettings(extra=extra, **overrides)
+    return ResolvedConnection(settings, warnings=trust_warnings(settings))
+
+
+def trust_warnings(settings: ConnectionSettings) -> tuple[str, ...]:
+    """A warning for each TLS check the settings turn off (the user asked for it; they should see it)."""
+    if (
+        not settings.security_protocol.endswith("SSL")
+        and "SSL" not in str(settings.extra.get("security.protocol", "")).upper()
+    ):
+        return ()
+    out = []
+    if str(settings.extra.get("ssl.endpoint.identification.algorithm", "https")).strip().lower() == "none":
+        out.append(
+            "ssl.endpoint.identification.algorithm=none: the brokers' host names are not checked "
+            "against their certificates (any certificate from a trusted CA is accepted for any broker)"
+        )
+    if str(settings.extra.get("enable.ssl.certificate.verification", "true")).strip().lower() in ("false", "0"):
+        out.append(
+            "enable.ssl.certificate.verification=false: the brokers' certificates are not verified "
+            "at all (anyone on the path can pose as the cluster)"
+        )
+    return tuple(out)

@@ -33,7 +33,9 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_CLIENT_ID = "kafkatui"
 MAX_TIMEOUT = 3600.0
 
-_SENSITIVE_KEY = re.compile(r"password|secret|jaas|token|oauthbearer\.config|\.pem$|^ssl_key$", re.IGNORECASE)
+_SENSITIVE_KEY = re.compile(
+    r"password|secret|jaas|token(?!\.endpoint\.url$)|oauthbearer\.config|\.pem$|^ssl_key$", re.IGNORECASE
+)
 _HOST = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$")
 # confluent-kafka's Python-level settings (callables); a string from -X would crash the client
 _PYTHON_ONLY_KEYS = frozenset(

@@ -56,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
         "--dir", type=Path, default=None, help=f"where each node's data, pid file and logs go (default {default_dir()})"
     )
     p.add_argument("--no-topics", action="store_true", help="do not create the demo topics")
+    p.add_argument(
+        "--security",
+        default=None,
+        metavar="MODE",
+        help="also serve secured listeners with ACLs: sasl_ssl (SCRAM-SHA-512), ssl, mtls, oauthbearer "
+        "(comma-separated, or all); prints the client settings (docs/lab.md)",
+    )
     p.add_argument("--fetch-only", action="store_true", help="fetch the jars into the cache and exit")
     return p
 
@@ -98,6 +105,15 @@ def main_lab(argv: list[str]) -> int:
     if any(not r for r in racks):
         error("--racks takes non-empty names separated by commas, e.g. a,b,c")
         return EXIT_USAGE
+    security = None
+    if ns.security is not None:
+        from kafkatui.lab.security import LabSecurity, parse_modes
+
+        try:
+            security = LabSecurity(parse_modes(ns.security))
+        except ValueError as exc:
+            error(f"--security: {exc}")
+            return EXIT_USAGE
     from kafkatui.lab.cluster import LabCluster
     from kafkatui.lab.fetch import ensure_jars, is_fetched
 
@@ -108,7 +124,7 @@ def main_lab(argv: list[str]) -> int:
         root = (ns.dir or default_dir()).resolve()
         if not is_fetched(rel):
             print(f"fetching Kafka {rel.version}'s jars with Maven (once)...", flush=True)
-        lab = LabCluster(root, rel, ns.brokers, racks)
+        lab = LabCluster(root, rel, ns.brokers, racks, security=security)
         return _run(lab, create_topics=not ns.no_topics)
     except LabError as exc:
         error(str(exc))
@@ -150,6 +166,10 @@ def _run(lab: Any, create_topics: bool) -> int:
             flush=True,
         )
         print(f"bootstrap: {lab.bootstrap}", flush=True)
+        if lab.security is not None:
+            from kafkatui.lab.security import banner
+
+            print(banner(lab.security), flush=True)
         while not _stop_signal:
             server.poll(0.5)
             for node in lab.exited_unexpectedly():

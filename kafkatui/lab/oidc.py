@@ -16,6 +16,7 @@ import subprocess
 import threading
 import time
 import urllib.parse
+from collections import deque
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -41,7 +42,7 @@ class Issuer:
         self.audience = audience
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self.issued = 0
+        self.issued: deque[str] = deque(maxlen=1000)  # in memory only: what a secret scan must not find
         proc = subprocess.run(
             ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", str(self.key)],
             capture_output=True,
@@ -100,12 +101,14 @@ class Issuer:
             timeout=30,
             check=True,
         ).stdout
-        self.issued += 1
-        return f"{signing_input}.{b64url(signature)}"
+        token = f"{signing_input}.{b64url(signature)}"
+        self.issued.append(token)
+        return token
 
     def authenticate(self, headers: Any, form: Mapping[str, list[str]]) -> str | None:
         """The client id when the request carries that client's secret (Basic auth or form fields)."""
-        client, secret = None, None
+        client: str | None = None
+        secret: str | None = None
         auth = headers.get("Authorization", "")
         if auth.lower().startswith("basic "):
             try:
@@ -115,8 +118,8 @@ class Issuer:
             client, _, secret = decoded.partition(":")
             client, secret = urllib.parse.unquote(client), urllib.parse.unquote(secret)
         else:
-            client = (form.get("client_id") or [None])[0]
-            secret = (form.get("client_secret") or [None])[0]
+            client = (form.get("client_id") or [""])[0] or None
+            secret = (form.get("client_secret") or [""])[0] or None
         expected = self.clients.get(client or "")
         if expected is None or secret is None or not hmac.compare_digest(expected.encode(), secret.encode()):
             return None

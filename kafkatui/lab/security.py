@@ -359,3 +359,28 @@ class LabSecurity:
         count = len(next(iter(per_mode.values())))
         ports = {i + 1: {m: per_mode[m][i] for m in modes} for i in range(count)}
         return cls(modes, Path(state["dir"]), ports, None, state.get("token_url") or "")
+
+
+_DESCRIPTION = {
+    "sasl_ssl": "SASL_SSL, SCRAM-SHA-512",
+    "ssl": "TLS, no client certificate (every client is ANONYMOUS: a super user)",
+    "mtls": "TLS, client certificate required (principal: its CN)",
+    "oauthbearer": "SASL_SSL, OAUTHBEARER (OIDC: tokens from the lab's issuer, checked against its JWKS)",
+}
+
+
+def banner(security: LabSecurity) -> str:
+    """What `kafkatui lab --security` prints: per mode, its listeners, `-X` options and a profile."""
+    lines = [
+        "secured listeners (ACLs on: admin is a super user; reader may Describe, DescribeConfigs and Read, "
+        f"nothing else; passwords, key passwords and client secrets are in files of mode 0600 under {security.home}):"
+    ]
+    for mode in security.modes:
+        lines.append(f"  {mode}: {_DESCRIPTION[mode]}")
+        lines.append(f"    kafkatui check {security.x_options(mode)}")
+    lines.append(
+        "as a profile (add to the profiles: of ~/.config/kafkatui/clusters.yaml; for reader, write reader for admin):"
+    )
+    for mode in security.modes:
+        lines.append(security.profile_snippet(mode))
+    return "\n".join(lines)

@@ -50,3 +50,15 @@ def lab(request: pytest.FixtureRequest) -> LabCluster:
     fixture = "lab41" if request.param == "4.1" else "lab39"
     cluster: LabCluster = request.getfixturevalue(fixture)
     return cluster
+
+
+@pytest.fixture(scope="package")
+def secure_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
+    """The default line with every secured listener (SCRAM, TLS, mTLS, OIDC; tests/lab/test_security*.py)."""
+    from tests.lab.support import start_secure_lab
+
+    lab = start_secure_lab(tmp_path_factory.mktemp("secure"))
+    try:
+        yield lab
+    finally:
+        lab.stop()
