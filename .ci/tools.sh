@@ -19,6 +19,8 @@ java_ok() {
 java_ok || need+=(openjdk-17-jdk-headless)
 # Maven fetches Apache Kafka's jars for `kafkatui lab` and the real-Kafka tests (once, into ~/.cache)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+# openssl makes the certificates of `kafkatui lab --security` and of the TLS tests
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "missing ${need[*]}: install them (Debian: sudo apt-get install ${need[*]}), then run make test again" >&2

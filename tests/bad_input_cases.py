@@ -460,3 +460,186 @@ ROUND_TWO = [
         _day_and_foreign_out,
     ),
 ]
+
+
+# --------------------------------------------------------------------------- bad credentials and trust (issue 28)
+# Run against the secured lab (tests/lab/test_security_bad_input.py): {sasl_ssl}, {ssl}, {mtls} are its
+# listeners, {ssl_port} one SSL port, {sec} the lab's security directory (its CA, certificates, keys).
+WRONG_SECRET = "Wrong-5e1f-secret"
+
+
+def _wrong_secret(home: Home) -> None:
+    path = home.root / "wrong.secret"
+    path.write_text(WRONG_SECRET + "\n")
+    path.chmod(0o600)
+
+
+def _other_ca(home: Home) -> None:
+    from tests.integration.tls import _ca
+
+    _ca(home.root, "other-ca")
+
+
+SCRAM_X = (
+    "-X",
+    "security.protocol=SASL_SSL",
+    "-X",
+    "sasl.mechanism=SCRAM-SHA-512",
+    "-X",
+    "ssl.ca.location={sec}/ca.pem",
+)
+TLS_X = ("-X", "security.protocol=SSL", "-X", "ssl.ca.location={sec}/ca.pem")
+SECURED_CHECK = ("check", "--timeout", "5")
+INVALID_CREDENTIALS = (
+    "failed: Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"
+)
+
+SECURED = [
+    Case(
+        "wrong-password",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{sasl_ssl}",
+            *SCRAM_X,
+            "-X",
+            "sasl.username=admin",
+            "-X",
+            "sasl.password_file={home}/wrong.secret",
+        ),
+        7,
+        ("SASL authentication with 127.0.0.1:", INVALID_CREDENTIALS),
+        _wrong_secret,
+    ),
+    Case(
+        "unknown-user",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{sasl_ssl}",
+            *SCRAM_X,
+            "-X",
+            "sasl.username=nobody",
+            "-X",
+            "sasl.password_file={sec}/admin.password",
+        ),
+        7,
+        ("SASL authentication with 127.0.0.1:", INVALID_CREDENTIALS),
+    ),
+    Case(
+        "mechanism-not-enabled",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{sasl_ssl}",
+            "-X",
+            "security.protocol=SASL_SSL",
+            "-X",
+            "sasl.mechanism=SCRAM-SHA-256",
+            "-X",
+            "ssl.ca.location={sec}/ca.pem",
+            "-X",
+            "sasl.username=admin",
+            "-X",
+            "sasl.password_file={sec}/admin.password",
+        ),
+        7,
+        (
+            "SASL SCRAM-SHA-256 mechanism handshake failed: Broker: Unsupported SASL mechanism: "
+            "broker's supported mechanisms: SCRAM-SHA-512",
+        ),
+    ),
+    Case(
+        "untrusted-ca",
+        (*SECURED_CHECK, "-b", "{ssl}", "-X", "security.protocol=SSL", "-X", "ssl.ca.location={home}/other-ca.pem"),
+        7,
+        (
+            "TLS handshake with 127.0.0.1:",
+            "certificate verify failed: unable to get local issuer certificate (set ssl.ca.location",
+        ),
+        _other_ca,
+    ),
+    Case(
+        "hostname-mismatch",
+        (*SECURED_CHECK, "-b", "localhost:{ssl_port}", *TLS_X),
+        7,
+        (
+            "certificate verify failed: Hostname mismatch, certificate is not valid for 'localhost'",
+            "set ssl.endpoint.identification.algorithm=none",
+        ),
+    ),
+    Case(
+        "expired-client-certificate",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{mtls}",
+            *TLS_X,
+            "-X",
+            "ssl.certificate.location={sec}/expired.pem",
+            "-X",
+            "ssl.key.location={sec}/expired.key",
+            "-X",
+            "ssl.key.password_file={sec}/expired.key.password",
+        ),
+        7,
+        ("the broker rejected the client certificate: ssl.certificate.location {sec}/expired.pem expired on",),
+    ),
+    Case(
+        "mtls-without-client-certificate",
+        (*SECURED_CHECK, "-b", "{mtls}", *TLS_X),
+        7,
+        ("the broker rejected the client certificate (none was given: this listener requires one (mTLS)",),
+    ),
+    Case(
+        "client-key-wrong-password",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{mtls}",
+            *TLS_X,
+            "-X",
+            "ssl.certificate.location={sec}/admin.pem",
+            "-X",
+            "ssl.key.location={sec}/admin.key",
+            "-X",
+            "ssl.key.password_file={home}/wrong.secret",
+        ),
+        3,
+        (
+            "ssl.key.location {sec}/admin.key: no private key in it that librdkafka can read",
+            "ssl.key.password is wrong",
+        ),
+        _wrong_secret,
+    ),
+    Case(
+        "oauth-wrong-client-secret",
+        (
+            *SECURED_CHECK,
+            "-b",
+            "{oauthbearer}",
+            "-X",
+            "security.protocol=SASL_SSL",
+            "-X",
+            "sasl.mechanism=OAUTHBEARER",
+            "-X",
+            "ssl.ca.location={sec}/ca.pem",
+            "-X",
+            "sasl.oauthbearer.method=oidc",
+            "-X",
+            "sasl.oauthbearer.client.id=admin",
+            "-X",
+            "sasl.oauthbearer.client.secret_file={home}/wrong.secret",
+            "-X",
+            "sasl.oauthbearer.token.endpoint.url={token_url}",
+        ),
+        7,
+        (
+            "SASL authentication with the bootstrap server failed: Failed to acquire SASL OAUTHBEARER token",
+            "invalid_client",
+        ),
+        _wrong_secret,
+    ),
+]
+"""Bad credentials and trust against a real secured broker (issue 28): one line, exit 7 (3 for a key that
+cannot be opened: nothing was sent), no secret, no traceback, within the time limit."""

@@ -32,6 +32,7 @@ from kafkatui.kafka.errors import (
     scrub,
 )
 from kafkatui.kafka.settings import parse_host_port
+from kafkatui.kafka.tlsprobe import REJECTED_CLIENT_CERT
 
 _AUTHZ_CODES = {
     29: "TOPIC_AUTHORIZATION_FAILED",
@@ -186,8 +187,13 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
             f"TLS handshake with {addr} failed: the broker requires a client certificate (mTLS): "
             "set ssl.certificate.location and ssl.key.location"
         )
-    if "alert bad certificate" in low or "alert unknown ca" in low or re.search(r"ssl alert number (42|48)\b", low):
-        return AuthenticationError(f"TLS handshake with {addr} failed: the broker rejected the client certificate")
+    if (
+        "alert bad certificate" in low
+        or "alert unknown ca" in low
+        or "alert certificate unknown" in low  # what a Java broker sends for an expired client certificate
+        or re.search(r"ssl alert number (42|46|48)\b", low)
+    ):
+        return AuthenticationError(f"TLS handshake with {addr} failed: {REJECTED_CLIENT_CERT}")
     if (
         event.name == "_SSL"
         or p.state == "SSL_HANDSHAKE"

@@ -14,6 +14,7 @@ The file is ``$KAFKATUI_PROFILES`` if set, else ``$XDG_CONFIG_HOME/kafkatui/clus
         writes: false                         # may kafkatui change this cluster (configs, elections)?
         timeout: 10                           # seconds
         config: {socket.timeout.ms: "10000"}  # librdkafka settings, as -X key=value
+        # a secret librdkafka setting from a file: KEY_file, e.g. sasl.oauthbearer.client.secret_file: PATH
 
 Passwords never live in this file: a ``password`` key (or a password-like librdkafka setting
 under ``config``) is an error that says where to put it. Relative paths are relative to the
@@ -45,6 +46,7 @@ from kafkatui.kafka.settings import (
     is_sensitive_key,
     parse_bootstrap,
     parse_x_options,
+    secret_file_key,
 )
 from kafkatui.safeyaml import InputError, read_text_bounded
 
@@ -257,12 +259,14 @@ class _File:
             out: dict[str, Any] = {}
             for k_node, v_node in self._mapping(node, f"{where}: config"):
                 k = self._key(k_node)
-                if is_sensitive_key(k):
-                    hint = _FORBIDDEN.get(k, "password_env / password_file (or -X on the command line)")
+                if is_sensitive_key(k) and secret_file_key(k) is None:
+                    hint = _FORBIDDEN.get(k, f"{k}_file: PATH (a file holding it), or -X on the command line")
                     self.fail(k_node, f"{where}: {k} is a secret and does not belong in the profiles file: use {hint}")
                 v = self.scalar(v_node, f"config {k}")
                 if v is None or not isinstance(v, str | int | float | bool):
                     self.fail(v_node, f"{where}: config {k} must be a string, number or boolean")
+                if secret_file_key(k) is not None and isinstance(v, str) and v.strip():
+                    v = str((self.path.parent / Path(v.strip()).expanduser()).resolve())
                 out[k] = v
             try:
                 return check_extra(out, f"{where}: config")
@@ -331,7 +335,7 @@ def _warn_if_readable(path: Path, what: str, warnings: list[str], group: bool) -
             if group and mode & stat.S_IRGRP and mode & stat.S_IROTH
             else ("other users" if mode & stat.S_IROTH else "its group")
         )
-        warnings.append(f"warning: {what} {path} is readable by {who} (chmod 600 {path})")
+        warnings.append(f"{what} {path} is readable by {who} (chmod 600 {path})")
 
 
 def _is_null(node: yaml.Node) -> bool:
@@ -411,7 +415,29 @@ def resolve_connection(
     if profile is not None:
         loaded, warnings = load_profile(profile, path=path, environ=environ)
         settings = replace(loaded.settings, extra={**loaded.settings.extra, **extra}, **overrides)
-        return ResolvedConnection(settings, profile, loaded.writes, tuple(warnings))
+        return ResolvedConnection(settings, profile, loaded.writes, (*warnings, *trust_warnings(settings)))
     if bootstrap is None:
         raise UsageError("no cluster given: use --bootstrap host:port or --profile NAME")
-    return ResolvedConnection(ConnectionSettings(extra=extra, **overrides))
+    settings = ConnectionSettings(extra=extra, **overrides)
+    return ResolvedConnection(settings, warnings=trust_warnings(settings))
+
+
+def trust_warnings(settings: ConnectionSettings) -> tuple[str, ...]:
+    """A warning for each TLS check the settings turn off (the user asked for it; they should see it)."""
+    if (
+        not settings.security_protocol.endswith("SSL")
+        and "SSL" not in str(settings.extra.get("security.protocol", "")).upper()
+    ):
+        return ()
+    out = []
+    if str(settings.extra.get("ssl.endpoint.identification.algorithm", "https")).strip().lower() == "none":
+        out.append(
+            "ssl.endpoint.identification.algorithm=none: the brokers' host names are not checked "
+            "against their certificates (any certificate from a trusted CA is accepted for any broker)"
+        )
+    if str(settings.extra.get("enable.ssl.certificate.verification", "true")).strip().lower() in ("false", "0"):
+        out.append(
+            "enable.ssl.certificate.verification=false: the brokers' certificates are not verified "
+            "at all (anyone on the path can pose as the cluster)"
+        )
+    return tuple(out)

@@ -6,13 +6,18 @@
 as kcat does, and the kafka-python settings are derived from the merged librdkafka settings, so a
 ``-X security.protocol=SASL_SSL`` reaches both clients.
 
-Passwords are held as `Secret`, whose repr and str never show the value.
+Passwords are held as `Secret`, whose repr and str never show the value. A secret can be read
+from a file instead of given inline: ``-X sasl.password_file=PATH`` (any secret librdkafka setting
+plus ``_file``: ``ssl.key.password_file``, ``sasl.oauthbearer.client.secret_file``) reads PATH
+(without its final newline) into ``sasl.password``; librdkafka itself names no setting with ``_``, so the suffix
+cannot clash with one of its own.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
 import re
 import ssl
 from collections.abc import Iterable, Mapping
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkatui.kafka.errors import UsageError
+from kafkatui.safeyaml import InputError, read_text_bounded
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER")
@@ -27,13 +33,17 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_CLIENT_ID = "kafkatui"
 MAX_TIMEOUT = 3600.0
 
-_SENSITIVE_KEY = re.compile(r"password|secret|jaas|token|oauthbearer\.config|\.pem$|^ssl_key$", re.IGNORECASE)
+_SENSITIVE_KEY = re.compile(
+    r"password|secret|jaas|token(?!\.endpoint\.url$)|oauthbearer\.config|\.pem$|^ssl_key$", re.IGNORECASE
+)
 _HOST = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$")
 # confluent-kafka's Python-level settings (callables); a string from -X would crash the client
 _PYTHON_ONLY_KEYS = frozenset(
     {"error_cb", "throttle_cb", "stats_cb", "logger", "oauth_cb", "on_delivery", "on_commit", "on_assign"}
 )
 _RESERVED_KEYS = {"bootstrap.servers": "--bootstrap", "metadata.broker.list": "--bootstrap"}
+FILE_SUFFIX = "_file"
+MAX_SECRET_FILE_BYTES = 64 * 1024
 
 
 class Secret:
@@ -66,6 +76,34 @@ class Secret:
 def is_sensitive_key(key: str) -> bool:
     """True for librdkafka settings that hold secrets (sasl.password, ssl.key.password, ...)."""
     return bool(_SENSITIVE_KEY.search(key))
+
+
+def secret_file_key(key: str) -> str | None:
+    """The secret setting that ``KEY_file`` reads from a file (``sasl.password_file`` -> ``sasl.password``)."""
+    if key.endswith(FILE_SUFFIX) and len(key) > len(FILE_SUFFIX):
+        stem = key[: -len(FILE_SUFFIX)]
+        if is_sensitive_key(stem):
+            return stem
+    return None
+
+
+def read_secret_file(key: str, path_text: str, origin: str = "-X") -> Secret:
+    """The contents of the file a ``KEY_file`` setting names, as a `Secret`; UsageError in one line."""
+    from pathlib import Path
+
+    path = Path(path_text).expanduser()
+    try:
+        text = read_text_bounded(path, MAX_SECRET_FILE_BYTES)
+    except InputError as exc:
+        raise UsageError(f"{origin}: {key} {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"{origin}: {key} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{origin}: {key} {path}: not UTF-8 text") from None
+    secret = text.rstrip("\r\n")  # as a profile's password_file: the whole file but its final newline
+    if not secret:
+        raise UsageError(f"{origin}: {key} {path} is empty")
+    return Secret(secret)
 
 
 def _reveal(value: str | Secret) -> str:
@@ -169,6 +207,12 @@ def check_extra(extra: Mapping[str, Any], origin: str = "-X") -> dict[str, str |
             raise UsageError(f"{origin}: set {key} with {_RESERVED_KEYS[key]}, not {origin}")
         if isinstance(value, Secret):
             out[key] = value
+            continue
+        stem = secret_file_key(key)
+        if stem is not None:
+            if not isinstance(value, str) or not value.strip():
+                raise UsageError(f"{origin}: {key} takes the path of a file holding the {stem}")
+            out[stem] = read_secret_file(key, value.strip(), origin)
             continue
         if isinstance(value, bool):
             text = "true" if value else "false"
@@ -340,6 +384,9 @@ class ConnectionSettings:
             if key == "sasl.mechanism":
                 conf.pop("sasl.mechanisms", None)
             conf[key] = value
+        for key in ("sasl.mechanism", "sasl.mechanisms"):  # librdkafka knows SCRAM-SHA-512, not scram-sha-512
+            if key in conf and not isinstance(conf[key], Secret):
+                conf[key] = str(conf[key]).strip().upper()
         return conf
 
     @staticmethod
@@ -375,10 +422,12 @@ class ConnectionSettings:
     def to_kafka_python(self) -> dict[str, Any]:
         """KafkaAdminClient keyword arguments, derived from the merged librdkafka settings.
 
-        Maps security.protocol, sasl.mechanism(s), sasl.username/password, ssl.ca.location,
-        ssl.certificate.location, ssl.key.location, ssl.key.password, client.id,
-        ssl.endpoint.identification.algorithm=none and enable.ssl.certificate.verification=false.
-        Holds passwords in clear: never log it.
+        Maps security.protocol, sasl.mechanism(s), sasl.username/password, ssl.ca.location (a file or,
+        through an SSLContext, a directory), ssl.ca.pem, ssl.certificate.location, ssl.key.location,
+        ssl.key.password, client.id, ssl.endpoint.identification.algorithm=none,
+        enable.ssl.certificate.verification=false, and for OAUTHBEARER a token provider doing what
+        librdkafka does with sasl.oauthbearer.* (`kafkatui.kafka.oauth`). Holds passwords in clear:
+        never log it.
         """
         conf = self.to_confluent()
         kwargs: dict[str, Any] = {
@@ -407,6 +456,13 @@ class ConnectionSettings:
             kwargs["ssl_check_hostname"] = False
         if conf.get("enable.ssl.certificate.verification", "true").lower() in ("false", "0"):
             kwargs["ssl_context"] = _unverified_context(kwargs)
+        elif conf.get("ssl.ca.pem") or os.path.isdir(conf.get("ssl.ca.location", "")):
+            # kafka-python's ssl_cafile takes one file: a CA directory or inline PEM needs a context
+            kwargs["ssl_context"] = _verifying_context(kwargs, conf)
+        if kwargs.get("sasl_mechanism") == "OAUTHBEARER":
+            from kafkatui.kafka.oauth import token_provider
+
+            kwargs["sasl_oauth_token_provider"] = token_provider(conf, self.timeout)
         return kwargs
 
     def __repr__(self) -> str:
@@ -420,6 +476,19 @@ class ConnectionSettings:
         )
 
     __str__ = __repr__
+
+
+def _verifying_context(kwargs: Mapping[str, Any], conf: Mapping[str, str]) -> ssl.SSLContext:
+    """An SSLContext that verifies against ssl.ca.pem or a CA directory (ssl.ca.location), as librdkafka does."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = kwargs.get("ssl_check_hostname", True)
+    if conf.get("ssl.ca.pem"):
+        ctx.load_verify_locations(cadata=conf["ssl.ca.pem"])
+    else:
+        ctx.load_verify_locations(capath=conf["ssl.ca.location"])
+    if kwargs.get("ssl_certfile"):
+        ctx.load_cert_chain(kwargs["ssl_certfile"], kwargs.get("ssl_keyfile"), kwargs.get("ssl_password"))
+    return ctx
 
 
 def _unverified_context(kwargs: Mapping[str, Any]) -> ssl.SSLContext:

@@ -92,7 +92,14 @@ from kafkatui.kafka.errors import (
     scrub,
 )
 from kafkatui.kafka.settings import ConnectionSettings, parse_host_port
-from kafkatui.kafka.tlsprobe import PROBE_TIMEOUT, explain, explain_file_setting, verify_failure_reason
+from kafkatui.kafka.tlsprobe import (
+    PROBE_TIMEOUT,
+    REJECTED_CLIENT_CERT,
+    client_certificate_hint,
+    explain,
+    explain_file_setting,
+    verify_failure_reason,
+)
 from kafkatui.kafka.versions import BrokerVersions, cluster_version
 from kafkatui.model.snapshot import (
     BrokerInfo,
@@ -692,7 +699,10 @@ class KafkaClusterSource:
         return err
 
     def _explain_verify_failure(self, err: KafkaTuiError) -> KafkaTuiError:
-        """librdkafka's "certificate verify failed" with the cause, found by one TLS probe."""
+        """librdkafka's "certificate verify failed" with the cause, found by one TLS probe; a client
+        certificate the broker rejected with what is wrong with it, when this side can tell."""
+        if isinstance(err, AuthenticationError) and err.message.endswith(REJECTED_CLIENT_CERT):
+            return AuthenticationError(err.message + client_certificate_hint(self.settings.to_confluent()))
         m = _UNVERIFIED.match(err.message)
         if not isinstance(err, AuthenticationError) or m is None:
             return err

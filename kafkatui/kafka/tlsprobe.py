@@ -23,6 +23,7 @@ from kafkatui.kafka.errors import one_line
 log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 3.0
+REJECTED_CLIENT_CERT = "the broker rejected the client certificate"
 
 _HINTS = {
     "certificate has expired": "renew the broker's certificate, or check this machine's clock",
@@ -114,3 +115,27 @@ def explain_file_setting(reason: str, conf: Mapping[str, str]) -> str | None:
     except OSError as exc:
         return f"{key} {path}: {exc.strerror or exc}"
     return f"{key} {path}: {_FILE_WANTS[key]}"
+
+
+def client_certificate_hint(conf: Mapping[str, str]) -> str:
+    """What follows "the broker rejected the client certificate": none given (the listener requires
+    one), or the certificate's own dates when it has expired or is not valid yet; else ""."""
+    cert = conf.get("ssl.certificate.location")
+    if not cert and not conf.get("ssl.certificate.pem") and not conf.get("ssl.keystore.location"):
+        return " (none was given: this listener requires one (mTLS): set ssl.certificate.location and ssl.key.location)"
+    if not cert:
+        return ""
+    try:
+        decoded = ssl._ssl._test_decode_cert(cert)  # type: ignore[attr-defined]  # noqa: SLF001 - no public API
+        not_before = ssl.cert_time_to_seconds(decoded["notBefore"])
+        not_after = ssl.cert_time_to_seconds(decoded["notAfter"])
+    except (OSError, ssl.SSLError, ValueError, KeyError, AttributeError):
+        return ""
+    import time
+
+    now = time.time()
+    if now > not_after:
+        return f": ssl.certificate.location {cert} expired on {decoded['notAfter']}"
+    if now < not_before:
+        return f": ssl.certificate.location {cert} is not valid before {decoded['notBefore']} (check the clock)"
+    return " (is it signed by a CA the broker trusts, and for the right principal?)"

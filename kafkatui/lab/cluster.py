@@ -26,6 +26,7 @@ from typing import ClassVar
 from kafkatui.lab import config
 from kafkatui.lab.errors import NoLab, StartFailed
 from kafkatui.lab.fetch import ensure_jars, require_java
+from kafkatui.lab.security import LabSecurity
 from kafkatui.lab.versions import KafkaRelease, release
 
 STARTED = "Kafka Server started"
@@ -133,6 +134,7 @@ class LabCluster:
     brokers: int = 3
     racks: tuple[str, ...] = ()
     sasl: bool = False  # each broker also gets a SASL_PLAINTEXT/PLAIN listener, and ACLs are enforced
+    security: LabSecurity | None = None  # TLS, mTLS, SCRAM and OAUTHBEARER listeners (lab/security.py)
     broker_heap: str = "384m"
     controller_heap: str = "256m"
     nodes: dict[str, Node] = field(default_factory=dict)
@@ -171,6 +173,8 @@ class LabCluster:
             for i in range(1, self.brokers + 1)
         ]
         self.cluster_id = new_cluster_id()
+        if self.security is not None:
+            self.security.prepare(self.root / "security", [s.node_id for s in specs[1:]], free_ports)
         if self.rel.log4j2:
             (self.root / "log4j2.yaml").write_text(config.LOG4J2_YAML, encoding="utf-8")
         else:
@@ -182,6 +186,8 @@ class LabCluster:
                 _clear(home)
             (home / "logs").mkdir(parents=True)
             props = config.server_properties(spec, ports[0], self.brokers, home / "data", self.sasl)
+            if self.security is not None:
+                props = self.security.amend(props, spec)
             (home / "server.properties").write_text(props, encoding="utf-8")
             self.nodes[spec.name] = Node(spec, home)
         self._format()
@@ -220,6 +226,7 @@ class LabCluster:
             "-XX:-UsePerfData",
             "-Djava.awt.headless=true",
             log,
+            *(self.security.jvm_flags() if self.security is not None else ()),
             "-cp",
             f"{self.libs}/*",
         ]
@@ -236,6 +243,7 @@ class LabCluster:
                 f"--cluster-id={self.cluster_id}",
                 "--config",
                 str(node.home / "server.properties"),
+                *(self.security.scram_format_args() if self.security is not None else ()),
             ]
             with open(node.logs / "format.out", "wb") as out:  # its log files go to the node's logs, not the cwd
                 procs.append(
@@ -266,6 +274,8 @@ class LabCluster:
             self._spawn(node)
         self._save()
         self.wait_ready(list(self.nodes), timeout)
+        if self.security is not None:
+            self.security.grant_reader(self.bootstrap)
 
     def _node_command(self, node: Node) -> list[str]:
         """The java command line that runs `node`."""
@@ -489,6 +499,8 @@ class LabCluster:
                 except subprocess.TimeoutExpired:
                     node.proc.kill()
                     node.proc.wait()
+        if self.security is not None:
+            self.security.close()
         self._save()
 
     # ---------------------------------------------------------------- state
@@ -504,6 +516,7 @@ class LabCluster:
             "sasl_bootstrap": self.sasl_bootstrap or None,
             "lab_pid": os.getpid(),
             "control_port": self.control_port,
+            **({"security": self.security.state()} if self.security is not None and self.security.ports else {}),
             "nodes": [
                 {"name": n.spec.name, "id": n.spec.node_id, "port": n.spec.port, "rack": n.spec.rack, "pid": n.pid}
                 for n in self.nodes.values()

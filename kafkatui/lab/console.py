@@ -59,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
         "--dir", type=Path, default=None, help=f"where each node's data, pid file and logs go (default {default_dir()})"
     )
     p.add_argument("--no-topics", action="store_true", help="do not create the demo topics")
+    p.add_argument(
+        "--security",
+        default=None,
+        metavar="MODE",
+        help="also serve secured listeners with ACLs: sasl_ssl (SCRAM-SHA-512), ssl, mtls, oauthbearer "
+        "(comma-separated, or all); prints the client settings (docs/lab.md)",
+    )
     p.add_argument("--fetch-only", action="store_true", help="fetch the jars into the cache and exit")
     return p
 
@@ -106,6 +113,18 @@ def main_lab(argv: list[str]) -> int:
     if any(not r for r in racks):
         error("--racks takes non-empty names separated by commas, e.g. a,b,c")
         return EXIT_USAGE
+    security = None
+    if ns.security is not None:
+        from kafkatui.lab.security import LabSecurity, parse_modes
+
+        try:
+            security = LabSecurity(parse_modes(ns.security))
+        except ValueError as exc:
+            error(f"--security: {exc}")
+            return EXIT_USAGE
+        if rel.zookeeper:
+            error("--security: ZooKeeper-mode labs have no secured listeners yet; use a KRaft line (4.4 ... 3.9)")
+            return EXIT_USAGE
     from kafkatui.lab.fetch import ensure_jars, is_fetched
     from kafkatui.lab.zookeeper import lab_for
 
@@ -116,7 +135,7 @@ def main_lab(argv: list[str]) -> int:
         root = (ns.dir or default_dir()).resolve()
         if not is_fetched(rel):
             print(f"fetching Kafka {rel.version}'s jars with Maven (once)...", flush=True)
-        lab = lab_for(root, rel, ns.brokers, racks)
+        lab = lab_for(root, rel, ns.brokers, racks, security=security)
         return _run(lab, create_topics=not ns.no_topics)
     except LabError as exc:
         error(str(exc))
@@ -158,6 +177,10 @@ def _run(lab: Any, create_topics: bool) -> int:
             flush=True,
         )
         print(f"bootstrap: {lab.bootstrap}", flush=True)
+        if lab.security is not None:
+            from kafkatui.lab.security import banner
+
+            print(banner(lab.security), flush=True)
         while not _stop_signal:
             server.poll(0.5)
             for node in lab.exited_unexpectedly():

@@ -19,6 +19,7 @@ from kafkatui.lab import config, zkconfig
 from kafkatui.lab.cluster import LabCluster, Node, _clear, free_ports
 from kafkatui.lab.errors import NoLab, StartFailed
 from kafkatui.lab.fetch import ensure_jars, require_java
+from kafkatui.lab.security import LabSecurity
 from kafkatui.lab.versions import KafkaRelease
 
 ZK_STARTED = "started (kafka.server.KafkaServer)"
@@ -26,12 +27,20 @@ ZK_STARTED = "started (kafka.server.KafkaServer)"
 
 
 def lab_for(
-    root: Path, rel: KafkaRelease, brokers: int = 3, racks: tuple[str, ...] = (), sasl: bool = False
+    root: Path,
+    rel: KafkaRelease,
+    brokers: int = 3,
+    racks: tuple[str, ...] = (),
+    sasl: bool = False,
+    security: LabSecurity | None = None,
 ) -> LabCluster:
-    """A lab of `rel` in its mode: a `ZooKeeperLab` for 2.8 and 3.9-zk, a KRaft `LabCluster` otherwise."""
+    """A lab of `rel` in its mode: a `ZooKeeperLab` for 2.8 and 3.9-zk, a KRaft `LabCluster` otherwise
+    (secured listeners, `security`, on KRaft only: ValueError for a ZooKeeper line)."""
     if rel.zookeeper:
+        if security is not None:
+            raise ValueError("ZooKeeper-mode labs have no secured listeners yet")
         return ZooKeeperLab(root, rel, brokers, racks, sasl)
-    return LabCluster(root, rel, brokers, racks, sasl)
+    return LabCluster(root, rel, brokers, racks, sasl, security=security)
 
 
 @dataclass

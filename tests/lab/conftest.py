@@ -81,3 +81,15 @@ def any_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
 def logs_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
     """The lines whose broker logs kafkatui replays (support.ZK_BROKER_LOG_LINES adds the ZooKeeper ones)."""
     return lab_pool.get(str(request.param))
+
+
+@pytest.fixture(scope="package")
+def secure_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
+    """The default line with every secured listener (SCRAM, TLS, mTLS, OIDC; tests/lab/test_security*.py)."""
+    from tests.lab.support import start_secure_lab
+
+    lab = start_secure_lab(tmp_path_factory.mktemp("secure"))
+    try:
+        yield lab
+    finally:
+        lab.stop()

@@ -72,6 +72,21 @@ def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...]
     return lab
 
 
+def start_secure_lab(root: Path, brokers: int = 3) -> LabCluster:
+    """A started lab of the default line with every security mode's listener (kafkatui.lab.security)."""
+    from kafkatui.lab.security import LabSecurity
+    from kafkatui.lab.versions import DEFAULT
+
+    lab = LabCluster(root, release(DEFAULT), brokers, security=LabSecurity())
+    try:
+        lab.prepare()
+        lab.start()
+    except (LabError, OSError) as exc:
+        lab.stop()
+        cannot_run(f"real Kafka {DEFAULT} lab with secured listeners could not start: {exc}")
+    return lab
+
+
 def lab_fixture(
     request: pytest.FixtureRequest,
     tmp_path_factory: pytest.TempPathFactory,
