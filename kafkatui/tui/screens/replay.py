@@ -157,8 +157,13 @@ class ReplayScreen(Replayed):
         n = len(self._incidents)
         st = self.data.stats
         damaged = f" · {st.torn} torn, {st.garbled} garbled frame lines skipped" if st.torn or st.garbled else ""
+        ends = self.data.summary.recording_ends
+        ended = f" · the recording ends at {clock(ends[-1], False)}" if ends else ""
+        if any(i.ongoing for i in self._incidents.values()):
+            ended += " (ongoing: still open when the recording ends)"
         self.query_one("#incidents-caption", Static).update(
             f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
+            + ended
             + damaged
         )
         incidents: VirtualTable[int] = self.query_one("#incidents", VirtualTable)
@@ -333,7 +338,7 @@ class ReplayScreen(Replayed):
         if col == "start":
             return clock(i.start_ms)
         if col == "duration":
-            return duration(i.duration_s)
+            return Text("ongoing", style="bold") if i.ongoing else duration(i.duration_s)
         if col == "first":
             return "-" if i.first_broker_out is None else f"broker {i.first_broker_out}"
         if col == "parts":
