@@ -60,7 +60,8 @@ class ProgressLines:
     def attach(self, spark: SparkSession) -> None:
         sc = spark.sparkContext
         try:
-            pid = int(sc._jvm.java.lang.ProcessHandle.current().pid())  # noqa: SLF001
+            jvm: Any = sc._jvm  # noqa: SLF001
+            pid = int(jvm.java.lang.ProcessHandle.current().pid())
             self.emit("jvm", pid=pid)
         except Exception:  # not a local JVM we can name (none under some launchers): no pid line
             pass

@@ -65,7 +65,7 @@ def package_zip(directory: Path | None = None) -> Path:
 def ship(spark: SparkSession) -> Path | None:
     """Add kafkatui's zip to the session unless the master is local; returns the zip (None: local)."""
     sc = spark.sparkContext
-    if sc.master.startswith("local"):
+    if (sc.master or "local").startswith("local"):
         return None
     path = package_zip()
     sc.addPyFile(str(path))
