@@ -3,11 +3,12 @@
 Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or on any Spark cluster with
 spark-submit (recipes: docs/replay-cluster.md); inputs and ``--out`` are paths or Hadoop URIs::
 
-    cd kafkatui-checkout && zip -qr /tmp/kafkatui.zip kafkatui
-    spark-submit --py-files /tmp/kafkatui.zip kafkatui/history/replay_job.py \\
+    kafkatui replay --spark-submit --day 2026-11-20 --history hdfs:///kafkatui/history   # prints:
+    spark-submit --py-files ~/.cache/kafkatui/ship/kafkatui-VERSION-HASH.zip kafkatui/history/replay_job.py \\
         --day 2026-11-20 --history hdfs:///kafkatui/history --out hdfs:///kafkatui/replay/2026-11-20
 
-Only pyspark and the Python standard library are needed besides the zipped ``kafkatui`` package.
+Only pyspark and the Python standard library are needed besides ``kafkatui``, which the job ships to the
+executors itself (`kafkatui.history.ship`); the driver needs it installed or as ``--py-files``.
 
 Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...) in Spark
 stages (`kafkatui.history.replay_read`): recordings (partition records, snapshot records expanded to

@@ -251,7 +251,7 @@ class KafkaTuiApp(App[None]):
         Binding("p", "pause", "pause"),
         Binding("f", "findings", "findings"),
         Binding("w", "what_if", "what-if"),
-        Binding("d", "launch_replay", "replay"),
+        Binding("d", "launch_replay", "replay", show=False),  # on every screen; the overview's footer shows it
         Binding("u", "revert_last", "revert", show=False),
         Binding("q", "quit", "quit"),
     ]
