@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.css.query import NoMatches
 from textual.pilot import Pilot
 
 from kafkatui.history.recorder import Recorder
@@ -57,6 +58,15 @@ async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: 
             return True
         await asyncio.sleep(0.2)  # not pilot.pause: on a loaded machine its wait for idle times out
     return predicate()
+
+
+def brokers_cursor(app: KafkaTuiApp) -> int | None:
+    """The Replay screen's brokers cursor, None while the screen is still being composed."""
+    try:
+        key: int | None = app.screen.query_one("#brokers", VirtualTable).cursor_key
+    except NoMatches:
+        return None
+    return key
 
 
 def notes(app: KafkaTuiApp) -> list[str]:
@@ -113,7 +123,7 @@ def test_launch_shows_progress_and_lands_on_the_first_incident(java: None, state
             assert first.ongoing  # still under min ISR where the recording ends: now
             assert screen.data.summary.recording_ends == (int(FIXED * 1000),)
             assert screen.minute == screen.data.minute_of(first.start_ms)
-            assert await wait_until(pilot, lambda: screen.query_one("#brokers", VirtualTable).cursor_key == 3, 10)
+            assert await wait_until(pilot, lambda: brokers_cursor(app) == 3, 30)
             assert await wait_until(pilot, lambda: any("broker 3 out first" in n for n in notes(app)), 5)
 
     asyncio.run(run())
