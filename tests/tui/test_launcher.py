@@ -7,6 +7,7 @@ is launched, so the incident is ongoing where the recording ends (now)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import dataclasses
 import shutil
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from kafkatui.history.recorder import Recorder
 from kafkatui.history.replay_launch import pid_alive
@@ -251,3 +253,28 @@ def test_snapshot_error(snap_state: None, snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(failing_app(), terminal_size=SIZE, run_before=fail)
+
+
+def test_replay_without_out_opens_the_launcher(snap_state: None, tmp_path: Path) -> None:
+    from kafkatui.tui.run import LAUNCHER, add_tui_arguments
+
+    p = argparse.ArgumentParser()
+    add_tui_arguments(p)
+    assert p.parse_args(["--replay"]).replay == LAUNCHER
+    assert p.parse_args(["--replay", "out"]).replay == Path("out")
+    app = KafkaTuiApp(None, auto_refresh=False, clock=lambda: FIXED, history_dir=tmp_path, launch_replay=True)
+
+    async def run() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            assert await wait_until(pilot, lambda: isinstance(app.screen, LauncherScreen), 10)
+            screen = app.screen
+            assert isinstance(screen, LauncherScreen)
+            assert screen.fields().sources == str(tmp_path)
+            await pilot.press("ctrl+a")  # the day field: a day to come is refused, the form stays
+            screen.query_one("#day", Input).value = "2099-01-01"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, LauncherScreen)
+            assert "that day has not come yet" in str(screen.query_one("#launch-error", Static).content)
+
+    asyncio.run(run())
