@@ -411,7 +411,9 @@ class KafkaTuiApp(App[None]):
             write_actions.settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             if isinstance(screen, LiveView):
-                screen.update_state(message.state)
+                # a screen pushed from a worker (the launcher's Replay screen) may still be composing
+                with suppress(NoMatches):
+                    screen.update_state(message.state)
         self.gc_pacer.state_applied()
 
     def _show_record_error(self) -> None:
