@@ -10,12 +10,14 @@ goes on; the launcher key shows it again).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, Static
 
@@ -174,7 +176,8 @@ class ProgressScreen(ModalScreen[str | None]):
 
     def show(self, progress: Progress) -> None:
         self.progress = progress
-        self.query_one("#progress-text", Static).update(progress_text(progress, self.app.size.width))
+        with suppress(NoMatches):  # pushed a moment ago and still composing: on_mount shows it
+            self.query_one("#progress-text", Static).update(progress_text(progress, self.app.size.width))
 
     def action_cancel_job(self) -> None:
         self.dismiss("cancel")
