@@ -6,7 +6,15 @@ import runpy
 import sys
 from pathlib import Path
 
-BENCHES = ["sim_scale.py", "check_vs_kcat.py", "check_vs_kafka_tools.py", "tui_table.py", "tui_app.py", "replay_day.py", "launcher.py"]
+BENCHES = [
+    "sim_scale.py",
+    "check_vs_kcat.py",
+    "check_vs_kafka_tools.py",
+    "tui_table.py",
+    "tui_app.py",
+    "replay_day.py",
+    "launcher.py",
+]
 
 if __name__ == "__main__":
     here = Path(__file__).parent
