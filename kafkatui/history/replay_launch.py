@@ -128,6 +128,7 @@ class Launch:
     _cancelled: bool = False
     _done: dict[str, Any] | None = None
     _thread: threading.Thread | None = None
+    _cancel_done: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> None:
         """Start the child; OSError when it cannot be started (the log cannot be written)."""
@@ -168,6 +169,8 @@ class Launch:
             with contextlib.suppress(Exception):  # a callback's bug must not leave the child unread
                 self.on_line(line)
         code = self.proc.wait()
+        if self._cancelled:  # the outcome waits until the JVM is gone and the output removed
+            self._cancel_done.wait(4 * STOP_GRACE_S)
         self.on_end(self._outcome(code))
 
     def _outcome(self, code: int) -> Outcome:
@@ -182,12 +185,15 @@ class Launch:
         """End the job and its JVM (the whole process group), then remove its output directory."""
         self._cancelled = True
         proc = self.proc
-        if proc is None:
-            return
-        _kill_group(proc, STOP_GRACE_S)
-        if self.jvm_pid is not None:
-            _wait_gone(self.jvm_pid, STOP_GRACE_S)
-        shutil.rmtree(self.spec.out, ignore_errors=True)
+        try:
+            if proc is None:
+                return
+            _kill_group(proc, STOP_GRACE_S)
+            if self.jvm_pid is not None:
+                _wait_gone(self.jvm_pid, STOP_GRACE_S)
+            shutil.rmtree(self.spec.out, ignore_errors=True)
+        finally:
+            self._cancel_done.set()
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the reader has handed over the outcome (tests, quitting)."""

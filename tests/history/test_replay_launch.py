@@ -96,7 +96,13 @@ def test_cancel_ends_the_process_group_and_removes_the_output(tmp_path: Path) ->
     spec = FakeJob(DAY, tmp_path / "replays" / "out")
     lines: list[dict[str, object]] = []
     ended: list[Outcome] = []
-    launch = Launch(spec, on_line=lines.append, on_end=ended.append)
+    out_at_end: list[bool] = []
+
+    def end(outcome: Outcome) -> None:  # the dashboard says "cancelled" only once the output is gone
+        out_at_end.append(spec.out.exists())
+        ended.append(outcome)
+
+    launch = Launch(spec, on_line=lines.append, on_end=end)
     launch.start()
     spec.out.mkdir()
     (spec.out / "_KAFKATUI_REPLAY").write_text("claimed\n")
@@ -110,5 +116,5 @@ def test_cancel_ends_the_process_group_and_removes_the_output(tmp_path: Path) ->
     launch.wait(10)
     assert not pid_alive(pid) and not launch.running
     assert not spec.out.exists() and spec.log.exists()
-    assert ended and ended[0].cancelled
+    assert ended and ended[0].cancelled and out_at_end == [False]
     assert json.loads(json.dumps(lines[0]))["kind"] == "jvm"
