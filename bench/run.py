@@ -14,6 +14,7 @@ BENCHES = [
     "tui_app.py",
     "replay_day.py",
     "rolling_gates.py",
+    "launcher.py",
 ]
 
 if __name__ == "__main__":

@@ -153,25 +153,44 @@ class Recorder:
             self.records_written += len(records)
             return len(records)
 
+    def flush(self, ts: float | None = None) -> int:
+        """Write what is known but not yet on disk: failures not yet followed by a snapshot, as a gap
+        ending at `ts` (now by default), so a replay of today sees the outage going on. Every change
+        is on disk as soon as `record` returns. Returns the records written (0 or 1); raises
+        RecorderError. Recording goes on (its next record starts with a snapshot after a gap)."""
+        with self._lock:
+            return self._flush_gap(ts if ts is not None else time.time())
+
     def close(self, ts: float | None = None) -> int:
         """Stop recording: failures not yet followed by a snapshot are written as a gap ending at `ts`
-        (now by default), so a recording stopped during an outage still says so. Returns the records
-        written (0 or 1); raises RecorderError. Recording may go on afterwards."""
+        (now by default), so a recording stopped during an outage still says so, then an ``end`` record
+        (a replay carries no state past it). Returns the records written; raises RecorderError.
+        Recording may go on afterwards (it starts with a snapshot)."""
         with self._lock:
-            if not self._failures:
-                return 0
-            assert self._gap_start is not None
             ts = ts if ts is not None else time.time()
+            written = self._flush_gap(ts)
+            if self._prev is None and not written:
+                return 0  # nothing was recorded: nothing ends
             cluster = self._prev.cluster_id if self._prev is not None else None
-            self._append(
-                schema.hour_path(self.directory, ts),
-                [schema.gap_record(ts, cluster, self._gap_start, self._gap_reason, self._failures)],
-            )
+            self._append(schema.hour_path(self.directory, ts), [schema.end_record(ts, cluster)])
             self.records_written += 1
-            self._gap_start = None
-            self._failures = 0
             self._prev = None  # what happens next is unknown: the next record starts with a snapshot
-            return 1
+            return written + 1
+
+    def _flush_gap(self, ts: float) -> int:
+        if not self._failures:
+            return 0
+        assert self._gap_start is not None
+        cluster = self._prev.cluster_id if self._prev is not None else None
+        self._append(
+            schema.hour_path(self.directory, ts),
+            [schema.gap_record(ts, cluster, self._gap_start, self._gap_reason, self._failures)],
+        )
+        self.records_written += 1
+        self._gap_start = None
+        self._failures = 0
+        self._prev = None  # what happens next is unknown: the next record starts with a snapshot
+        return 1
 
     def poll(self, source: ClusterSource) -> ClusterSnapshot | None:
         """Take one snapshot from `source` and record it; an unreachable cluster is recorded as a failure."""

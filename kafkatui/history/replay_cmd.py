@@ -16,9 +16,11 @@ from kafkatui.history.replay_job import (
     EXIT_FAILED,
     EXIT_NO_JAVA,
     STAGES,
+    ReplayConfig,
     ReplayError,
     ReplayResult,
     add_arguments,
+    conf_from,
     config_from,
 )
 
@@ -58,7 +60,7 @@ def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -
         rows.append(
             (
                 _hms(inc["start_ms"]),
-                _hms(inc["end_ms"], summary["day_start_ms"]),
+                "ongoing" if inc.get("ongoing") else _hms(inc["end_ms"], summary["day_start_ms"]),
                 f"{inc['duration_s']:.2f}",
                 first,
                 str(inc["partitions"]),
@@ -81,6 +83,13 @@ def incident_table(summary: dict[str, Any], limit: int = 15, width: int = 120) -
         (f"{more} more in summary.json and incidents/; " if more > 0 else "")
         + "first out: the first broker to leave an ISR in the episode that led to it, and when; "
         "<min: peak partitions under min ISR; offl: peak offline"
+        + (
+            "; ongoing: still open where the recording ends ("
+            + ", ".join(_hms(e)[:8] for e in summary["recording_ends"])
+            + ")"
+            if summary.get("recording_ends")
+            else ""
+        )
     )
     table.caption_justify = "left"
     return table
@@ -124,9 +133,15 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
     console = console or Console()
     try:
         cfg = config_from(ns)
+        conf = conf_from(ns)
     except ReplayError as exc:
         _err(str(exc))
         return exc.exit_code
+    if getattr(ns, "spark_submit", False):
+        print(submit_command(ns, conf))
+        return 0
+    if getattr(ns, "progress_lines", False):
+        return _run_with_lines(cfg, ns.master, conf)
     from kafkatui.history.replay_job import spark_error_line, spark_log_path
 
     log = spark_log_path(cfg)
@@ -146,7 +161,7 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
                 name = STAGES[stage] if stage < len(STAGES) else "done"
                 bar.update(task, completed=stage, description=f"{name}: {detail}")
 
-            result = replay(cfg, ns.master, progress)
+            result = replay(cfg, ns.master, progress, conf=conf)
     except ReplayError as exc:
         _err(str(exc))
         return exc.exit_code
@@ -182,6 +197,64 @@ def _postmortem(ns: argparse.Namespace, result: ReplayResult) -> int:
 EXIT_REPORT_REMOTE = 3
 
 
+def _run_with_lines(cfg: ReplayConfig, master: str | None, conf: dict[str, str]) -> int:
+    """The job for the dashboard: progress as JSON Lines on stdout (`replay_progress`), errors as
+    one line on stderr, the exit codes of `run`."""
+    from kafkatui.history.replay_job import replay, spark_error_line, spark_log_path
+    from kafkatui.history.replay_progress import ProgressLines
+    from kafkatui.history.spark_session import NoJavaError
+
+    lines = ProgressLines()
+    try:
+        result = replay(cfg, master, lines, on_session=lines.attach, conf=conf)
+    except ReplayError as exc:
+        _err(str(exc))
+        return exc.exit_code
+    except NoJavaError as exc:
+        _err(str(exc))
+        return EXIT_NO_JAVA
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:
+        log = spark_log_path(cfg)
+        where = f" (Spark's log: {log})" if log.exists() else ""
+        _err(f"the replay job failed: {spark_error_line(exc)}{where}")
+        return EXIT_FAILED
+    finally:
+        lines.close()
+    lines.emit(
+        "done", out=str(result.out), incidents=len(result.summary["incidents"]), seconds=round(result.seconds, 1)
+    )
+    return 0
+
+
+def submit_command(ns: argparse.Namespace, conf: dict[str, str]) -> str:
+    """The spark-submit command line of this replay: the job file, and kafkatui's zip as --py-files
+    (the driver imports it from there; the executors get it from the job either way)."""
+    import shlex
+
+    from kafkatui.history import replay_job
+    from kafkatui.history.ship import package_zip
+
+    args = ["spark-submit"]
+    if ns.master:
+        args += ["--master", ns.master]
+    for key, value in conf.items():
+        args += ["--conf", f"{key}={value}"]
+    args += ["--py-files", str(package_zip()), replay_job.__file__, "--day", ns.day]
+    if ns.history:
+        args += ["--history", str(ns.history)]
+    for g in ns.broker_logs:
+        args += ["--broker-logs", g]
+    for flag, value in (("--out", ns.out), ("--min-isr", ns.min_isr), ("--until", ns.until)):
+        if value is not None:
+            args += [flag, str(value)]
+    if ns.tz != "UTC":
+        args += ["--tz", ns.tz]
+    return " ".join(shlex.quote(a) for a in args)
+
+
 def main_replay(argv: list[str]) -> int:
     from kafkatui.report.cmd import add_output_arguments
 
@@ -193,4 +266,14 @@ def main_replay(argv: list[str]) -> int:
         help="then write the day's postmortem (Markdown and HTML, see `kafkatui report --help`) under OUT/report",
     )
     add_output_arguments(p)
+    p.add_argument(
+        "--progress-lines",
+        action="store_true",
+        help="progress as JSON Lines on stdout instead of a bar (what the dashboard's launcher reads)",
+    )
+    p.add_argument(
+        "--spark-submit",
+        action="store_true",
+        help="print the spark-submit command of this replay (with kafkatui's zip as --py-files) and exit",
+    )
     return run(p.parse_args(argv))

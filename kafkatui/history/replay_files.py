@@ -28,6 +28,8 @@ MINUTE_MS = 60_000
 _CHUNK = 1 << 16
 LAYOUT = "layout.json"  # frames/layout.json: how the job laid the frames out (absent before layout 2)
 FRAMES_LAYOUT = {"schema": "kafkatui.frames/2", "sorted_by": "ts_ms"}
+# the reason of the gap that follows where a recording ends (the job writes it, the screens read it)
+NOT_RECORDED = "not recorded: the recording ends here"
 
 
 class ReplayDataError(KafkaTuiError):
@@ -64,6 +66,7 @@ class Incident:
     partitions: int
     peak_under_min_isr: int
     peak_offline: int
+    ongoing: bool = False  # still open where the recording ends (end_ms is that end, not its end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,7 @@ class Summary:
     incidents: tuple[Incident, ...]
     brokers: tuple[dict[str, Any], ...]
     top_partitions: tuple[dict[str, Any], ...]
+    recording_ends: tuple[int, ...] = ()  # where the recordings end (ms): nothing is known past them
 
 
 @dataclass(slots=True)
@@ -189,6 +193,7 @@ def _summary(raw: dict[str, Any]) -> Summary:
             as_int(i.get("partitions", 0), "partitions"),
             as_int(i.get("peak_under_min_isr", 0), "peak_under_min_isr"),
             as_int(i.get("peak_offline", 0), "peak_offline"),
+            bool(i.get("ongoing", False)),
         )
         for i in raw.get("incidents") or ()
     )
@@ -208,6 +213,7 @@ def _summary(raw: dict[str, Any]) -> Summary:
         tuple(sorted(incidents, key=lambda i: i.start_ms)),
         tuple(raw.get("brokers") or ()),
         tuple(raw.get("top_partitions") or ()),
+        tuple(as_int(e, "recording end") for e in raw.get("recording_ends") or ()),
     )
 
 

@@ -65,7 +65,7 @@ def carry_files(history: Path, day: date) -> list[Path]:
 _FAST = b'{"v":1,"type":"'
 # a recorder-layout partition line whose ts is not a number (or missing): garbled, not an event
 _BAD_PART_TS = re.compile(rb'\n\{"v":1,"type":"partition",(?!"ts":-?[0-9])')
-_META_TYPES = (b"broker", b"snapshot", b"gap")
+_META_TYPES = (b"broker", b"snapshot", b"gap", b"end")
 
 
 @dataclass(slots=True)
@@ -75,7 +75,7 @@ class FileScan:
     events: int = 0  # partition and broker records
     garbled: int = 0
     newer: int = 0
-    meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot (head only), gap records
+    meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot (head only), gap, end records
     snapshots: list[bytes] = field(default_factory=list)  # the snapshot lines Spark must expand, in order
 
 
@@ -153,7 +153,7 @@ def _scan_lines(data: bytes, scan: FileScan, pick: SnapshotPick) -> None:
                 scan.garbled += 1
             elif rec["v"] > schema.SCHEMA_VERSION:
                 scan.newer += 1
-            elif rec.get("type") in ("broker", "snapshot", "gap"):
+            elif rec.get("type") in ("broker", "snapshot", "gap", "end"):
                 m = _meta(rec)
                 if m is None:
                     scan.garbled += 1
@@ -262,7 +262,7 @@ def scan_task(rank: int, data: bytes, pick_all: bool, pick_first: bool) -> HourS
     out.torn, out.garbled, out.newer = stats.torn, stats.garbled, stats.future_version
     for r in records:
         kind = r.get("type")
-        if kind in ("broker", "snapshot", "gap"):
+        if kind in ("broker", "snapshot", "gap", "end"):
             m = _meta(r)
             if m is None:
                 out.garbled += 1

@@ -3,11 +3,12 @@
 Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or on any Spark cluster with
 spark-submit (recipes: docs/replay-cluster.md); inputs and ``--out`` are paths or Hadoop URIs::
 
-    cd kafkatui-checkout && zip -qr /tmp/kafkatui.zip kafkatui
-    spark-submit --py-files /tmp/kafkatui.zip kafkatui/history/replay_job.py \\
+    kafkatui replay --spark-submit --day 2026-11-20 --history hdfs:///kafkatui/history   # prints:
+    spark-submit --py-files ~/.cache/kafkatui/ship/kafkatui-VERSION-HASH.zip kafkatui/history/replay_job.py \\
         --day 2026-11-20 --history hdfs:///kafkatui/history --out hdfs:///kafkatui/replay/2026-11-20
 
-Only pyspark and the Python standard library are needed besides the zipped ``kafkatui`` package.
+Only pyspark and the Python standard library are needed besides ``kafkatui``, which the job ships to the
+executors itself (`kafkatui.history.ship`); the driver needs it installed or as ``--py-files``.
 
 Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...) in Spark
 stages (`kafkatui.history.replay_read`): recordings (partition records, snapshot records expanded to
@@ -62,7 +63,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -195,7 +196,7 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     lost (the leader of a partition that just lost its leader, else null), short (a replica is
     missing from the ISR, or there is no leader).
     """
-    ev = inputs.events.filter(F.col("ts") < cfg.day_end)
+    ev = inputs.events.filter(F.col("ts") < cfg.data_end)
     key = list(KEY)
     if inputs.gaps:
         spark = ev.sparkSession
@@ -629,6 +630,9 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
             tl = timeline(iv, cfg, inputs.gaps)
             progress(2, "timeline done")
             inc = incidents(iv, st)
+            ends = set(meta.get("recording_ends", ()))
+            for i in inc:  # still bad where a recording ends: ongoing then, not over
+                i["ongoing"] = i["end_ms"] in ends
             progress(2, f"{len(inc)} incidents")
             known = sorted({f[1] for f in inputs.broker_frames})
             br = brokers(st, known)
@@ -641,6 +645,7 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
             "day_start_ms": cfg.day_start,
             "inputs": meta,
             "gaps": inputs.gaps,
+            "recording_ends": meta.get("recording_ends", []),
             "timeline": tl,
             "incidents": inc,
             "brokers": br,
@@ -712,7 +717,7 @@ def _write_summary(
             summary["incidents"],
             "id int, start_ms long, end_ms long, duration_s double, first_broker_out int, "
             "first_out_ms long, topics array<string>, partitions long, "
-            "peak_under_min_isr long, peak_offline long",
+            "peak_under_min_isr long, peak_offline long, ongoing boolean",
             "incidents",
         ),
         (
@@ -782,12 +787,15 @@ def replay(
     master: str | None = None,
     progress: Progress = _noop,
     on_session: Callable[[SparkSession], None] | None = None,
+    conf: dict[str, str] | None = None,
 ) -> ReplayResult:
     """Start Spark (in a thread) while the driver checks what it can without it, then run the job.
 
-    Raises ReplayError, NoJavaError (before anything starts) and whatever Spark raises; the
-    session is stopped at the end unless it was there before (spark-submit).
+    The job ships its own code to a cluster's executors (`kafkatui.history.ship`). Raises
+    ReplayError, NoJavaError (before anything starts) and whatever Spark raises; the session is
+    stopped at the end unless it was there before (spark-submit).
     """
+    from kafkatui.history.ship import ship
     from kafkatui.history.spark_session import NoJavaError, find_java, spark_session, under_spark_submit
 
     if find_java() is None and not under_spark_submit() and SparkSession.getActiveSession() is None:
@@ -810,7 +818,7 @@ def replay(
 
     def start() -> None:
         try:
-            box["spark"] = spark_session(master, log_path=spark_log_path(cfg))
+            box["spark"] = spark_session(master, log_path=spark_log_path(cfg), conf=conf)
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
 
@@ -822,6 +830,7 @@ def replay(
         if "error" in box:
             raise box["error"]
         spark: SparkSession = box["spark"]
+        ship(spark)
         if on_session is not None:
             on_session(spark)
         return run_job(spark, cfg, progress)
@@ -872,6 +881,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(logs of Kafka before 3.5 carry no marker: without this or --history, min ISR is unknown)",
     )
     p.add_argument("--tz", default="UTC", help="time zone of the broker log timestamps (default UTC)")
+    p.add_argument(
+        "--until",
+        type=int,
+        default=None,
+        metavar="EPOCH_MS",
+        help="replay up to this instant: nothing after it is read, and the recordings end there "
+        "(default: now when --day is today, so nothing is carried past it)",
+    )
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the session (repeatable; ignored under spark-submit, which has its own --conf)",
+    )
 
 
 def config_from(ns: argparse.Namespace) -> ReplayConfig:
@@ -893,7 +917,29 @@ def config_from(ns: argparse.Namespace) -> ReplayConfig:
     out: Path | str = ns.out or f"replay-{day.isoformat()}"
     if not is_uri(str(out)):
         out = Path(out)
-    return ReplayConfig(day=day, out=out, history=history, broker_logs=list(ns.broker_logs), min_isr=ns.min_isr, tz=tz)
+    until = getattr(ns, "until", None)
+    if until is None and day == datetime.now(UTC).date():  # today so far: nothing is carried past now
+        until = int(time.time() * 1000)
+    return ReplayConfig(
+        day=day,
+        out=out,
+        history=history,
+        broker_logs=list(ns.broker_logs),
+        min_isr=ns.min_isr,
+        tz=tz,
+        until_ms=until,
+    )
+
+
+def conf_from(ns: argparse.Namespace) -> dict[str, str]:
+    """--conf KEY=VALUE settings; ReplayError (exit 3) for one without '='."""
+    out: dict[str, str] = {}
+    for item in getattr(ns, "conf", None) or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ReplayError(f"--conf {item!r}: give KEY=VALUE (e.g. spark.executor.memory=2g)", EXIT_NO_INPUT)
+        out[key.strip()] = value
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -912,6 +958,7 @@ def main(argv: list[str] | None = None) -> int:
             lambda i, d: print(
                 f"{time.perf_counter() - t0:7.1f}s [{i}/4] {STAGES[i] if i < 4 else 'done'}: {d}", flush=True
             ),
+            conf=conf_from(ns),
         )
     except ReplayError as exc:
         print(f"replay: error: {exc}", file=sys.stderr)

@@ -48,6 +48,7 @@ from kafkatui.history.logparse import (
     derive_offline,
     iter_bytes,
 )
+from kafkatui.history.replay_files import NOT_RECORDED
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
 
 LAST_SEQ = 1 << 62
@@ -147,6 +148,7 @@ class ReplayConfig:
     broker_logs: list[str] = field(default_factory=list)
     min_isr: int | None = None
     tz: tzinfo = UTC
+    until_ms: int | None = None  # today so far: nothing at or after it is read (it is "now" at launch)
 
     @property
     def day_start(self) -> int:
@@ -155,6 +157,11 @@ class ReplayConfig:
     @property
     def day_end(self) -> int:
         return self.day_start + inp.DAY_MS
+
+    @property
+    def data_end(self) -> int:
+        """Where the inputs are cut: 24:00, or `until_ms` when the day is not over."""
+        return self.day_end if self.until_ms is None else max(self.day_start, min(self.day_end, self.until_ms))
 
     @property
     def out_uri(self) -> str:
@@ -513,7 +520,7 @@ def read_logs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> LogSide:
         F.lit(-1).cast("long").alias("seq"),
         F.lit(True).alias("weak"),
     )
-    strong = rows.filter(F.col("ts") < cfg.day_end).select(  # leader -1: offline; an unclean line names the new one
+    strong = rows.filter(F.col("ts") < cfg.data_end).select(  # leader -1: offline; an unclean line names the new one
         "ts",
         *key,
         F.coalesce("leader", "broker").alias("leader"),
@@ -591,7 +598,7 @@ def _broker_frames(
 
     for r in sorted(rows, key=lambda r: (r["ts_ms"], r["seq"])):
         ts = r["ts_ms"]
-        if ts >= cfg.day_end:
+        if ts >= cfg.data_end:
             break
         if ts >= cfg.day_start and not started:
             started = True
@@ -654,11 +661,14 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
         events = events.unionByName(more)
     gaps = []
     for g in (m for m in rec.meta if m["type"] == "gap"):
-        start, end = round(g["from"] * 1000), round(g["to"] * 1000)
-        if start < cfg.day_end and end > cfg.day_start:
+        start, end = round(g["from"] * 1000), round(min(g["to"] * 1000, cfg.data_end))
+        if start < cfg.data_end and end > cfg.day_start:
             gaps.append(
                 {"start_ms": max(start, cfg.day_start), "end_ms": min(end, cfg.day_end), "reason": g["reason"] or ""}
             )
+    ends = recording_ends(rec.meta, cfg) if cfg.history is not None else []
+    for start, end in ends:
+        gaps.append({"start_ms": start, "end_ms": end, "reason": NOT_RECORDED})
     gaps.sort(key=lambda g: (g["start_ms"], g["end_ms"]))
     meta: dict[str, Any] = {
         "history": os.fspath(cfg.history) if cfg.history is not None else None,
@@ -676,4 +686,29 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
     frames = _broker_frames(
         [m for m in rec.meta if m["type"] in ("broker", "snapshot")], logs.brokers, logs.fences, cfg
     )
+    meta["recording_ends"] = [start for start, _ in ends]
     return Inputs(events, gaps, frames, counts, mixed=len(parts) > 1, cached=cached), meta
+
+
+def recording_ends(meta: list[dict[str, Any]], cfg: ReplayConfig) -> list[tuple[int, int]]:
+    """Where the day's recordings end, each with what follows unrecorded: [end, next start) or
+    [end, 24:00). A recording ends at its ``end`` record (the recorder stopped), or -- replaying
+    today -- at `until_ms` (when it was launched). Nothing is carried past an end: the state there is
+    unknown, not the last one recorded."""
+    out: list[tuple[int, int]] = []
+    open_end: int | None = None
+    for m in sorted(meta, key=lambda m: (m["ts_ms"], m["seq"])):
+        ts = m["ts_ms"]
+        if ts >= cfg.data_end:
+            break
+        if m["type"] == "end":
+            open_end = open_end if open_end is not None else ts
+        elif m["type"] == "snapshot" and open_end is not None:
+            if ts > cfg.day_start and open_end < ts:
+                out.append((max(open_end, cfg.day_start), ts))
+            open_end = None
+    if open_end is None and cfg.until_ms is not None and cfg.data_end < cfg.day_end:
+        open_end = cfg.data_end
+    if open_end is not None and open_end < cfg.day_end:
+        out.append((max(open_end, cfg.day_start), cfg.day_end))
+    return out

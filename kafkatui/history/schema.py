@@ -8,7 +8,7 @@ before the damage, counts the rest as one torn line and resumes at the next memb
 Every record is a JSON object with::
 
     "v":       1                     schema version (readers skip and count newer versions)
-    "type":    "partition" | "broker" | "controller" | "topic" | "snapshot" | "gap"
+    "type":    "partition" | "broker" | "controller" | "topic" | "snapshot" | "gap" | "end"
     "ts":      epoch seconds (float, ms precision) of the snapshot it comes from
     "cluster": cluster id or null
 
@@ -39,6 +39,10 @@ Every record is a JSON object with::
 (count): the cluster could not be read between ``from`` (the last good snapshot) and ``to``; the
 state in between is unknown, not unchanged. A gap is also the last record of a recording stopped while
 the cluster could not be read (``to`` is when it stopped); whatever follows starts with a snapshot record.
+
+``end`` -- the recording stopped here (the dashboard or `kafkatui record` quit): a replay carries no
+state past it; what follows (if anything) starts with a ``start`` snapshot. A recording that was
+killed has no ``end`` record.
 
 No config values are written (only the effective min ISR, a number), so no secret can leak.
 """
@@ -157,3 +161,8 @@ def snapshot_record(
         mode=kafka.mode,
     )
     return rec
+
+
+def end_record(ts: float, cluster: str | None) -> dict[str, Any]:
+    """The recording stops here."""
+    return _head("end", ts, cluster)

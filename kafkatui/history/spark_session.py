@@ -77,8 +77,14 @@ def _stderr_to(path: Path) -> Iterator[None]:
         os.close(saved)
 
 
-def spark_session(master: str | None = None, log_path: Path | None = None, driver_memory: str = "3g") -> SparkSession:
-    """The active session, or a new quiet local one (raises NoJavaError without Java)."""
+def spark_session(
+    master: str | None = None,
+    log_path: Path | None = None,
+    driver_memory: str = "3g",
+    conf: dict[str, str] | None = None,
+) -> SparkSession:
+    """The active session, or a new quiet local one (raises NoJavaError without Java); `conf` adds
+    (or overrides) Spark settings of a new session (a profile's ``replay: conf:``)."""
     active = SparkSession.getActiveSession()
     if active is not None or under_spark_submit():
         if active is None:
@@ -122,7 +128,7 @@ def spark_session(master: str | None = None, log_path: Path | None = None, drive
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.local.dir", str(conf_dir))
     )
-    for key, value in (LOCAL_CONF if local else {}).items():
+    for key, value in {**(LOCAL_CONF if local else {}), **(conf or {})}.items():
         builder = builder.config(key, value)
     with _stderr_to(log):
         spark = builder.getOrCreate()

@@ -15,6 +15,9 @@ The file is ``$KAFKATUI_PROFILES`` if set, else ``$XDG_CONFIG_HOME/kafkatui/clus
         timeout: 10                           # seconds
         config: {socket.timeout.ms: "10000"}  # librdkafka settings, as -X key=value
         # a secret librdkafka setting from a file: KEY_file, e.g. sasl.oauthbearer.client.secret_file: PATH
+        replay:                               # where the dashboard's replay launcher runs the job
+          master: spark://spark-master:7077   # default local[2]
+          conf: {spark.executor.memory: 2g}   # Spark settings for the job's session
 
 Passwords never live in this file: a ``password`` key (or a password-like librdkafka setting
 under ``config``) is an error that says where to put it. Relative paths are relative to the
@@ -54,6 +57,7 @@ __all__ = [
     "PROFILES_ENV",
     "Profile",
     "ProfileError",
+    "ReplayTarget",
     "ResolvedConnection",
     "list_profiles",
     "load_profile",
@@ -79,7 +83,7 @@ _STR_KEYS = (
     "client_id",
 )
 _PATH_KEYS = ("password_file", "ssl_ca", "ssl_cert", "ssl_key", "ssl_key_password_file")
-KNOWN_KEYS = ("bootstrap", *_STR_KEYS, "writes", "timeout", "config")
+KNOWN_KEYS = ("bootstrap", *_STR_KEYS, "writes", "timeout", "config", "replay")
 _FORBIDDEN = {
     "password": "password_env: VAR or password_file: PATH",
     "sasl_password": "password_env: VAR or password_file: PATH",
@@ -90,6 +94,14 @@ _FORBIDDEN = {
 
 
 @dataclass(frozen=True)
+class ReplayTarget:
+    """Where a profile's replay job runs: a Spark master (None: local) and Spark settings."""
+
+    master: str | None = None
+    conf: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Profile:
     """One profile, its secrets read: ready to connect."""
 
@@ -97,6 +109,7 @@ class Profile:
     settings: ConnectionSettings
     writes: bool = False
     path: Path | None = None
+    replay: ReplayTarget = field(default_factory=ReplayTarget)
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,7 @@ class ResolvedConnection:
     profile: str | None = None
     writes: bool | None = None  # None: no profile, the command decides
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    replay: ReplayTarget = field(default_factory=ReplayTarget)
 
 
 def profiles_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -236,9 +250,43 @@ class _File:
             )
         except UsageError as exc:
             self.fail(body, f"{where}: {exc.message}")
-        return Profile(name=name, settings=settings, writes=bool(values.get("writes", False)), path=self.path)
+        return Profile(
+            name=name,
+            settings=settings,
+            writes=bool(values.get("writes", False)),
+            path=self.path,
+            replay=values.get("replay") or ReplayTarget(),
+        )
+
+    def _replay(self, node: yaml.Node, where: str) -> ReplayTarget:
+        """``replay: {master: URL, conf: {key: value}}``."""
+        if _is_null(node):
+            return ReplayTarget()
+        master: str | None = None
+        conf: list[tuple[str, str]] = []
+        for k_node, v_node in self._mapping(node, f"{where}: replay"):
+            k = self._key(k_node)
+            if k == "master":
+                value = self.scalar(v_node, "replay master")
+                if not isinstance(value, str) or not value.strip():
+                    self.fail(v_node, f"{where}: replay master must be a Spark master URL, e.g. spark://host:7077")
+                master = value.strip()
+            elif k == "conf":
+                if _is_null(v_node):
+                    continue
+                for c_node, cv_node in self._mapping(v_node, f"{where}: replay conf"):
+                    ck = self._key(c_node)
+                    cv = self.scalar(cv_node, f"replay conf {ck}")
+                    if cv is None or not isinstance(cv, str | int | float | bool):
+                        self.fail(cv_node, f"{where}: replay conf {ck} must be a string, number or boolean")
+                    conf.append((ck, str(cv).lower() if isinstance(cv, bool) else str(cv)))
+            else:
+                self.fail(k_node, f"{where}: unknown replay key {k!r} (known: master, conf)")
+        return ReplayTarget(master, tuple(conf))
 
     def _value(self, key: str, node: yaml.Node, where: str) -> Any:
+        if key == "replay":
+            return self._replay(node, where)
         if key == "bootstrap":
             if isinstance(node, yaml.SequenceNode):
                 items = [self.scalar(item, "a bootstrap entry") for item in node.value]
@@ -415,7 +463,9 @@ def resolve_connection(
     if profile is not None:
         loaded, warnings = load_profile(profile, path=path, environ=environ)
         settings = replace(loaded.settings, extra={**loaded.settings.extra, **extra}, **overrides)
-        return ResolvedConnection(settings, profile, loaded.writes, (*warnings, *trust_warnings(settings)))
+        return ResolvedConnection(
+            settings, profile, loaded.writes, (*warnings, *trust_warnings(settings)), loaded.replay
+        )
     if bootstrap is None:
         raise UsageError("no cluster given: use --bootstrap host:port or --profile NAME")
     settings = ConnectionSettings(extra=extra, **overrides)

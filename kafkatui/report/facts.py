@@ -13,8 +13,8 @@ Per incident (summary.json's windows with a partition under min ISR or offline):
 - the changes made through kafkatui (alter, elect, reassign, throttles) in the window, from the audit log.
 
 A partition's last state lasts until the end of the recording when the summary says where that is
-(``inputs.recording_end_ms``), else until midnight. An incident that reaches that end is *ongoing when
-the recording ends*, not over.
+(``recording_ends``), else until midnight. An incident the job marks ``ongoing`` (or that reaches that
+end) is *ongoing when the recording ends*, not over.
 """
 
 from __future__ import annotations
@@ -99,12 +99,11 @@ class Postmortem:
 
 
 def recording_end_ms(data: ReplayData) -> int:
-    """Where the day's data ends: the summary's `recording_end_ms` when the job wrote it, else midnight."""
+    """Where the day's data ends: the last of the recordings' ends the job wrote (`recording_ends`),
+    else midnight."""
     start = data.summary.day_start_ms
-    end = data.summary.inputs.get("recording_end_ms")
-    if isinstance(end, int) and not isinstance(end, bool) and start < end <= start + DAY_MS:
-        return end
-    return start + DAY_MS
+    ends = [e for e in data.summary.recording_ends if start < e <= start + DAY_MS]
+    return max(ends) if ends else start + DAY_MS
 
 
 def _spans(changes: Sequence[Change], end_ms: int) -> Iterable[tuple[int, int, Change]]:
@@ -168,7 +167,7 @@ def _incident(
     since = min(lo, inc.first_out_ms) if inc.first_out_ms is not None else lo
     return IncidentFacts(
         inc,
-        ongoing=hi >= end_ms,
+        ongoing=inc.ongoing or hi >= end_ms,
         outages=tuple(outages),
         broker_events=tuple(b for b in brokers if since <= b.ts_ms <= hi),
         shrinks=tuple(sorted(shrinks.items(), key=lambda kv: (-kv[1], kv[0]))),

@@ -33,6 +33,7 @@ from kafkatui.tui.messages import (
     StartUncleanElection,
     StateUpdated,
 )
+from kafkatui.tui.replay_jobs import ReplayJobs
 from kafkatui.tui.screens.broker import BrokerScreen
 from kafkatui.tui.screens.findings import FindingsScreen
 from kafkatui.tui.screens.help import HelpScreen
@@ -46,7 +47,10 @@ from kafkatui.tui.shutdown import NoWaitExecutor
 from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 
 if TYPE_CHECKING:  # typing only: the replay data and the demo narrator pull in history and the simulator
+    from pathlib import Path
+
     from kafkatui.history.replay_data import ReplayData
+    from kafkatui.kafka.profiles import ReplayTarget
     from kafkatui.tui.demo import DemoNarrator
 
 __all__ = ["GcPacer", "KafkaTuiApp", "StateUpdated"]
@@ -157,6 +161,7 @@ class ScreensProvider(Provider):
         commands: list[tuple[str, Any, str]] = [
             ("Findings: every problem, worst first", app.action_findings, "f"),
             ("What if: take brokers down and see the blast radius", app.action_what_if, "w"),
+            ("Replay a day: launch the PySpark job on the recorded history", app.action_launch_replay, "d"),
             ("Replay a day… (the output of kafkatui replay)", app.action_replay, ""),
             ("Alter broker defaults: durability wizard (needs --write to apply)", app.action_alter_defaults, ""),
             ("Revert the last config change", app.action_revert_last, "u"),
@@ -246,6 +251,7 @@ class KafkaTuiApp(App[None]):
         Binding("p", "pause", "pause"),
         Binding("f", "findings", "findings"),
         Binding("w", "what_if", "what-if"),
+        Binding("d", "launch_replay", "replay", show=False),  # on every screen; the overview's footer shows it
         Binding("u", "revert_last", "revert", show=False),
         Binding("q", "quit", "quit"),
     ]
@@ -263,10 +269,22 @@ class KafkaTuiApp(App[None]):
         replay: ReplayData | None = None,
         settings: ConnectionSettings | None = None,
         demo: DemoNarrator | None = None,
+        history_dir: Path | None = None,
+        replay_target: ReplayTarget | None = None,
+        launch_replay: bool = False,
     ) -> None:
         super().__init__()
         self.feed = feed  # None: replay only (`kafkatui --replay`), no cluster
         self.replay = replay
+        # the replay launcher (`d`): jobs run as child processes, one at a time
+        self.replay_jobs = ReplayJobs(
+            self,
+            recorder=feed.recorder if feed is not None else None,
+            history_dir=history_dir,
+            target=replay_target,
+            clock=clock,
+        )
+        self._launch_on_mount = launch_replay
         # what every screen is handed when pushed (attributes down; see kafkatui.tui.session)
         self.session = Session(
             read_only=read_only,
@@ -332,8 +350,11 @@ class KafkaTuiApp(App[None]):
             self.theme = DEFAULT_THEME
         for problem in self.theme_problems:
             self.notify(problem, severity="warning", timeout=10)
+        self.set_interval(1.0, self.replay_jobs.tick)
         if self.replay is not None:
             self.push_screen(ReplayScreen(self.replay))
+        if self._launch_on_mount:  # `kafkatui --replay` without OUT
+            self.call_after_refresh(self.replay_jobs.open)
         if self.feed is None:
             return
         self.push_screen(OverviewScreen())
@@ -390,7 +411,9 @@ class KafkaTuiApp(App[None]):
             write_actions.settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
             if isinstance(screen, LiveView):
-                screen.update_state(message.state)
+                # a screen pushed from a worker (the launcher's Replay screen) may still be composing
+                with suppress(NoMatches):
+                    screen.update_state(message.state)
         self.gc_pacer.state_applied()
 
     def _show_record_error(self) -> None:
@@ -413,6 +436,7 @@ class KafkaTuiApp(App[None]):
                     screen.tick()
 
     def on_unmount(self) -> None:
+        self.replay_jobs.stop()  # no replay job (and no JVM) outlives the dashboard
         self.workers.cancel_all()
         self.gc_pacer.stop()
         if self._switch_interval is not None:
@@ -447,6 +471,9 @@ class KafkaTuiApp(App[None]):
 
     def action_replay(self) -> None:
         ask_replay_dir(self)
+
+    def action_launch_replay(self) -> None:
+        self.replay_jobs.open()
 
     def action_refresh(self) -> None:
         self.request_refresh()

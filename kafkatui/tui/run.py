@@ -59,9 +59,12 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--replay",
         type=Path,
+        nargs="?",
+        const=LAUNCHER,
         default=None,
         metavar="OUT",
-        help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection)",
+        help="scrub a recorded day: the --out directory of `kafkatui replay` (no cluster connection); "
+        "without OUT, the replay launcher on the recorded history (--history-dir)",
     )
     p.add_argument(
         "--write",
@@ -69,6 +72,9 @@ def add_tui_arguments(p: argparse.ArgumentParser) -> None:
         help="allow config changes from the dashboard (a: alter, u: revert), each previewed, validated, "
         "confirmed and audited (or writes: true in the profile); default: read-only",
     )
+
+
+LAUNCHER = Path("\0launcher")  # `--replay` without OUT: open the launcher
 
 
 def state_dir() -> Path:
@@ -142,6 +148,20 @@ def run_replay(ns: argparse.Namespace) -> int:
             markup=False,
         )
         return UsageError.exit_code
+    if ns.replay == LAUNCHER:
+        from kafkatui.history.record_cmd import default_history_dir
+
+        app = KafkaTuiApp(
+            None,
+            theme=ns.theme,
+            source_label="replay launcher",
+            auto_refresh=False,
+            history_dir=ns.history_dir or default_history_dir(),
+            launch_replay=True,
+        )
+        log_to_file()
+        app.run()
+        return 0
     try:
         with err.status(f"reading {ns.replay}…") as status:
             data = open_day(ns.replay, lambda n: status.update(f"reading {ns.replay}… {n:,} partition frames"))
@@ -171,6 +191,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                     bootstrap=tuple(bootstrap.split(",")), timeout=5.0 if ns.timeout is None else ns.timeout
                 )
                 label = f"demo: {ns.demo}"
+                target = None
                 refresh = 1.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write)
             else:
@@ -181,6 +202,7 @@ def run_tui(ns: argparse.Namespace) -> int:
                 label = conn.profile or settings.bootstrap_servers
                 refresh = 5.0 if ns.refresh is None else ns.refresh
                 writes = bool(ns.write or conn.writes)
+                target = conn.replay
             if refresh <= 0:
                 raise UsageError("--refresh must be positive")
         except KafkaTuiError as exc:
@@ -190,12 +212,15 @@ def run_tui(ns: argparse.Namespace) -> int:
         source = KafkaClusterSource(settings, log_dirs="out-of-sync", defer_kafka_python=True)
         recorder = None
         problem = None
-        if not ns.no_record and ns.demo is None:
+        if not ns.no_record:
             # lazy: the recorder loads only when the dashboard records
             from kafkatui.history.record_cmd import default_history_dir, writable_problem
             from kafkatui.history.recorder import Recorder
 
-            directory = ns.history_dir or default_history_dir()
+            # the demo records too (so its replay launcher has a day to replay), apart from real clusters
+            directory = ns.history_dir or (
+                default_history_dir() if ns.demo is None else default_history_dir().with_name("demo-history")
+            )
             problem = writable_problem(directory)  # a file, /proc, read-only: said at once, not per refresh
             recorder = Recorder(directory) if problem is None else None
         feed = Feed(source, bootstrap=settings.bootstrap_servers, recorder=recorder)
@@ -209,6 +234,8 @@ def run_tui(ns: argparse.Namespace) -> int:
             read_only=not writes,
             settings=settings,
             demo=narrator,
+            history_dir=ns.history_dir,
+            replay_target=target,
         )
         log_to_file()
         app.run()

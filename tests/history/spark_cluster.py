@@ -181,3 +181,41 @@ class Cluster:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
+
+
+_BLOCKER = '''"""sitecustomize of a Python without kafkatui (the workers' interpreter in the cluster tests)."""
+import sys
+import zipimport
+
+
+class _NoKafkatui:
+    """`import kafkatui` finds only a zip on sys.path (what the job ships), never the checkout or venv."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "kafkatui":
+            return None
+        for entry in sys.path:
+            if entry.endswith(".zip"):
+                try:
+                    spec = zipimport.zipimporter(entry).find_spec(name)
+                except Exception:
+                    continue
+                if spec is not None:
+                    return spec
+        raise ModuleNotFoundError("No module named 'kafkatui'", name=name)
+
+
+sys.meta_path.insert(0, _NoKafkatui())
+'''
+
+
+def python_without_kafkatui(shared: Path) -> Path:
+    """An interpreter (a wrapper of this one, on `shared`) that has pyspark but cannot import kafkatui
+    unless it is shipped as a zip: what a real cluster's nodes have."""
+    site = shared / "no-kafkatui"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(_BLOCKER)
+    wrapper = shared / "python-without-kafkatui"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{site}${{PYTHONPATH:+:$PYTHONPATH}}" exec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper

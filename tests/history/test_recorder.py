@@ -181,17 +181,36 @@ def test_stopping_during_an_outage_writes_the_gap(tmp_path: Path) -> None:
     rec = Recorder(tmp_path)
     s0 = at(base(), T0)
     rec.record(s0)
-    assert rec.close(T0 + 5) == 0  # nothing pending
+    assert rec.flush(T0 + 5) == 0  # nothing pending: every change is on disk already
     rec.record_failure(T0 + 10, "cannot connect to kafka:9092: connection refused")
     rec.record_failure(T0 + 20, "cannot connect to kafka:9092: connection refused")
-    assert rec.close(T0 + 25) == 1
+    assert rec.close(T0 + 25) == 2  # the gap, then where the recording ends
     records, _ = read_day(tmp_path, DAY)
-    assert [r["type"] for r in records] == ["snapshot", "gap"]
+    assert [r["type"] for r in records] == ["snapshot", "gap", "end"]
     assert (records[1]["from"], records[1]["to"], records[1]["failures"]) == (T0, T0 + 25, 2)
+    assert records[2]["ts"] == T0 + 25
     # recording again later starts afresh with a whole snapshot, without a second gap
     rec.record(at(s0, T0 + 60))
     records, _ = read_day(tmp_path, DAY)
-    assert [(r["type"], r.get("reason")) for r in records[2:]] == [("snapshot", "start")]
+    assert [(r["type"], r.get("reason")) for r in records[3:]] == [("snapshot", "start")]
+
+
+def test_flush_writes_an_outage_going_on_and_close_marks_the_end(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    assert rec.close(T0) == 0  # nothing recorded: nothing ends
+    s0 = at(base(), T0)
+    rec.record(s0)
+    rec.record_failure(T0 + 10, "cannot connect to kafka:9092: connection refused")
+    assert rec.flush(T0 + 15) == 1  # a replay launched now sees the outage up to now
+    rec.record(at(s0, T0 + 20))
+    assert rec.close(T0 + 30) == 1
+    records, _ = read_day(tmp_path, DAY)
+    assert [(r["type"], r.get("reason")) for r in records] == [
+        ("snapshot", "start"),
+        ("gap", "cannot connect to kafka:9092: connection refused"),
+        ("snapshot", "start"),
+        ("end", None),
+    ]
 
 
 def test_poll_records_an_unreachable_cluster_as_a_failure(tmp_path: Path) -> None:

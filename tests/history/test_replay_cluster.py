@@ -3,9 +3,10 @@ package's own `spark-class`, on 127.0.0.1, each worker in its own mount namespac
 /tmp, so neither it nor its executors can see the driver's temp directory (as on separate hosts).
 
 Inputs (the session's reference day, tests/history/conftest.py) and outputs are ``file://`` URIs on
-directories outside /tmp that all of them share. The job runs twice on the cluster, side by side, through
-spark-submit and through ``kafkatui replay --master`` (each application on both workers), and each output
-must equal local mode's, output by output.
+directories outside /tmp that all of them share. The executors' Python has pyspark but cannot import
+kafkatui (`python_without_kafkatui`): the job ships its own code. The job runs twice on the cluster, side
+by side, through spark-submit (no --py-files) and through ``kafkatui replay --master`` (each application
+on both workers), and each output must equal local mode's, output by output.
 Needs root (for ``unshare --mount``) and Java: skipped otherwise, except in CI (``CI=true``), where a
 cluster that cannot run fails the test.
 """
@@ -30,7 +31,7 @@ from tests.ci import cannot_run
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
 from tests.history.replay_compare import assert_same
-from tests.history.spark_cluster import Cluster, can_unshare, free_port
+from tests.history.spark_cluster import Cluster, can_unshare, free_port, python_without_kafkatui
 
 pytestmark = pytest.mark.timeout(1800)
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +52,11 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[Cluster]:
         _cannot_run("needs root and `unshare --mount` to hide the driver's /tmp from the workers")
     shared = Path(tempfile.mkdtemp(prefix="kafkatui-cluster-", dir="/var/tmp"))
     c = Cluster(shared, apps=2)  # spark-submit and `kafkatui replay --master` side by side
+    # the executors' Python has pyspark but not kafkatui, as on a real cluster's nodes: the job ships it
+    python = python_without_kafkatui(shared)
+    probe = subprocess.run([str(python), "-c", "import kafkatui"], capture_output=True, text=True, cwd="/")
+    assert probe.returncode != 0 and "No module named 'kafkatui'" in probe.stderr, probe
+    c.env["PYSPARK_PYTHON"] = str(python)
     try:
         try:
             c.launch()
@@ -96,7 +102,8 @@ def _start(cluster: Cluster, name: str, argv: list[str], **env: str) -> Run:
         argv,
         stdout=stdout.open("wb"),
         stderr=stderr.open("wb"),
-        env=dict(cluster.env, PYTHONPATH=str(ROOT), **env),
+        # the driver runs this interpreter (kafkatui importable); the executors the one without it
+        env=dict(cluster.env, PYTHONPATH=str(ROOT), PYSPARK_DRIVER_PYTHON=sys.executable, **env),
         cwd=ROOT,
         start_new_session=True,
     )

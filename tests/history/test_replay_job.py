@@ -143,6 +143,7 @@ def test_incidents_with_first_broker_out_and_clipped_at_midnight(recorded: Repla
             "partitions": 1,
             "peak_under_min_isr": 1,
             "peak_offline": 0,
+            "ongoing": False,  # the recording went on past it (no end record, not today)
         },
         {
             "id": 2,
@@ -155,6 +156,7 @@ def test_incidents_with_first_broker_out_and_clipped_at_midnight(recorded: Repla
             "partitions": 1,
             "peak_under_min_isr": 1,
             "peak_offline": 0,
+            "ongoing": False,  # the recording went on past it (no end record, not today)
         },
     ]
 
@@ -252,3 +254,33 @@ def test_recordings_and_broker_logs_together_agree(reference: Reference, recorde
     # log rows take the recorded assignment and min ISR: no "unknown replicas" frame for orders-0
     o0 = [f for f in frames(both, "partitions") if f["topic"] == "orders" and f["partition"] == 0]
     assert {tuple(f["replicas"]) for f in o0} == {(1, 2, 3)} and {f["min_isr"] for f in o0} == {2}
+
+
+def test_no_state_is_carried_past_where_the_recording_ends(spark: Any, tmp_path: Path) -> None:
+    """Recorded from 12:18 to 12:19 (the recorder stopped, an end record), orders-0 under min ISR from
+    12:18:30: the incident is ongoing when the recording ends at 12:19, not over at 24:00; nothing is
+    known after 12:19."""
+    import dataclasses
+
+    from kafkatui.history.recorder import Recorder
+
+    rec = Recorder(tmp_path / "history")
+    s = dataclasses.replace(rd.base(), taken_at=rd.ts("12:18:00.000"))
+    rec.record(s)
+    rec.record(rd.with_isr(s, 0, (1,), rd.ts("12:18:30.000")))
+    rec.close(rd.ts("12:19:00.000"))
+    end = rd.ms("12:19:00.000")
+    cfg = ReplayConfig(day=parse_day(rd.DAY), out=tmp_path / "out", history=tmp_path / "history")
+    result = run_job(spark, cfg)
+    s = result.summary
+    assert s["recording_ends"] == [end]
+    assert [(i["start_ms"], i["end_ms"], i["ongoing"]) for i in s["incidents"]] == [(rd.ms("12:18:30.000"), end, True)]
+    assert {"start_ms": end, "end_ms": rd.D0_MS + 86_400_000, "reason": "not recorded: the recording ends here"} in s[
+        "gaps"
+    ]
+    assert all(m["gap"] and m["under_min_isr"] == 0 for m in s["timeline"][12 * 60 + 19 :])
+    assert s["timeline"][12 * 60 + 18]["under_min_isr"] == 1
+    assert max(end for _, _, end, _ in intervals(spark, result, "orders", 0)) == end
+    # the Replay screen reads it: the incident is ongoing, the end is listed
+    data = ReplayData.load(cfg.out)
+    assert data.summary.incidents[0].ongoing and data.summary.recording_ends == (end,)

@@ -109,8 +109,9 @@ def test_chart_marks_incidents_gaps_brokers_and_changes(day: ReplayData) -> None
 def test_an_incident_open_at_the_end_of_the_recording_is_ongoing(tmp_path: Path) -> None:
     out = incident_day(tmp_path / "out")
     summary = json.loads((out / "summary.json").read_text())
-    summary["inputs"]["recording_end_ms"] = at("14:12:00")
+    summary["recording_ends"] = [at("14:12:00")]
     summary["incidents"][1]["end_ms"] = at("14:12:00")
+    summary["incidents"][1]["ongoing"] = True
     (out / "summary.json").write_text(json.dumps(summary))
     pm = facts.build(ReplayData.load(out))
     assert pm.end_ms == at("14:12:00") and pm.incidents[1].ongoing

@@ -28,6 +28,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
             ("p", "pause / resume the automatic refresh"),
             ("f", "findings: every problem, worst first"),
             ("w", "what-if: take brokers down and see the blast radius"),
+            ("d", "replay a day: launch the PySpark job on the recorded history, land on what dropped first"),
             ("u", "revert the last config change on this cluster (from the audit log): same preview and confirmation"),
             ("Esc", "clear the filter, else go back one screen"),
             ("Tab / Shift+Tab", "move the focus between the panes"),

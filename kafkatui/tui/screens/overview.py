@@ -87,6 +87,7 @@ class OverviewScreen(DashScreen):
         Binding("t", "focus_topics", "topics", show=False),
         Binding("e", "focus_events", "events", show=False),
         Binding("a", "alter", "alter"),
+        Binding("d", "app.launch_replay", "replay"),  # the app's key, shown where the on-call user starts
     ]
 
     DEFAULT_CSS = """

@@ -135,9 +135,10 @@ class ReplayScreen(Replayed):
     ReplayScreen .caption { height: 1; padding: 0 1; color: $text-muted; background: $panel; }
     """
 
-    def __init__(self, data: ReplayData, minute: int | None = None) -> None:
+    def __init__(self, data: ReplayData, minute: int | None = None, broker: int | None = None) -> None:
         super().__init__()
         self.data = data
+        self.first_out = broker  # the launcher lands with the first incident's first broker out under the cursor
         first = data.summary.incidents[0].start_ms if data.summary.incidents else None
         self.minute = minute if minute is not None else (data.minute_of(first) if first is not None else 0)
         self.moment = ReplayMoment.at(data, self.minute)
@@ -159,8 +160,13 @@ class ReplayScreen(Replayed):
         n = len(self._incidents)
         st = self.data.stats
         damaged = f" · {st.torn} torn, {st.garbled} garbled frame lines skipped" if st.torn or st.garbled else ""
+        ends = self.data.summary.recording_ends
+        ended = f" · the recording ends at {clock(ends[-1], False)}" if ends else ""
+        if any(i.ongoing for i in self._incidents.values()):
+            ended += " (ongoing: still open when the recording ends)"
         self.query_one("#incidents-caption", Static).update(
             f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
+            + ended
             + damaged
         )
         incidents: VirtualTable[int] = self.query_one("#incidents", VirtualTable)
@@ -168,6 +174,8 @@ class ReplayScreen(Replayed):
         incidents.styles.height = min(n, 6) + 1
         self.query_one(TimelineStrip).select(self.minute)
         (incidents if n else self.query_one("#partitions", VirtualTable)).focus()
+        if self.first_out is not None:
+            self.call_after_refresh(self.query_one("#brokers", VirtualTable).move_cursor_to, self.first_out)
         if self.data.window is not None:  # opened on part of the day: the rest follows in the background
             # once the first frame is painted (the reading thread would share the interpreter with it)
             self.call_after_refresh(self.set_timer, 0.05, self._load_day)
@@ -335,7 +343,7 @@ class ReplayScreen(Replayed):
         if col == "start":
             return clock(i.start_ms)
         if col == "duration":
-            return duration(i.duration_s)
+            return Text("ongoing", style="bold") if i.ongoing else duration(i.duration_s)
         if col == "first":
             return "-" if i.first_broker_out is None else f"broker {i.first_broker_out}"
         if col == "parts":

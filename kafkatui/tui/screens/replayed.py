@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kafkatui.history.replay_data import MINUTES, ReplayData
+from kafkatui.history.replay_files import NOT_RECORDED
 from kafkatui.model.findings import findings
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -100,7 +101,13 @@ def replay_markup(data: ReplayData, minute: int, report: HealthReport | None, wi
         t.append(f" · {data.directory}", style="dim")
     t.append("\n")
     gap = data.gap_at(minute)
-    if gap is not None:
+    if gap is not None and gap.reason == NOT_RECORDED:
+        t.append(
+            f"⏹ the recording ends at {clock(gap.start_ms, False)}: nothing known after it"
+            + (" (the tables show its last state)   " if wide else "   "),
+            style="bold yellow",
+        )
+    elif gap is not None:
         t.append(
             f"? state unknown {clock(gap.start_ms, False)}–{clock(gap.end_ms, False)}: recorder gap"
             + (f" ({gap.reason})   " if wide else "   "),

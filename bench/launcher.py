@@ -1,0 +1,135 @@
+"""The dashboard's replay launcher: time from the key press to the Replay screen, and key latency
+while the job (a real `kafkatui replay` child process with a local Spark JVM) runs.
+
+A one-hour recording of today is written through the real Recorder: 3 brokers, 20 topics x 10
+partitions, a poll every 10 s for the last hour with ISR churn (a follower dropping out and back every
+few minutes), and broker 3 crashing 30 minutes ago (every ISR it was in shrinks; orders-* with min ISR 2
+go under min ISR when broker 2 follows 10 s later) and coming back 20 minutes ago. The app runs headless
+(`run_test`, 120x40) over a fake cluster source refreshing every second, records nothing itself, and its
+launcher's defaults are taken as they are (Enter). Measured:
+
+- key press (`d`, Enter) to the Replay screen on screen (the JVM's start included);
+- key latency while the job runs: with the progress panel hidden, `f` (findings) and Esc back, one
+  after the other, each from the press to the screen having changed (polled every 5 ms); median, p95
+  and max over the job's life; the refreshes go on meanwhile (their count is printed).
+
+Run: `.venv/bin/python bench/launcher.py` (about a minute on a quiet 2-core machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kafkatui.history.recorder import Recorder  # noqa: E402
+from kafkatui.model.snapshot import ClusterSnapshot  # noqa: E402
+from kafkatui.tui.app import KafkaTuiApp  # noqa: E402
+from kafkatui.tui.feed import Feed  # noqa: E402
+from kafkatui.tui.screens.findings import FindingsScreen  # noqa: E402
+from kafkatui.tui.screens.replay import ReplayScreen  # noqa: E402
+from tests.model.builders import healthy, snap  # noqa: E402
+from tests.tui.test_screens import FakeSource, incident  # noqa: E402
+
+
+def set_isr(s: ClusterSnapshot, topic: str, part: int, isr: tuple[int, ...], at: float) -> ClusterSnapshot:
+    t = s.topics[topic]
+    parts = list(t.partitions)
+    parts[part] = dataclasses.replace(parts[part], isr=isr)
+    topics = dict(s.topics)
+    topics[topic] = dataclasses.replace(t, partitions=tuple(parts))
+    return dataclasses.replace(s, topics=topics, taken_at=at)
+
+
+def record_hour(history: Path, now: float) -> None:
+    names = [f"orders-{i}" for i in range(10)] + [f"logs-{i}" for i in range(10)]
+    s0 = snap(*(healthy(n, 10, min_insync_replicas="2" if n.startswith("orders") else "1") for n in names))
+    rec = Recorder(history)
+    start = now - 3600
+    s = dataclasses.replace(s0, taken_at=start)
+    rec.record(s)
+    for k in range(1, 360):
+        at = start + 10 * k
+        s = dataclasses.replace(s, taken_at=at)
+        if k % 17 == 0:  # churn: one follower out, back at the next multiple
+            name = names[k % len(names)]
+            p = s.topics[name].partitions[k % 10]
+            s = set_isr(s, name, k % 10, p.isr[:-1] if len(p.isr) == 3 else p.replicas, at)
+        if k == 180 or k == 181:  # broker 3 crashes, broker 2 follows for orders
+            gone = 3 if k == 180 else 2
+            for name in names:
+                for i, p in enumerate(s.topics[name].partitions):
+                    if gone in p.isr and (gone == 3 or name.startswith("orders")) and len(p.isr) > 1:
+                        s = set_isr(s, name, i, tuple(b for b in p.isr if b != gone), at)
+        if k == 240:  # both back
+            for name in names:
+                for i, p in enumerate(s.topics[name].partitions):
+                    s = set_isr(s, name, i, p.replicas, at)
+        rec.record(s)
+
+
+async def measure(app: KafkaTuiApp) -> None:
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.state.snapshot is None:
+            await pilot.pause(0.05)
+        generation = app.state.generation
+        t0 = time.perf_counter()
+        await pilot.press("d", "enter")
+        await pilot.pause(0.2)
+        await pilot.press("escape")  # hide the panel: the dashboard's keys
+        latencies: list[float] = []
+        while not isinstance(app.screen, ReplayScreen):
+            if not app.replay_jobs.busy and app.replay_jobs.last is not None and app.replay_jobs.last.out is None:
+                print("the job failed:", app.replay_jobs.last)
+                return
+            for key, target in (("f", FindingsScreen), ("escape", None)):
+                before = app.screen
+                k0 = time.perf_counter()
+                await pilot.press(key)
+                while app.screen is before and time.perf_counter() - k0 < 5:
+                    await asyncio.sleep(0.005)
+                if target is None or isinstance(app.screen, target):
+                    latencies.append(time.perf_counter() - k0)
+                if isinstance(app.screen, ReplayScreen):
+                    break
+            await pilot.pause(0.3)
+        landed = time.perf_counter() - t0
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        first = screen.data.summary.incidents[0] if screen.data.summary.incidents else None
+        print(f"key press to the Replay screen: {landed:.1f} s (load average {os.getloadavg()[0]:.1f})")
+        if first is not None:
+            print(f"landed at minute {screen.minute}, first broker out {first.first_broker_out}")
+        print(f"refreshes while the job ran: {app.state.generation - generation}")
+        if latencies:
+            ms = sorted(x * 1000 for x in latencies)
+            p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+            print(
+                f"key latency while the job ran ({len(ms)} keys): median {statistics.median(ms):.0f} ms, "
+                f"p95 {p95:.0f} ms, max {ms[-1]:.0f} ms"
+            )
+
+
+def main() -> None:
+    base = Path(tempfile.mkdtemp(prefix="kafkatui-bench-launcher-"))
+    os.environ["XDG_STATE_HOME"] = str(base / "state")
+    history = base / "history"
+    now = time.time()
+    t = time.perf_counter()
+    record_hour(history, now)
+    print(f"one-hour recording written in {time.perf_counter() - t:.1f} s under {history}")
+    feed = Feed(FakeSource(incident()), bootstrap="kafka:9092")
+    app = KafkaTuiApp(feed, refresh_seconds=1.0, source_label="bench", history_dir=history)
+    asyncio.run(measure(app))
+
+
+if __name__ == "__main__":
+    main()
