@@ -218,7 +218,8 @@ def read_recording(directory: Path, polls: list[Poll]) -> list[dict[str, Any]]:
 
 
 def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
-    """The recording replays to every snapshot exactly, with one gap record per run of failures.
+    """The recording replays to every snapshot exactly, with one gap record per run of failures, and ends
+    with the `end` record that closing the recorder writes.
 
     Returns counts: refreshes, failures, gaps and partition records.
     """
@@ -279,6 +280,9 @@ def check_recording(directory: Path, polls: list[Poll]) -> dict[str, int]:
         assert gap["failures"] == failures and (last_ok is None or gap["from"] == round(last_ok, 3))
         counts["gaps"] += 1
         i += 1
+    # closing the recorder marks where the recording ends (one `end` record, after everything else)
+    assert i < len(records) and records[i]["type"] == "end", f"no end record: {records[i : i + 3]}"
+    i += 1
     assert i == len(records), f"{len(records) - i} records belong to no refresh: {records[i : i + 3]}"
     return counts
 
