@@ -28,6 +28,11 @@ MAIN_CLASSES: dict[str, str] = {
 }
 """The scripts of Kafka's bin/ that kafkatui's advice names, and their main classes (4.x)."""
 
+MAIN_CLASSES_44 = {
+    "kafka-configs.sh": "org.apache.kafka.tools.ConfigCommand",
+}
+"""Where Kafka 4.4 moved a tool out of core (kafka.admin.ConfigCommand is gone from its jars)."""
+
 MAIN_CLASSES_3 = {
     "kafka-broker-api-versions.sh": "kafka.admin.BrokerApiVersionsCommand",
     "kafka-acls.sh": "kafka.admin.AclCommand",
@@ -59,11 +64,20 @@ def tools_log_config(rel: KafkaRelease) -> list[str]:
     return [f"-Dlog4j.configuration=file:{path}"]
 
 
+def _main_classes(rel: KafkaRelease) -> dict[str, str]:
+    """The scripts' main classes in `rel`'s jars."""
+    major, minor = (int(x) for x in rel.line.split("."))
+    if major == 2:
+        return {**MAIN_CLASSES, **MAIN_CLASSES_2}
+    if major == 3:
+        return {**MAIN_CLASSES, **MAIN_CLASSES_3}
+    return {**MAIN_CLASSES, **MAIN_CLASSES_44} if (major, minor) >= (4, 4) else dict(MAIN_CLASSES)
+
+
 def tool_command(rel: KafkaRelease, script: str, args: list[str]) -> list[str]:
     """The java command line that runs `script` (e.g. "kafka-topics.sh") with `args`."""
     libs: Path = ensure_jars(rel)
-    older = MAIN_CLASSES_2 if rel.line.startswith("2.") else MAIN_CLASSES_3 if rel.line.startswith("3.") else {}
-    main = older.get(script) or MAIN_CLASSES.get(script, script)
+    main = _main_classes(rel).get(script, script)
     return [
         require_java(rel),
         "-Xmx256m",
