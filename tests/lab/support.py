@@ -141,6 +141,11 @@ def create_topic(
     else:
         topic = NewTopic(name, partitions, replication_factor=rf, config=conf)
     client = admin(lab)  # kept alive until the future resolves (a destroyed handle fails it)
+    if name in client.list_topics(timeout=10).topics:  # left by a failed attempt, now rerun (conftest.py)
+        client.delete_topics([name], operation_timeout=30)[name].result(60)
+        wait_for(
+            f"{name} deleted before it is created again", lambda: name not in admin(lab).list_topics(timeout=10).topics
+        )
     client.create_topics([topic], operation_timeout=30)[name].result(60)
     wait_for(f"leaders for {name}", lambda: all(p["leader"] >= 0 for p in describe(lab, name)) or None)
 
