@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,7 +42,7 @@ def _config_pairs(text: str) -> dict[str, str]:
     return out
 
 
-class _Provider:
+class _Provider(ABC):
     """The token cache both providers share: one token until REFRESH_MARGIN of its lifetime has passed."""
 
     def __init__(self, extensions: Mapping[str, str]) -> None:
@@ -60,8 +61,9 @@ class _Provider:
     def extensions(self) -> dict[str, str]:
         return dict(self._extensions)
 
+    @abstractmethod
     def _fetch(self) -> tuple[str, float]:
-        raise NotImplementedError
+        """A new token and its lifetime in seconds."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(***)"
