@@ -56,17 +56,14 @@ def read_png(path: Path) -> tuple[int, int, list[bytes], int]:
     return width, height, rows, bpp
 
 
-def count_near(path: Path, rgb: tuple[int, int, int], tolerance: int = 40) -> int:
-    """How many pixels are within `tolerance` (per channel) of `rgb`."""
+def count_near(path: Path, colours: list[tuple[int, int, int]], tolerance: int = 40) -> list[int]:
+    """For each colour, how many pixels are within `tolerance` (per channel) of it (the PNG decoded once)."""
     _, _, rows, bpp = read_png(path)
-    r0, g0, b0 = rgb
-    n = 0
+    counts = [0] * len(colours)
     for row in rows:
         for x in range(0, len(row), bpp):
-            if (
-                abs(row[x] - r0) <= tolerance
-                and abs(row[x + 1] - g0) <= tolerance
-                and abs(row[x + 2] - b0) <= tolerance
-            ):
-                n += 1
-    return n
+            r, g, b = row[x], row[x + 1], row[x + 2]
+            for k, (r0, g0, b0) in enumerate(colours):
+                if abs(r - r0) <= tolerance and abs(g - g0) <= tolerance and abs(b - b0) <= tolerance:
+                    counts[k] += 1
+    return counts
