@@ -128,7 +128,6 @@ def report(console: Console, result: ReplayResult) -> None:
 def run(ns: argparse.Namespace, console: Console | None = None) -> int:
     """Run the replay for parsed arguments; returns the exit code."""
     from kafkatui.history.replay_job import replay
-    from kafkatui.history.spark_session import NoJavaError
 
     console = console or Console()
     try:
@@ -142,9 +141,6 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
         return 0
     if getattr(ns, "progress_lines", False):
         return _run_with_lines(cfg, ns.master, conf)
-    from kafkatui.history.replay_job import spark_error_line, spark_log_path
-
-    log = spark_log_path(cfg)
     columns = (
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -162,23 +158,33 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
                 bar.update(task, completed=stage, description=f"{name}: {detail}")
 
             result = replay(cfg, ns.master, progress, conf=conf)
-    except ReplayError as exc:
-        _err(str(exc))
-        return exc.exit_code
-    except NoJavaError as exc:
-        _err(str(exc))
-        return EXIT_NO_JAVA
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
-    except Exception as exc:  # Spark / Java failures arrive as Py4J errors: one line, the log has the rest
-        where = f" (Spark's log: {log})" if log.exists() else ""
-        _err(f"the replay job failed: {spark_error_line(exc)}{where}")
-        return EXIT_FAILED
+    except (KeyboardInterrupt, Exception) as exc:
+        return _failed(exc, cfg)
     report(console, result)
     if getattr(ns, "report", False):
         return _postmortem(ns, result)
     return 0
+
+
+def _failed(exc: BaseException, cfg: ReplayConfig) -> int:
+    """A replay that did not finish: one line on stderr, and its exit code (for `run` and the launcher's
+    `--progress-lines` alike). Spark / Java failures arrive as Py4J errors: the log has the rest."""
+    from kafkatui.history.replay_job import spark_error_line, spark_log_path
+    from kafkatui.history.spark_session import NoJavaError
+
+    if isinstance(exc, ReplayError):
+        _err(str(exc))
+        return exc.exit_code
+    if isinstance(exc, NoJavaError):
+        _err(str(exc))
+        return EXIT_NO_JAVA
+    if isinstance(exc, KeyboardInterrupt):
+        _err("interrupted")
+        return 130
+    log = spark_log_path(cfg)
+    where = f" (Spark's log: {log})" if log.exists() else ""
+    _err(f"the replay job failed: {spark_error_line(exc)}{where}")
+    return EXIT_FAILED
 
 
 def _postmortem(ns: argparse.Namespace, result: ReplayResult) -> int:
@@ -200,27 +206,14 @@ EXIT_REPORT_REMOTE = 3
 def _run_with_lines(cfg: ReplayConfig, master: str | None, conf: dict[str, str]) -> int:
     """The job for the dashboard: progress as JSON Lines on stdout (`replay_progress`), errors as
     one line on stderr, the exit codes of `run`."""
-    from kafkatui.history.replay_job import replay, spark_error_line, spark_log_path
+    from kafkatui.history.replay_job import replay
     from kafkatui.history.replay_progress import ProgressLines
-    from kafkatui.history.spark_session import NoJavaError
 
     lines = ProgressLines()
     try:
         result = replay(cfg, master, lines, on_session=lines.attach, conf=conf)
-    except ReplayError as exc:
-        _err(str(exc))
-        return exc.exit_code
-    except NoJavaError as exc:
-        _err(str(exc))
-        return EXIT_NO_JAVA
-    except KeyboardInterrupt:
-        _err("interrupted")
-        return 130
-    except Exception as exc:
-        log = spark_log_path(cfg)
-        where = f" (Spark's log: {log})" if log.exists() else ""
-        _err(f"the replay job failed: {spark_error_line(exc)}{where}")
-        return EXIT_FAILED
+    except (KeyboardInterrupt, Exception) as exc:
+        return _failed(exc, cfg)
     finally:
         lines.close()
     lines.emit(
