@@ -177,3 +177,18 @@ def test_lab_refuses_an_unknown_security_mode() -> None:
     assert proc.stderr.strip() == (
         "kafkatui: error: --security: unknown security mode kerberos: use sasl_ssl, ssl, mtls, oauthbearer or all"
     )
+
+
+def test_lab_refuses_oauthbearer_where_kafka_has_no_oidc_validator() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "kafkatui.cli", "lab", "--version", "2.8", "--security", "all", "--fetch-only"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
+    assert proc.returncode == 3
+    assert proc.stderr.strip() == (
+        "kafkatui: error: --security: oauthbearer needs Kafka's OIDC validator (OAuthBearerValidatorCallbackHandler, "
+        "Kafka 3.1 and later), which Kafka 2.8.2 does not have: use sasl_ssl, ssl or mtls on 2.8, or --version 3.9-zk"
+    )

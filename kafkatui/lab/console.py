@@ -115,15 +115,16 @@ def main_lab(argv: list[str]) -> int:
         return EXIT_USAGE
     security = None
     if ns.security is not None:
-        from kafkatui.lab.security import LabSecurity, parse_modes
+        from kafkatui.lab.security import LabSecurity, parse_modes, refusal
 
         try:
             security = LabSecurity(parse_modes(ns.security))
         except ValueError as exc:
             error(f"--security: {exc}")
             return EXIT_USAGE
-        if rel.zookeeper:
-            error("--security: ZooKeeper-mode labs have no secured listeners yet; use a KRaft line (4.4 ... 3.9)")
+        why = refusal(security.modes, rel)
+        if why is not None:
+            error(f"--security: {why}")
             return EXIT_USAGE
     from kafkatui.lab.fetch import ensure_jars, is_fetched
     from kafkatui.lab.zookeeper import lab_for

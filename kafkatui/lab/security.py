@@ -17,6 +17,12 @@ key passwords and client secrets are random per lab and live in files of mode 06
 
 The lab's PLAINTEXT listener and the controller's stay as they were (``ANONYMOUS`` is a super user
 there), so that the lab's own tooling and `lab ctl load` work unchanged.
+
+In ZooKeeper mode (3.9-zk, 2.8) the same listeners and users are served, with three differences: the
+authorizer is ZooKeeper mode's `AclAuthorizer` (ACLs kept in ZooKeeper); the SCRAM users are written to
+ZooKeeper by Kafka's `ConfigCommand` before any broker starts (`scram_config_file`); and the brokers talk
+to each other over the loopback PLAINTEXT listener, where ``ANONYMOUS`` is a super user, as on KRaft.
+`oauthbearer` needs Kafka's OIDC validator (3.1 and later): 2.8 is refused (`refusal`).
 """
 
 from __future__ import annotations
@@ -34,11 +40,14 @@ from typing import Any
 
 from kafkatui.lab.config import NodeSpec
 from kafkatui.lab.errors import MissingTool, StartFailed
+from kafkatui.lab.versions import KafkaRelease
 
 MODES = ("sasl_ssl", "ssl", "mtls", "oauthbearer")
 USERS = ("admin", "reader")
 SCRAM = "SCRAM-SHA-512"
 STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+ACL_AUTHORIZER = "kafka.security.authorizer.AclAuthorizer"
+"""ZooKeeper mode's authorizer (ACLs in ZooKeeper); StandardAuthorizer needs KRaft's metadata log."""
 OIDC_VALIDATOR = "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler"
 CERT_DAYS = 30
 AUDIENCE = "kafka"
@@ -61,6 +70,17 @@ def parse_modes(text: str) -> tuple[str, ...]:
     if bad or not words:
         raise ValueError(f"unknown security mode {', '.join(bad) or repr(text)}: use {', '.join(MODES)} or all")
     return tuple(dict.fromkeys(words))
+
+
+def refusal(modes: Sequence[str], rel: KafkaRelease) -> str | None:
+    """Why `rel` cannot serve `modes` (one line), or None when it can."""
+    major, minor = (int(x) for x in rel.line.split("."))
+    if "oauthbearer" in modes and (major, minor) < (3, 1):
+        return (
+            "oauthbearer needs Kafka's OIDC validator (OAuthBearerValidatorCallbackHandler, Kafka 3.1 and later), "
+            f"which Kafka {rel.version} does not have: use sasl_ssl, ssl or mtls on {rel.key}, or --version 3.9-zk"
+        )
+    return None
 
 
 def _openssl(*args: str, cwd: Path) -> None:
@@ -192,15 +212,26 @@ class LabSecurity:
             out += ["--add-scram", f"{SCRAM}=[name={user},password={self.password(user)}]"]
         return out
 
-    def amend(self, props: str, spec: NodeSpec) -> str:
-        """`spec`'s server.properties with ACLs on and, on a broker, the secured listeners."""
+    def scram_config_file(self, user: str) -> Path:
+        """A properties file for ConfigCommand's ``--add-config-file`` (ZooKeeper mode): `user`'s SCRAM
+        credential, so that the password is never on a command line. Delete it once used."""
+        # Utils.loadProps keeps the value as written: no brackets, unlike --add-config's 'M=[password=P]'
+        return _secret_file(self.path(f"{user}.scram.properties"), f"{SCRAM}=password={self.password(user)}")
+
+    def amend(self, props: str, spec: NodeSpec, zookeeper: bool = False) -> str:
+        """`spec`'s server.properties with ACLs on and, on a broker, the secured listeners (`zookeeper`:
+        ZooKeeper mode's authorizer, and the inter-broker PLAINTEXT listener named)."""
         pairs: dict[str, str] = {}
         head = [line for line in props.splitlines() if line.startswith("#")]
         for line in props.splitlines():
             if line and not line.startswith("#"):
                 key, _, value = line.partition("=")
                 pairs[key] = value
-        pairs["authorizer.class.name"] = STANDARD_AUTHORIZER
+        pairs["authorizer.class.name"] = ACL_AUTHORIZER if zookeeper else STANDARD_AUTHORIZER
+        if zookeeper:
+            # the brokers replicate over the loopback PLAINTEXT listener, as ANONYMOUS (a super user)
+            pairs.setdefault("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT")
+            pairs.setdefault("inter.broker.listener.name", "PLAINTEXT")
         pairs["super.users"] = "User:ANONYMOUS;User:admin"
         pairs["allow.everyone.if.no.acl.found"] = "false"
         if not spec.is_controller:

@@ -9,6 +9,7 @@ started as on a KRaft lab: its own session, killed with the Python process that 
 from __future__ import annotations
 
 import socket
+import subprocess
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from kafkatui.lab import config, zkconfig
 from kafkatui.lab.cluster import LabCluster, Node, _clear, free_ports
 from kafkatui.lab.errors import NoLab, StartFailed
 from kafkatui.lab.fetch import ensure_jars, require_java
-from kafkatui.lab.security import LabSecurity
+from kafkatui.lab.security import USERS, LabSecurity, refusal
+from kafkatui.lab.tools import tool_command
 from kafkatui.lab.versions import KafkaRelease
 
 ZK_STARTED = "started (kafka.server.KafkaServer)"
@@ -34,12 +36,14 @@ def lab_for(
     sasl: bool = False,
     security: LabSecurity | None = None,
 ) -> LabCluster:
-    """A lab of `rel` in its mode: a `ZooKeeperLab` for 2.8 and 3.9-zk, a KRaft `LabCluster` otherwise
-    (secured listeners, `security`, on KRaft only: ValueError for a ZooKeeper line)."""
+    """A lab of `rel` in its mode: a `ZooKeeperLab` for 2.8 and 3.9-zk, a KRaft `LabCluster` otherwise;
+    ValueError (one line) when `rel` cannot serve `security`'s modes."""
+    if security is not None:
+        why = refusal(security.modes, rel)
+        if why is not None:
+            raise ValueError(why)
     if rel.zookeeper:
-        if security is not None:
-            raise ValueError("ZooKeeper-mode labs have no secured listeners yet")
-        return ZooKeeperLab(root, rel, brokers, racks, sasl)
+        return ZooKeeperLab(root, rel, brokers, racks, sasl, security=security)
     return LabCluster(root, rel, brokers, racks, sasl, security=security)
 
 
@@ -88,6 +92,8 @@ class ZooKeeperLab(LabCluster):
             for i in range(1, self.brokers + 1)
         ]
         self.cluster_id = ""  # ZooKeeper mode: the first broker makes one (read back once started)
+        if self.security is not None:
+            self.security.prepare(self.root / "security", [s.node_id for s in specs[1:]], free_ports)
         (self.root / "log4j.properties").write_text(config.LOG4J_PROPERTIES, encoding="utf-8")
         self.nodes = {}
         for spec in specs:
@@ -99,6 +105,8 @@ class ZooKeeperLab(LabCluster):
                 props = zkconfig.zookeeper_properties(spec.port, home / "data")
             else:
                 props = zkconfig.broker_properties(spec, ports[0], self.brokers, home / "data")
+                if self.security is not None:
+                    props = self.security.amend(props, spec, zookeeper=True)
             (home / "server.properties").write_text(props, encoding="utf-8")
             self.nodes[spec.name] = Node(spec, home)
         self._save()
@@ -116,15 +124,50 @@ class ZooKeeperLab(LabCluster):
 
     # ---------------------------------------------------------------- running
     def start(self, timeout: float = 300.0) -> None:
-        """Start ZooKeeper, wait until it serves, then start the brokers and wait until all registered."""
+        """Start ZooKeeper, wait until it serves, then start the brokers and wait until all registered.
+        Secured: the SCRAM users go into ZooKeeper before any broker starts, the reader's ACLs after."""
         self._spawn(self.zookeeper)
         self._save()
         self.wait_ready(["zookeeper"], timeout)
+        if self.security is not None and "sasl_ssl" in self.security.modes:
+            self._add_scram_users(timeout)
         for node in self.broker_nodes:
             self._spawn(node)
         self._save()
         self.wait_ready([n.spec.name for n in self.broker_nodes], timeout)
         self._read_cluster_id()
+        if self.security is not None:
+            self.security.grant_reader(self.bootstrap)
+
+    def _add_scram_users(self, timeout: float) -> None:
+        """Each SCRAM user's credential written to ZooKeeper by Kafka's ConfigCommand (`kafka-configs.sh
+        --zookeeper`), in parallel, the password read from a file of mode 0600 deleted afterwards."""
+        assert self.security is not None
+        logs = self.zookeeper.logs
+        procs = []
+        for user in USERS:
+            conf = self.security.scram_config_file(user)
+            args = [
+                "--zookeeper", self.zookeeper_connect, "--alter", "--entity-type", "users", "--entity-name", user,
+                "--add-config-file", str(conf),
+            ]  # fmt: skip
+            with open(logs / f"scram-{user}.out", "wb") as out:
+                cmd = tool_command(self.rel, "kafka-configs.sh", args)
+                procs.append(
+                    (user, conf, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+                )
+        failed = []
+        for user, conf, proc in procs:
+            try:
+                code = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait()
+            conf.unlink(missing_ok=True)
+            if code != 0:
+                failed.append(f"{user} (exit {code}; see {logs / f'scram-{user}.out'})")
+        if failed:
+            raise StartFailed("kafka-configs could not create the SCRAM users in ZooKeeper: " + ", ".join(failed))
 
     def wait_ready(self, names: Iterable[str], timeout: float = 300.0) -> None:
         """ZooKeeper: until it answers `srvr`. Brokers: their "started" line and their registration."""

@@ -83,12 +83,14 @@ def logs_lab(request: pytest.FixtureRequest, lab_pool: LabPool) -> LabCluster:
     return lab_pool.get(str(request.param))
 
 
-@pytest.fixture(scope="package")
-def secure_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
-    """The default line with every secured listener (SCRAM, TLS, mTLS, OIDC; tests/lab/test_security*.py)."""
+@pytest.fixture(scope="package", params=lab_lines("secure"))
+def secure_lab(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabCluster]:
+    """A lab with every secured listener (SCRAM, TLS, mTLS, OIDC; tests/lab/test_security*.py): 4.4 in
+    `make test`, the lines of $KAFKATUI_LAB_LINES in `make test-matrix` (3.9-zk: ZooKeeper mode)."""
     from tests.lab.support import start_secure_lab
 
-    lab = start_secure_lab(tmp_path_factory.mktemp("secure"))
+    line = str(request.param)
+    lab = start_secure_lab(tmp_path_factory.mktemp(f"secure{line.replace('.', '').replace('-', '')}"), line)
     try:
         yield lab
     finally:

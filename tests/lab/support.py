@@ -32,6 +32,7 @@ LINES: dict[str, tuple[str, ...]] = {
     "core": ("4.4", "3.9"),  # the core cases: faults, alter, dashboard, broker logs, twins
     "every": ("4.4", "3.9", "3.9-zk", "2.8"),  # the seeds, check and record: every mode and rule set
     "logs": ("4.4", "3.9"),  # broker-log replay; ZK_BROKER_LOG_LINES join once it reads ZooKeeper-mode logs
+    "secure": ("4.4",),  # the secured lab (test_security*.py); `make test-matrix MATRIX=3.9-zk` for ZooKeeper mode
 }
 """Which lines run which tests in `make test`."""
 
@@ -47,7 +48,7 @@ def lab_lines(kind: str) -> tuple[str, ...]:
     if not chosen:
         return LINES[kind] + (ZK_BROKER_LOG_LINES if kind == "logs" else ())
     lines = tuple(dict.fromkeys(v.strip() for v in chosen.split(",") if v.strip()))
-    if kind in ("every",):
+    if kind in ("every", "secure"):
         return lines
     if kind == "logs":
         return tuple(v for v in lines if not release(v).zookeeper or v in ZK_BROKER_LOG_LINES)
@@ -72,18 +73,20 @@ def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...]
     return lab
 
 
-def start_secure_lab(root: Path, brokers: int = 3) -> LabCluster:
-    """A started lab of the default line with every security mode's listener (kafkatui.lab.security)."""
-    from kafkatui.lab.security import LabSecurity
-    from kafkatui.lab.versions import DEFAULT
+def start_secure_lab(root: Path, version: str = "4.4", brokers: int = 3) -> LabCluster:
+    """A started lab of `version` (KRaft or ZooKeeper mode) with every security mode's listener the line
+    has (kafkatui.lab.security; 2.8 has no OIDC validator, so no oauthbearer)."""
+    from kafkatui.lab.security import MODES, LabSecurity, refusal
 
-    lab = LabCluster(root, release(DEFAULT), brokers, security=LabSecurity())
+    rel = release(version)
+    modes = tuple(m for m in MODES if refusal((m,), rel) is None)
+    lab = lab_for(root, rel, brokers, security=LabSecurity(modes))
     try:
         lab.prepare()
         lab.start()
     except (LabError, OSError) as exc:
         lab.stop()
-        cannot_run(f"real Kafka {DEFAULT} lab with secured listeners could not start: {exc}")
+        cannot_run(f"real Kafka {version} lab with secured listeners could not start: {exc}")
     return lab
 
 
