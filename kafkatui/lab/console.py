@@ -122,7 +122,7 @@ def main_lab(argv: list[str]) -> int:
         except ValueError as exc:
             error(f"--security: {exc}")
             return EXIT_USAGE
-        why = refusal(security.modes, rel)
+        why = refusal(rel)
         if why is not None:
             error(f"--security: {why}")
             return EXIT_USAGE

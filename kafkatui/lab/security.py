@@ -22,7 +22,7 @@ In ZooKeeper mode (3.9-zk, 2.8) the same listeners and users are served, with th
 authorizer is ZooKeeper mode's `AclAuthorizer` (ACLs kept in ZooKeeper); the SCRAM users are written to
 ZooKeeper by Kafka's `ConfigCommand` before any broker starts (`scram_config_file`); and the brokers talk
 to each other over the loopback PLAINTEXT listener, where ``ANONYMOUS`` is a super user, as on KRaft.
-`oauthbearer` needs Kafka's OIDC validator (3.1 and later): 2.8 is refused (`refusal`).
+2.8 is refused (`refusal`): its brokers want a password on a PEM key store, and it has no OIDC validator.
 """
 
 from __future__ import annotations
@@ -72,13 +72,14 @@ def parse_modes(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
-def refusal(modes: Sequence[str], rel: KafkaRelease) -> str | None:
-    """Why `rel` cannot serve `modes` (one line), or None when it can."""
+def refusal(rel: KafkaRelease) -> str | None:
+    """Why `rel` cannot serve the secured listeners (one line), or None when it can (3.9 and 4.x)."""
     major, minor = (int(x) for x in rel.line.split("."))
-    if "oauthbearer" in modes and (major, minor) < (3, 1):
+    if (major, minor) < (3, 9):
+        # tried on 2.8.2: "SSL PEM key store is specified, but key password is not specified" (exit 1)
         return (
-            "oauthbearer needs Kafka's OIDC validator (OAuthBearerValidatorCallbackHandler, Kafka 3.1 and later), "
-            f"which Kafka {rel.version} does not have: use sasl_ssl, ssl or mtls on {rel.key}, or --version 3.9-zk"
+            f"Kafka {rel.version}'s brokers refuse the lab's PEM key store (no key password), and it has no OIDC "
+            "validator (Kafka 3.1 and later): use --version 3.9-zk for ZooKeeper mode, or a KRaft line (4.4 ... 3.9)"
         )
     return None
 

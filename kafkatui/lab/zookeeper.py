@@ -39,7 +39,7 @@ def lab_for(
     """A lab of `rel` in its mode: a `ZooKeeperLab` for 2.8 and 3.9-zk, a KRaft `LabCluster` otherwise;
     ValueError (one line) when `rel` cannot serve `security`'s modes."""
     if security is not None:
-        why = refusal(security.modes, rel)
+        why = refusal(rel)
         if why is not None:
             raise ValueError(why)
     if rel.zookeeper:

@@ -48,8 +48,12 @@ def lab_lines(kind: str) -> tuple[str, ...]:
     if not chosen:
         return LINES[kind] + (ZK_BROKER_LOG_LINES if kind == "logs" else ())
     lines = tuple(dict.fromkeys(v.strip() for v in chosen.split(",") if v.strip()))
-    if kind in ("every", "secure"):
+    if kind == "every":
         return lines
+    if kind == "secure":  # 2.8 cannot serve the secured listeners (kafkatui.lab.security.refusal)
+        from kafkatui.lab.security import refusal
+
+        return tuple(v for v in lines if refusal(release(v)) is None)
     if kind == "logs":
         return tuple(v for v in lines if not release(v).zookeeper or v in ZK_BROKER_LOG_LINES)
     return tuple(v for v in lines if not release(v).zookeeper)
@@ -74,13 +78,11 @@ def start_lab(root: Path, version: str, brokers: int = 3, racks: tuple[str, ...]
 
 
 def start_secure_lab(root: Path, version: str = "4.4", brokers: int = 3) -> LabCluster:
-    """A started lab of `version` (KRaft or ZooKeeper mode) with every security mode's listener the line
-    has (kafkatui.lab.security; 2.8 has no OIDC validator, so no oauthbearer)."""
-    from kafkatui.lab.security import MODES, LabSecurity, refusal
+    """A started lab of `version` (KRaft or ZooKeeper mode) with every security mode's listener
+    (kafkatui.lab.security)."""
+    from kafkatui.lab.security import LabSecurity
 
-    rel = release(version)
-    modes = tuple(m for m in MODES if refusal((m,), rel) is None)
-    lab = lab_for(root, rel, brokers, security=LabSecurity(modes))
+    lab = lab_for(root, release(version), brokers, security=LabSecurity())
     try:
         lab.prepare()
         lab.start()
