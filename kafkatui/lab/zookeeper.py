@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from kafkatui.lab import config, zkconfig
-from kafkatui.lab.cluster import LabCluster, Node, _clear, free_ports
+from kafkatui.lab.cluster import LabCluster, Node, _clear, _die_with_parent, free_ports
 from kafkatui.lab.errors import NoLab, StartFailed
 from kafkatui.lab.fetch import ensure_jars, require_java
 from kafkatui.lab.security import USERS, LabSecurity, refusal
@@ -153,9 +153,10 @@ class ZooKeeperLab(LabCluster):
             ]  # fmt: skip
             with open(logs / f"scram-{user}.out", "wb") as out:
                 cmd = tool_command(self.rel, "kafka-configs.sh", args)
-                procs.append(
-                    (user, conf, subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+                proc = subprocess.Popen(
+                    cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent
                 )
+                procs.append((user, conf, proc))
         failed = []
         for user, conf, proc in procs:
             try:
