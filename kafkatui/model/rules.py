@@ -119,9 +119,7 @@ class KafkaVersion:
 
     @property
     def mode_label(self) -> str:
-        return {KRAFT: "KRaft", ZOOKEEPER: "ZooKeeper", "mixed": "ZooKeeper and KRaft brokers"}.get(
-            self.mode or "", "mode unknown"
-        )
+        return mode_words(self.mode)
 
     @property
     def caps_min_isr(self) -> bool | None:
@@ -205,6 +203,13 @@ def combine(versions: Iterable[KafkaVersion], mode: str | None = None) -> KafkaV
     modes = {v.mode for v in vs if v.mode}
     found = modes.pop() if len(modes) == 1 else (mode if not modes else "mixed")
     return KafkaVersion(low, high, found, len(vs))
+
+
+def mode_words(mode: str | None) -> str:
+    """``KRaft``, ``ZooKeeper``, ``ZooKeeper and KRaft brokers`` or ``mode unknown``."""
+    return {KRAFT: "KRaft", ZOOKEEPER: "ZooKeeper", "mixed": "ZooKeeper and KRaft brokers"}.get(
+        mode or "", "mode unknown"
+    )
 
 
 def mode_from_roles(roles: Iterable[str | None]) -> str | None:
