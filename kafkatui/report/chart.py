@@ -153,9 +153,8 @@ def timeline_svg(pm: Postmortem, window: tuple[int, int] = (0, MINUTES), ident: 
             f"<title>broker {e.broker} {word}</title></polygon>"
         )
         out.append(f'<text x="{x + 5:.1f}" y="{TOP - 5}" fill="{colour}" font-size="9">{e.broker}</text>')
-    for c in pm.changes:  # changes made through kafkatui: dashed blue lines
-        if not inside(c.ts_ms):
-            continue
+    shown_changes = [c for c in pm.changes if inside(c.ts_ms)]
+    for n, c in enumerate(shown_changes):  # changes made through kafkatui: dashed blue lines
         x = _x(minute_of(c.ts_ms))
         out.append(
             f'<line class="config-change" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + plot_h}" '
@@ -164,7 +163,8 @@ def timeline_svg(pm: Postmortem, window: tuple[int, int] = (0, MINUTES), ident: 
         )
         if hi - lo <= LABEL_CHANGES_WITHIN:  # a close-up has room to name it
             out.append(
-                f'<text x="{x + 3:.1f}" y="{TOP + plot_h - 16}" fill="{CHANGE_COLOUR}" font-size="9">'
+                f'<text x="{x + 3:.1f}" y="{TOP + 24 + 12 * (n % 4)}" fill="{CHANGE_COLOUR}" font-size="9" '
+                'stroke="#ffffff" stroke-width="3" paint-order="stroke">'
                 f"{escape(c.target)}: {escape(c.detail)}</text>"
             )
     lx = LEFT

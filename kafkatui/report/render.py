@@ -107,9 +107,14 @@ def _provenance(pm: Postmortem) -> list[str]:
     ]
     if pm.end_ms < s.day_start_ms + 86_400_000:
         out.append(f"The recording ends at {clock(pm.end_ms)}: nothing after it is known.")
-    if s.gaps:
-        gaps = "; ".join(f"{clock(g.start_ms)}-{clock(g.end_ms)} ({g.reason or 'no reason'})" for g in s.gaps)
-        out.append(f"Recorder gaps (state unknown): {gaps}.")
+    gaps = [g for g in s.gaps if g.start_ms != pm.end_ms]  # after the recording's end: said above
+    if gaps:
+        day_end = s.day_start_ms + 86_400_000
+        said = "; ".join(
+            f"{clock(g.start_ms)}-{'24:00:00' if g.end_ms >= day_end else clock(g.end_ms)} ({g.reason or 'no reason'})"
+            for g in gaps
+        )
+        out.append(f"Recorder gaps (state unknown): {said}.")
     else:
         out.append("Recorder gaps: none.")
     out.append(f"Changes: {pm.audit_source or 'no audit log read'}.")
