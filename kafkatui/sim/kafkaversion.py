@@ -1,6 +1,6 @@
 """Which Kafka release the simulator answers as: its ApiVersions ranges and its min ISR rule.
 
-By default the simulator advertises every version it serves (they read as Kafka 4.3+). Given a
+By default the simulator advertises every version it serves (they read as Kafka 4.3: it serves no 4.4-only version). Given a
 release line ("3.6", "2.8", ...) it advertises what a real broker of that line does, as far as it
 serves it: each API's range cut to that line's (the real brokers' answers kafka-python keeps in
 ``kafka.protocol.broker_version_data``), APIs the line lacks left out. It then behaves as that line
