@@ -86,13 +86,23 @@ def test_both_files_carry_it(postmortem: facts.Postmortem, tmp_path: Path) -> No
     written = write_report(postmortem.data, tmp_path / "rep", RUN / "audit.jsonl")
     md = written.markdown.read_text(encoding="utf-8")
     assert "First broker out: #1 broker 2 at " in md
-    assert (
-        f"| orders | {', '.join(map(str, next(o for o in postmortem.incidents[0].outages if o.topic == 'orders').partitions))} |"
-        in md
-    )
+    orders = next(o for o in postmortem.incidents[0].outages if o.topic == "orders")
+    assert f"| orders | {', '.join(map(str, orders.partitions))} | {render.span(orders.unavailable_ms)} |" in md
     assert "alter topic orders: min.insync.replicas 2 -> 1" in md
     close_up = (tmp_path / "rep" / f"postmortem-{postmortem.day}-incident-1.svg").read_text(encoding="utf-8")
     assert close_up.count('class="config-change"') >= 1 and "min.insync.replicas 2 -&gt; 1" in close_up
     assert 'class="broker-event"' in close_up
     page = written.html.read_text(encoding="utf-8")
     assert render.span(postmortem.incidents[0].outages[0].unavailable_ms) in page
+
+
+def test_the_example_in_the_docs_is_what_kafkatui_writes_today(postmortem: facts.Postmortem, tmp_path: Path) -> None:
+    """docs/example/ was written by `kafkatui report` from this fixture; a report change must refresh it
+    (`kafkatui report OUT --to docs/example --audit-log tests/report/fixtures/lab-4.4/audit.jsonl` on the
+    fixture's replay, run from the repository's root)."""
+    root = RUN.parents[3]
+    written = write_report(postmortem.data, tmp_path / "rep", RUN / "audit.jsonl")
+    example = root / "docs" / "example"
+    for made in (written.markdown, written.chart, tmp_path / "rep" / f"postmortem-{postmortem.day}-incident-1.svg"):
+        text = made.read_text(encoding="utf-8").replace(f"{root}/", "")
+        assert text == (example / made.name).read_text(encoding="utf-8"), f"docs/example/{made.name} is stale"
