@@ -83,6 +83,10 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def _text(x: Any) -> str | None:
+    return x if isinstance(x, str) and x else None
+
+
 def _meta(rec: dict[str, Any]) -> dict[str, Any] | None:
     """The fields of a broker / snapshot / gap record the job needs; None when they are not of the
     recorder's types (a hand-edited ``"ts": "yesterday"``, a missing ``ts``): counted as garbled."""
@@ -99,6 +103,9 @@ def _meta(rec: dict[str, Any]) -> dict[str, Any] | None:
         out["reason"] = str(out["reason"])
     rack = rec.get("rack")
     out["rack"] = rack if isinstance(rack, (str, type(None))) else str(rack)
+    out["cluster"] = _text(rec.get("cluster"))
+    out["kafka"] = _text(rec.get("kafka")) if kind == "snapshot" else None
+    out["mode"] = _text(rec.get("mode")) if kind == "snapshot" else None
     listed = rec.get("brokers") if kind == "snapshot" else None
     if listed is not None:
         if not isinstance(listed, list) or not all(isinstance(b, list) and b and type(b[0]) is int for b in listed):

@@ -50,6 +50,7 @@ from kafkatui.history.logparse import (
 )
 from kafkatui.history.replay_files import NOT_RECORDED
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
+from kafkatui.model.rules import mode_words
 
 LAST_SEQ = 1 << 62
 SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
@@ -687,7 +688,29 @@ def read_inputs(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> tuple[I
         [m for m in rec.meta if m["type"] in ("broker", "snapshot")], logs.brokers, logs.fences, cfg
     )
     meta["recording_ends"] = [start for start, _ in ends]
+    meta.update(recorded_cluster(rec.meta))
     return Inputs(events, gaps, frames, counts, mixed=len(parts) > 1, cached=cached), meta
+
+
+def recorded_cluster(meta: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the recordings say of the cluster: its ids (``clusters``), and the Kafka version range and
+    mode its snapshots were taken under (``kafka_version``, ``mode``: the latest first seen last; two or
+    more joined with " then " when they changed during the day, e.g. a rolling upgrade)."""
+
+    def seen(key: str) -> list[str]:
+        out: list[str] = []
+        for m in sorted(meta, key=lambda m: (m["ts_ms"], m["seq"])):
+            v = m.get(key)
+            if v and v != "unknown" and (not out or out[-1] != v):
+                out.append(v)
+        return out
+
+    modes = [mode_words(m) for m in seen("mode")]
+    return {
+        "clusters": sorted({m["cluster"] for m in meta if m.get("cluster")}),
+        "kafka_version": " then ".join(seen("kafka")) or None,
+        "mode": " then ".join(modes) or None,
+    }
 
 
 def recording_ends(meta: list[dict[str, Any]], cfg: ReplayConfig) -> list[tuple[int, int]]:

@@ -59,6 +59,7 @@ MARKERS: tuple[tuple[Line, tuple[tuple[int, int], ...]], ...] = (
     ((4, 1), ((0, 13),)),  # Produce v13
     ((4, 2), ((2, 11),)),  # ListOffsets v11
     ((4, 3), ((35, 5),)),  # DescribeLogDirs v5
+    ((4, 4), ((42, 3), (28, 6))),  # DeleteGroups v3, TxnOffsetCommit v6
 )
 NEWEST_MARKED: Line = MARKERS[-1][0]
 
@@ -79,6 +80,7 @@ _LINES: tuple[Line, ...] = (
     (4, 1),
     (4, 2),
     (4, 3),
+    (4, 4),
 )
 
 
@@ -106,7 +108,7 @@ class KafkaVersion:
 
     @property
     def label(self) -> str:
-        """``3.9``, ``3.5-3.6``, ``4.3+``, ``2.8 or older``, ``unknown``."""
+        """``3.9``, ``3.5-3.6``, ``4.4+``, ``2.8 or older``, ``unknown``."""
         lo, hi = self.low, self.high
         if lo is None and hi is None:
             return "unknown"
@@ -119,9 +121,7 @@ class KafkaVersion:
 
     @property
     def mode_label(self) -> str:
-        return {KRAFT: "KRaft", ZOOKEEPER: "ZooKeeper", "mixed": "ZooKeeper and KRaft brokers"}.get(
-            self.mode or "", "mode unknown"
-        )
+        return mode_words(self.mode)
 
     @property
     def caps_min_isr(self) -> bool | None:
@@ -205,6 +205,13 @@ def combine(versions: Iterable[KafkaVersion], mode: str | None = None) -> KafkaV
     modes = {v.mode for v in vs if v.mode}
     found = modes.pop() if len(modes) == 1 else (mode if not modes else "mixed")
     return KafkaVersion(low, high, found, len(vs))
+
+
+def mode_words(mode: str | None) -> str:
+    """``KRaft``, ``ZooKeeper``, ``ZooKeeper and KRaft brokers`` or ``mode unknown``."""
+    return {KRAFT: "KRaft", ZOOKEEPER: "ZooKeeper", "mixed": "ZooKeeper and KRaft brokers"}.get(
+        mode or "", "mode unknown"
+    )
 
 
 def mode_from_roles(roles: Iterable[str | None]) -> str | None:

@@ -20,7 +20,7 @@ end) is *ongoing when the recording ends*, not over.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -208,9 +208,10 @@ def _value(v: Any) -> str:
 
 
 def audit_changes(
-    records: Iterable[Mapping[str, Any]], start_ms: int, end_ms: int, cluster_id: str | None
+    records: Iterable[Mapping[str, Any]], start_ms: int, end_ms: int, clusters: Collection[str] = ()
 ) -> list[ChangeMade]:
-    """The audit log's outcome records in [start_ms, end_ms) (of `cluster_id` when known), oldest first."""
+    """The audit log's outcome records in [start_ms, end_ms), oldest first: of the recorded `clusters`
+    when they are known (a record that names no cluster is kept), else of every cluster."""
     out: list[ChangeMade] = []
     for r in records:
         if "result" not in r or r.get("type") == "intent":
@@ -218,7 +219,7 @@ def audit_changes(
         ts = _ts(r.get("time"))
         if ts is None or not start_ms <= ts < end_ms:
             continue
-        if cluster_id and r.get("cluster_id") not in (None, cluster_id):
+        if clusters and r.get("cluster_id") is not None and r.get("cluster_id") not in clusters:
             continue
         raw = r.get("resource")
         res: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
@@ -237,15 +238,16 @@ def audit_changes(
     return out
 
 
-def build(
-    data: ReplayData, audit: Iterable[Mapping[str, Any]] = (), audit_source: str = "", cluster_id: str | None = None
-) -> Postmortem:
-    """The postmortem of `data`, with the changes of `audit` (records of kafkatui's audit log)."""
+def build(data: ReplayData, audit: Iterable[Mapping[str, Any]] = (), audit_source: str = "") -> Postmortem:
+    """The postmortem of `data`, with the changes of `audit` (records of kafkatui's audit log) made to the
+    cluster the day recorded."""
     from kafkatui.model.findings import config_findings
 
     s = data.summary
     end = recording_end_ms(data)
-    changes = audit_changes(audit, s.day_start_ms, s.day_start_ms + DAY_MS, cluster_id)
+    clusters = s.inputs.get("clusters")
+    recorded = [c for c in clusters if isinstance(c, str)] if isinstance(clusters, list) else []
+    changes = audit_changes(audit, s.day_start_ms, s.day_start_ms + DAY_MS, recorded)
     brokers = _broker_events(data)
     topics = {t for i in s.incidents for t in i.topics}
     histories: dict[tuple[str, int], list[Change]] = {}
@@ -269,7 +271,7 @@ def build(
         tuple(changes),
         found,
         minute,
-        " ".join(x for x in (kafka, mode) if x),
+        ", ".join(x for x in (kafka, mode) if x),
         audit_source,
     )
 

@@ -8,10 +8,25 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from html import escape
 
-from kafkatui.report.chart import timeline_svg
+from kafkatui.report.chart import incident_window, timeline_svg
 from kafkatui.report.facts import ChangeMade, IncidentFacts, Postmortem
 
 CHART_FILE = "timeline.svg"
+CLOSE_UPS = 12  # incidents that get a close-up chart of their own (the first ones of the day)
+
+
+def close_up(pm: Postmortem, k: int) -> str | None:
+    """The close-up chart of incident `k` (1-based) as SVG text, or None past CLOSE_UPS."""
+    if k > CLOSE_UPS:
+        return None
+    i = pm.incidents[k - 1].incident
+    return timeline_svg(pm, incident_window(pm.data.summary.day_start_ms, i.start_ms, i.end_ms), f"inc{k}")
+
+
+def close_up_file(chart: str, k: int) -> str:
+    """`postmortem-DAY-timeline.svg` -> `postmortem-DAY-incident-K.svg`."""
+    stem = chart.removesuffix(".svg").removesuffix("-timeline").removesuffix("timeline")
+    return f"{stem}{'-' if stem else ''}incident-{k}.svg"
 
 
 def clock(ts_ms: int) -> str:
@@ -92,9 +107,14 @@ def _provenance(pm: Postmortem) -> list[str]:
     ]
     if pm.end_ms < s.day_start_ms + 86_400_000:
         out.append(f"The recording ends at {clock(pm.end_ms)}: nothing after it is known.")
-    if s.gaps:
-        gaps = "; ".join(f"{clock(g.start_ms)}-{clock(g.end_ms)} ({g.reason or 'no reason'})" for g in s.gaps)
-        out.append(f"Recorder gaps (state unknown): {gaps}.")
+    gaps = [g for g in s.gaps if g.start_ms != pm.end_ms]  # after the recording's end: said above
+    if gaps:
+        day_end = s.day_start_ms + 86_400_000
+        said = "; ".join(
+            f"{clock(g.start_ms)}-{'24:00:00' if g.end_ms >= day_end else clock(g.end_ms)} ({g.reason or 'no reason'})"
+            for g in gaps
+        )
+        out.append(f"Recorder gaps (state unknown): {said}.")
     else:
         out.append("Recorder gaps: none.")
     out.append(f"Changes: {pm.audit_source or 'no audit log read'}.")
@@ -116,6 +136,8 @@ def markdown(pm: Postmortem, chart: str = CHART_FILE) -> str:
     for k, f in enumerate(pm.incidents, 1):
         i = f.incident
         md += [f"## Incident {k}: {clock(i.start_ms)} to {_end_text(f)} ({_duration(f)})", ""]
+        if k <= CLOSE_UPS:
+            md += [f"![Incident {k}, minute by minute]({close_up_file(chart, k)})", ""]
         md += [
             f"- First broker out: {_first_out(f)}",
             f"- Peak: {i.peak_under_min_isr} partition(s) under min ISR, {i.peak_offline} offline",
@@ -196,6 +218,9 @@ def html(pm: Postmortem) -> str:
         h.append(
             f'<section class="incident"><h2>Incident {k}: {clock(i.start_ms)} to {end} ({escape(_duration(f))})</h2>'
         )
+        zoom = close_up(pm, k)
+        if zoom is not None:
+            h.append(f'<figure class="close-up">{zoom}</figure>')
         moves = "; ".join(
             f"{clock(e.ts_ms)} broker {e.broker} {'returned' if e.up else 'left'}" for e in f.broker_events
         )

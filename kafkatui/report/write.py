@@ -1,8 +1,9 @@
 """Write a replayed day's postmortem (Markdown, its chart, and one self-contained HTML file) to a folder.
 
 Used by `kafkatui report OUT`, by `kafkatui replay ... --report` after the job, and by the Replay
-screen's key. Files: ``postmortem-DAY.md``, ``postmortem-DAY-timeline.svg`` (the Markdown's image) and
-``postmortem-DAY.html`` (the chart inline), each written to a temporary name first and renamed, so a
+screen's key. Files: ``postmortem-DAY.md``, ``postmortem-DAY-timeline.svg`` (the Markdown's image of the
+day), ``postmortem-DAY-incident-K.svg`` (a close-up of each of the first incidents) and
+``postmortem-DAY.html`` (the charts inline), each written to a temporary name first and renamed, so a
 report is never half written.
 """
 
@@ -77,6 +78,8 @@ def write_report(
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _atomic(chart, timeline_svg(pm) + "\n")
+        for k in range(1, min(len(pm.incidents), render.CLOSE_UPS) + 1):
+            _atomic(folder / render.close_up_file(chart.name, k), (render.close_up(pm, k) or "") + "\n")
         _atomic(md, render.markdown(pm, chart.name))
         _atomic(page, render.html(pm))
     except OSError as exc:

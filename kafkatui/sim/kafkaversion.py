@@ -1,12 +1,12 @@
 """Which Kafka release the simulator answers as: its ApiVersions ranges and its min ISR rule.
 
-By default the simulator advertises every version it serves (they read as Kafka 4.3+). Given a
-release line ("3.6", "2.8", ...) it advertises what a real broker of that line does, as far as it
-serves it: each API's range cut to that line's (the real brokers' answers kafka-python keeps in
-``kafka.protocol.broker_version_data``), APIs the line lacks left out. It then behaves as that line
-for min ISR: from 3.7 a partition's leader holds acks=all to ``min(min.insync.replicas, RF)``
-(KAFKA-15583), before 3.7 to min.insync.replicas itself, so a topic whose min ISR is above its RF
-rejects every acks=all write with NOT_ENOUGH_REPLICAS.
+By default the simulator advertises every version it serves (they read as Kafka 4.3: it serves no
+4.4-only version). Given a release line ("3.6", "2.8", ...) it advertises what a real broker of that
+line does, as far as it serves it: each API's range cut to that line's (the real brokers' answers
+kafka-python keeps in ``kafka.protocol.broker_version_data``), APIs the line lacks left out. It then
+behaves as that line for min ISR: from 3.7 a partition's leader holds acks=all to
+``min(min.insync.replicas, RF)`` (KAFKA-15583), before 3.7 to min.insync.replicas itself, so a topic
+whose min ISR is above its RF rejects every acks=all write with NOT_ENOUGH_REPLICAS.
 """
 
 from __future__ import annotations

@@ -10,19 +10,7 @@ from typing import Any
 from kafkatui.history.replay_data import ReplayData
 from kafkatui.report import facts, render
 from kafkatui.report.write import write_report
-
-
-def _union(spans: list[tuple[int, int]]) -> int:
-    total, end = 0, None
-    start = 0
-    for s, e in sorted(spans):
-        if end is None or s > end:
-            if end is not None:
-                total += end - start
-            start, end = s, e
-        else:
-            end = max(end, e)
-    return total + (end - start if end is not None else 0)
+from tests.report.tables import assert_incident_matches, unavailable_rows
 
 
 def test_the_report_equals_the_jobs_tables(spark: Any, reference: Any, tmp_path: Path) -> None:
@@ -30,32 +18,10 @@ def test_the_report_equals_the_jobs_tables(spark: Any, reference: Any, tmp_path:
     pm = facts.build(data)
     summary = reference.result.summary
     assert len(pm.incidents) == len(summary["incidents"]) > 0
-    rows = (
-        spark.read.parquet(str(Path(reference.out) / "intervals"))
-        .where("class in ('OFFLINE', 'UNDER_MIN_ISR')")
-        .select("topic", "partition", "start_ms", "end_ms")
-        .collect()
-    )
+    rows = unavailable_rows(spark, reference.out)
     md = render.markdown(pm)
     for f, inc in zip(pm.incidents, summary["incidents"], strict=True):
-        i = f.incident
-        assert (i.start_ms, i.end_ms, i.first_broker_out, i.first_out_ms) == (
-            inc["start_ms"],
-            inc["end_ms"],
-            inc["first_broker_out"],
-            inc["first_out_ms"],
-        )
-        assert (i.peak_under_min_isr, i.peak_offline, i.partitions) == (
-            inc["peak_under_min_isr"],
-            inc["peak_offline"],
-            inc["partitions"],
-        )
-        by_topic: dict[str, list[tuple[int, int]]] = {}
-        for r in rows:
-            s, e = max(r["start_ms"], i.start_ms), min(r["end_ms"], i.end_ms)
-            if e > s:
-                by_topic.setdefault(r["topic"], []).append((s, e))
-        assert {o.topic: o.unavailable_ms for o in f.outages} == {t: _union(v) for t, v in by_topic.items()}
+        assert_incident_matches(f, inc, rows)
         for o in f.outages:
             assert f"| {o.topic} | " in md and render.span(o.unavailable_ms) in md
     written = write_report(data, tmp_path / "rep", use_audit=False)

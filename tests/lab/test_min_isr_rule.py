@@ -53,6 +53,7 @@ def test_rf1_topic_under_min_isr_2_is_judged_by_the_brokers_line(any_lab: LabClu
 
     host, port = lab.bootstrap.split(",")[0].rsplit(":", 1)
     version = version_from_api_versions(ask(host, int(port), {}))
+    assert version.label.removesuffix("+") == lab.rel.line, f"Kafka {lab.rel.version} read as {version.label}"
     caps = version.caps_min_isr
     assert caps is not None, f"kafkatui cannot tell whether Kafka {version.label} caps min ISR"
 

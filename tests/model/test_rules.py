@@ -22,6 +22,7 @@ ANSWERS = {
     "3.9": {0: (0, 11), 1: (0, 17), 2: (0, 9), 11: (0, 9), 24: (0, 5), 29: (0, 3), 35: (0, 4), 60: (0, 1)},
     "4.1": {0: (0, 13), 1: (4, 18), 2: (1, 10), 11: (0, 9), 24: (0, 5), 29: (1, 3), 35: (1, 4), 60: (0, 2)},
     "4.3": {0: (0, 13), 1: (4, 18), 2: (1, 11), 11: (0, 9), 24: (0, 5), 29: (1, 3), 35: (1, 5), 60: (0, 2)},
+    "4.4": {0: (0, 13), 1: (4, 18), 2: (1, 11), 11: (0, 9), 24: (0, 5), 28: (0, 6), 29: (1, 3), 35: (1, 5), 42: (0, 3)},
 }
 
 
@@ -34,7 +35,8 @@ ANSWERS = {
         ("3.7", "3.7", True),
         ("3.9", "3.9", True),
         ("4.1", "4.1", True),
-        ("4.3", "4.3+", True),
+        ("4.3", "4.3", True),
+        ("4.4", "4.4+", True),
     ],
 )
 def test_version_from_api_versions(line: str, label: str, caps: bool) -> None:
@@ -54,7 +56,7 @@ def test_rolling_upgrade_across_3_7_keeps_the_raw_rule() -> None:
     mixed = combine([version_from_api_versions(ANSWERS["3.6"]), version_from_api_versions(ANSWERS["3.9"])])
     assert mixed.label == "3.6-3.9" and mixed.caps_min_isr is None and not mixed.capped
     assert "straddles 3.7" in mixed.rule_note
-    both = combine([version_from_api_versions(ANSWERS["3.7"]), version_from_api_versions(ANSWERS["4.3"])])
+    both = combine([version_from_api_versions(ANSWERS["3.7"]), version_from_api_versions(ANSWERS["4.4"])])
     assert both.label == "3.7+" and both.capped and both.brokers == 2
 
 

@@ -4,6 +4,7 @@ incident, the files and the command's errors (no Spark, no cluster)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from kafkatui.history.replay_data import ReplayData
 from kafkatui.report import facts, render
-from kafkatui.report.chart import timeline_svg
+from kafkatui.report.chart import incident_window, timeline_svg
 from kafkatui.report.write import write_report
 from tests.history.replay_fixture import DAY, at, incident_day
 
@@ -106,6 +107,37 @@ def test_chart_marks_incidents_gaps_brokers_and_changes(day: ReplayData) -> None
     assert "<script" not in svg and "href" not in svg
 
 
+def test_each_incident_gets_a_close_up_read_minute_by_minute(day: ReplayData) -> None:
+    pm = facts.build(day, audit_records(), "test")
+    first = pm.incidents[0].incident
+    lo, hi = incident_window(day.summary.day_start_ms, first.start_ms, first.end_ms)
+    assert lo * 60_000 + day.summary.day_start_ms <= first.start_ms - 5 * 60_000
+    assert hi * 60_000 + day.summary.day_start_ms >= first.end_ms + 5 * 60_000
+    svg = render.close_up(pm, 1)
+    assert svg is not None and svg.count('class="incident"') >= 1
+    labels = re.findall(r">(\d\d:\d\d)</text>", svg)
+    minutes = [int(t[:2]) * 60 + int(t[3:]) for t in labels]
+    assert 3 <= len(labels) <= 11 and all(lo <= m <= hi for m in minutes), labels  # the x axis is the window's
+    day_svg = timeline_svg(pm)
+    assert re.findall(r">(\d\d:\d\d)</text>", day_svg)[:2] == ["00:00", "03:00"]
+    # the change made during incident 2 is on its close-up, named beside its line
+    second = render.close_up(pm, 2) or ""
+    assert 'class="config-change"' in second and "min.insync.replicas 2 -&gt; 1" in second
+
+
+def test_changes_to_other_clusters_stay_out_and_the_version_is_stated(tmp_path: Path) -> None:
+    out = incident_day(tmp_path / "out")
+    summary = json.loads((out / "summary.json").read_text())
+    summary["inputs"].update(clusters=["c1"], kafka_version="3.9", mode="ZooKeeper")
+    (out / "summary.json").write_text(json.dumps(summary))
+    other = dict(audit_records()[0], cluster_id="staging", key="retention.ms", time="2026-11-20T14:11:00+00:00")
+    pm = facts.build(ReplayData.load(out), [*audit_records(), other], "test")
+    assert [c.target for c in pm.changes] == ["topic payments", "partition orders-0"]  # not staging's
+    assert "- Kafka: 3.9, ZooKeeper." in render.markdown(pm)
+    unknown = facts.build(ReplayData.load(incident_day(tmp_path / "plain")), [*audit_records(), other], "test")
+    assert len(unknown.changes) == 3  # no cluster recorded: every cluster's changes that day
+
+
 def test_an_incident_open_at_the_end_of_the_recording_is_ongoing(tmp_path: Path) -> None:
     out = incident_day(tmp_path / "out")
     summary = json.loads((out / "summary.json").read_text())
@@ -127,18 +159,21 @@ def test_the_files_are_written_whole_and_the_html_needs_nothing_else(day: Replay
     audit.write_text("".join(json.dumps(r) + "\n" for r in audit_records()))
     w = write_report(day, tmp_path / "rep", audit_log=audit)
     assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == [
+        f"postmortem-{DAY}-incident-1.svg",
+        f"postmortem-{DAY}-incident-2.svg",
         f"postmortem-{DAY}-timeline.svg",
         f"postmortem-{DAY}.html",
         f"postmortem-{DAY}.md",
     ]
     page = w.html.read_text()
     assert (
-        page.count("<svg") == 1
+        page.count("<svg") == 3
         and "<script" not in page
         and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     )
     assert "https://" not in page and "@import" not in page and "src=" not in page
     assert f"]({w.chart.name})" in w.markdown.read_text()
+    assert f"](postmortem-{DAY}-incident-2.svg)" in w.markdown.read_text()
     assert w.changes == 2 and w.incidents == 2
 
 
