@@ -27,6 +27,7 @@ from kafkatui.kafka.tlsprobe import (
     explain,
     verify_failure_reason,
 )
+from kafkatui.kafka.versions import ask as ask_api_versions
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -72,6 +73,14 @@ class MetadataRead(SourceClients):
         and keeps choosing it. So an attempt left unanswered for `_attempt_seconds` is followed
         by one from a new client: a hung broker never completes a new connection's handshake,
         so the new client cannot choose it. That client then replaces the old one.
+
+        Round trips: DescribeCluster answers after three (ApiVersions, librdkafka's bootstrap Metadata,
+        then a new connection's ApiVersions to the broker it names), four or more from a bastion 100 ms
+        away. So list_topics goes out as soon as the cluster is known to answer: at once when this client
+        read the metadata before (a refresh: its connections are up; a failure still costs at most one
+        attempt), else when a bootstrap server answers an ApiVersions of our own (`_kafka_answers`), which
+        puts it on librdkafka's bootstrap connection, as kcat's. Never before: a list_topics to a refused
+        port blocks its whole attempt, and `close()` would wait for it.
         """
         protocol = self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper()
         pool = self._pool()
@@ -81,6 +90,8 @@ class MetadataRead(SourceClients):
         attempts: dict[cf.Future[Any], AdminClient] = {}
         next_attempt = start
         last_exc: BaseException | None = None
+        known = admin is self._md_admin
+        answering = [] if known else self._kafka_answers(protocol)
         while True:
             for client in clients:
                 client.poll(0)  # serves error_cb
@@ -100,7 +111,9 @@ class MetadataRead(SourceClients):
                     raise self._request_failure(cluster_exc, start, protocol) from None
             now = time.monotonic()
             ready = (
-                (cluster.done() and cluster_exc is None)
+                known
+                or (cluster.done() and cluster_exc is None)
+                or any(f.done() and f.exception() is None for f in answering)
                 or (now - start >= QUIET_SECONDS and not events)
                 or now - start >= grace + 2 * POLL_SECONDS
             )
@@ -111,17 +124,18 @@ class MetadataRead(SourceClients):
                 seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
                 attempts[pool.submit(clients[-1].list_topics, timeout=seconds)] = clients[-1]
                 next_attempt = now + seconds
-            waiting: list[cf.Future[Any]] = list(attempts) if ready else [*attempts, cluster]
+            waiting: list[cf.Future[Any]] = list(attempts) if ready else [*attempts, cluster, *answering]
             cf.wait(waiting, timeout=max(0.0, min(POLL_SECONDS, deadline - now)), return_when=cf.FIRST_COMPLETED)
             for fut in [f for f in attempts if f.done()]:
                 client = attempts.pop(fut)
                 exc = fut.exception()
                 if exc is None:
                     self._md_seconds = time.monotonic() - start
-                    if client is not admin:
-                        with self._clients_lock:
-                            if self._admin is admin:
-                                self._admin = client  # the old one may hold a hung broker's connection
+                    with self._clients_lock:
+                        if client is not admin and self._admin is admin:
+                            self._admin = client  # the old one may hold a hung broker's connection
+                        if self._admin is client:
+                            self._md_admin = client
                     return fut.result(), client
                 err = _exc_kafka_error(exc)
                 if err is None or err.code() not in _RETRIABLE:
@@ -139,6 +153,23 @@ class MetadataRead(SourceClients):
                 if last_exc is not None:
                     raise self._request_failure(last_exc, start, protocol) from None
                 raise self._timeout_failure(start, protocol) from None
+
+    def _kafka_answers(self, protocol: str) -> list[cf.Future[Any]]:
+        """An ApiVersions of our own to each configured bootstrap server (at most three), on the pool: one
+        that answers is a Kafka listener this client can reach. Not with SASL: a broker answers
+        ApiVersions before authentication, so the answer would not say that the client can log in."""
+        if protocol not in ("PLAINTEXT", "SSL"):
+            return []
+        conf = self.settings.to_confluent()
+        seconds = min(PROBE_SECONDS, self.settings.timeout / 2)
+        out: list[cf.Future[Any]] = []
+        for server in self.settings.bootstrap[:3]:
+            try:
+                host, port = parse_host_port(server)
+            except UsageError:
+                continue
+            out.append(self._pool().submit(ask_api_versions, host, port, conf, seconds))
+        return out
 
     def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
         err = self._explain_verify_failure(err)
