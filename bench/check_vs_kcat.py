@@ -13,6 +13,13 @@ takes check/kcat and floor/kcat within the round; the result is the median ratio
 Target (issue 17): median check/kcat <= 4.5x, peak RSS <= 167 MB.
 
 Run: `.venv/bin/python bench/check_vs_kcat.py [--rounds N]`.
+
+`--latency` runs the latency case instead (issue 31): every broker of a 6-broker, 3,000-partition
+simulated cluster answers each request 100 ms late, then 25 ms late (the simulator's
+`delay_responses`: a bastion far from the cluster). It reports check and kcat wall times, their ratio
+and the requests each sent in sequence, counted from the simulator's request log
+(`kafkatui.sim.server.requests_in_sequence`: the longest chain of requests each received after the one
+before was answered). Target: check <= 2x kcat at 100 ms.
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 TARGET_RATIO = 4.5
 TARGET_RSS_MB = 167.0
+TARGET_LATENCY_RATIO = 2.0
+LATENCY_DELAYS = (0.1, 0.025)
 
 
 def measure(cmd: list[str]) -> tuple[float, float, int]:
@@ -52,6 +61,101 @@ def serve() -> None:
     with SimRunner(build()) as sim:
         print(sim.bootstrap.split(",")[0], flush=True)
         sys.stdin.read()
+
+
+def serve_latency() -> None:
+    """Child process: 6 brokers, 60 topics x 50 partitions, RF 3. Commands on stdin, one a line:
+    ``delay S`` (every broker answers S seconds late), ``start`` (a new request log), ``stop`` (prints
+    the requests in sequence and the request count since ``start``)."""
+    from kafkatui.sim.cluster import SimCluster
+    from kafkatui.sim.runner import SimRunner
+    from kafkatui.sim.server import requests_in_sequence
+
+    cluster = SimCluster(6, racks=["rack-0", "rack-1", "rack-2"])
+    for i in range(60):
+        cluster.create_topic(f"topic-{i:03d}", 50, 3)
+    with SimRunner(cluster) as sim:
+        print(sim.bootstrap.split(",")[0], flush=True)
+        for line in sys.stdin:
+            cmd, *args = line.split()
+            if cmd == "delay":
+                for bid in sorted(cluster.brokers):
+                    sim.delay_responses(bid, float(args[0]))
+            elif cmd == "start":
+                sim.server.request_log = []
+            elif cmd == "stop":
+                got = sim.server.request_log or []
+                sim.server.request_log = None
+                print(requests_in_sequence(got), len(got), flush=True)
+            print("ok", flush=True)
+
+
+def latency(rounds: int) -> dict[str, float]:
+    """The latency case: check and kcat with every request answered late (see the module docstring)."""
+    kcat = shutil.which("kcat")
+    if not kcat:
+        sys.exit("kcat not installed (apt-get install kcat): no ratio")
+    kafkatui = shutil.which("kafkatui") or str(Path(sys.executable).parent / "kafkatui")
+    compile_package()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "serve-latency"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None and server.stdin is not None
+    stdin, stdout = server.stdin, server.stdout
+
+    def ask(line: str) -> list[str]:
+        stdin.write(line + "\n")
+        stdin.flush()
+        answer: list[str] = []
+        while (got := stdout.readline().strip()) != "ok":
+            answer.append(got)
+        return answer
+
+    out: dict[str, float] = {}
+    try:
+        boot = stdout.readline().strip()
+        cmds = {
+            "kcat": [kcat, "-L", "-J", "-b", boot],
+            "check": [kafkatui, "check", "--json", "--bootstrap", boot, "--timeout", "30"],
+        }
+        for delay in LATENCY_DELAYS:
+            ask(f"delay {delay}")
+            measure(cmds["check"])  # warm the simulator's caches
+            load_before = load_average()
+            walls: dict[str, list[float]] = {"kcat": [], "check": []}
+            seqs: dict[str, list[int]] = {"kcat": [], "check": []}
+            ratios: list[float] = []
+            for i in range(rounds):
+                for name in ("kcat", "check") if i % 2 == 0 else ("check", "kcat"):
+                    ask("start")
+                    wall, _, code = measure(cmds[name])
+                    seq, _ = (int(x) for x in ask("stop")[0].split())
+                    if code not in (0, 1, 2):
+                        sys.exit(f"{name} failed with exit code {code}")
+                    walls[name].append(wall)
+                    seqs[name].append(seq)
+                ratios.append(walls["check"][-1] / walls["kcat"][-1])
+            ms = int(delay * 1000)
+            ratio = statistics.median(ratios)
+            print(
+                f"latency {ms} ms per request, {rounds} paired rounds; load average before {load_before}, "
+                f"after {load_average()}"
+            )
+            for name in ("kcat", "check"):
+                print(
+                    f"  {name:<6} median {statistics.median(walls[name]):.3f} s  min {min(walls[name]):.3f} s  "
+                    f"requests in sequence: {' '.join(map(str, seqs[name]))}"
+                )
+            print("  per-round check/kcat: " + " ".join(f"{r:.2f}" for r in ratios))
+            target = f" (target <= {TARGET_LATENCY_RATIO}x)" if delay == LATENCY_DELAYS[0] else ""
+            print(f"  median check/kcat: {ratio:.2f}x{target}")
+            out[f"check_kcat_ratio_{ms}ms"] = ratio
+            out[f"check_sequence_{ms}ms"] = statistics.median(seqs["check"])
+            out[f"kcat_sequence_{ms}ms"] = statistics.median(seqs["kcat"])
+    finally:
+        stdin.close()
+        server.wait(60)
+    return out
 
 
 def compile_package() -> None:
@@ -131,7 +235,14 @@ def main(rounds: int) -> dict[str, float]:
 if __name__ == "__main__":
     if sys.argv[1:] == ["serve"]:
         serve()
+    elif sys.argv[1:] == ["serve-latency"]:
+        serve_latency()
     else:
         ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         ap.add_argument("--rounds", type=int, default=7, help="paired rounds (default 7)")
-        main(ap.parse_args().rounds)
+        ap.add_argument("--latency", action="store_true", help="the latency case (100 and 25 ms per request)")
+        ns = ap.parse_args()
+        if ns.latency:
+            latency(ns.rounds)
+        else:
+            main(ns.rounds)

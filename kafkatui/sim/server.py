@@ -7,6 +7,7 @@ import contextlib
 import logging
 import ssl
 import struct
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -127,6 +128,7 @@ class BrokerListener:
                         log.warning("broker %d: closing %s: bad frame size %d", self.broker.id, conn["peer"], size)
                         return
                     payload = await reader.readexactly(size)
+                    received = time.monotonic()
             except TimeoutError:
                 log.info("broker %d: closing %s: idle for %.0f s", self.broker.id, conn["peer"], self.sim.idle_seconds)
                 return
@@ -181,6 +183,8 @@ class BrokerListener:
             )
             writer.write(frame(response_header(api_key, spec.response, version, correlation_id), bytes(encoded)))
             await writer.drain()
+            if self.sim.request_log is not None:
+                self.sim.request_log.append((received, time.monotonic(), self.broker.id, api_key, ctx.client_id or ""))
             if conn.get("close"):  # a failed SASL handshake or authentication
                 await asyncio.sleep(FAILED_AUTHENTICATION_DELAY)
                 return
@@ -212,6 +216,9 @@ class SimServer:
         self._tick_task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self.tick_hooks: list[object] = []
+        self.request_log: list[tuple[float, float, int, int, str]] | None = None
+        """When a list: (received, answered, broker id, API key, client id) of every answered request, monotonic
+        seconds (benches count the requests a client sends in sequence: `requests_in_sequence`)."""
         self.idle_seconds = IDLE_SECONDS
         self._exhausted_logged_at: float | None = None
         self._exhausted_since_log = 0
@@ -294,3 +301,15 @@ class SimServer:
         from kafkatui.sim.handlers.versions import api_versions_body
 
         return api_versions_body(E.UNSUPPORTED_VERSION, 0, self.cluster.kafka_line)
+
+
+def requests_in_sequence(log: list[tuple[float, float, int, int, str]]) -> int:
+    """The most requests of `log` that ran one after another (each received after the one before was
+    answered): the round trips a client waited for in sequence. A connection serves one request at a time,
+    so two requests pipelined on one connection count as two."""
+    count, free_at = 0, float("-inf")
+    for received, answered, *_ in sorted(log, key=lambda r: r[1]):
+        if received >= free_at:
+            count += 1
+            free_at = answered
+    return count

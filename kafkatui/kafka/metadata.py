@@ -1,0 +1,243 @@
+"""The metadata read of a snapshot: without it, no snapshot (`MetadataRead._metadata`), and the
+one-line `KafkaTuiError` that says why when it fails (refused, DNS, TLS, SASL, not Kafka, no answer).
+
+Part of `kafkatui.kafka.source.KafkaClusterSource`; the classification of librdkafka's errors is
+`kafkatui.kafka.diagnose`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from confluent_kafka import KafkaError
+from confluent_kafka.admin import AdminClient
+
+from kafkatui.kafka.answers import POLL_SECONDS
+from kafkatui.kafka.clients import SourceClients
+from kafkatui.kafka.diagnose import _UNVERIFIED, _best, _exc_kafka_error, _probe, _timed_out, classify_kafka_error
+from kafkatui.kafka.errors import AuthenticationError, KafkaTuiError, MetadataTimeoutError, NotKafkaError, UsageError
+from kafkatui.kafka.settings import parse_host_port
+from kafkatui.kafka.tlsprobe import (
+    PROBE_TIMEOUT,
+    REJECTED_CLIENT_CERT,
+    client_certificate_hint,
+    explain,
+    verify_failure_reason,
+)
+from kafkatui.kafka.versions import ask as ask_api_versions
+
+FAIL_FAST_GRACE = 1.0
+"""How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
+ATTEMPTS = 2
+"""A metadata request gets timeout/ATTEMPTS (at least 0.5 s), then another is sent."""
+QUIET_SECONDS = 0.25
+"""Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
+RETRY_SECONDS = 0.1
+PROBE_SECONDS = 1.0
+_RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._DESTROY_BROKER)
+"""Request failures worth another attempt. _DESTROY_BROKER: librdkafka dropped the broker handle
+the request waited on (a bootstrap or departed broker it no longer keeps), not an answer."""
+
+
+def _names(items: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+class MetadataRead(SourceClients):
+    """The metadata phase of `kafkatui.kafka.source.KafkaClusterSource`."""
+
+    def _attempt_seconds(self) -> float:
+        """How long one metadata request may go unanswered before another is sent (see `_metadata`):
+        half the timeout, or, once a metadata read was timed, four times that (at least 1 s): a hung
+        broker chosen for it then costs about a second, not half the timeout."""
+        half = max(0.5, self.settings.timeout / ATTEMPTS)
+        if self._md_seconds is None:
+            return half
+        return min(half, max(1.0, 4 * self._md_seconds))
+
+    def _metadata(
+        self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]
+    ) -> tuple[Any, AdminClient]:
+        """All topics' metadata (list_topics) and the client that got it; fails fast when it can.
+
+        librdkafka reports connection errors only through error_cb, served by poll(), and
+        list_topics blocks: so this thread polls while `cluster` (DescribeCluster, a future)
+        shows whether the cluster answers, and list_topics runs on worker threads once it does
+        (or when no connection error came early: the controller may be the hung broker).
+
+        librdkafka sends list_topics to any broker whose connection is up, a hung one included,
+        and keeps choosing it. So an attempt left unanswered for `_attempt_seconds` is followed
+        by one from a new client: a hung broker never completes a new connection's handshake,
+        so the new client cannot choose it. That client then replaces the old one.
+
+        Round trips: DescribeCluster answers after three (ApiVersions, librdkafka's bootstrap Metadata,
+        then a new connection's ApiVersions to the broker it names), four or more from a bastion 100 ms
+        away. So list_topics goes out as soon as the cluster is known to answer: at once when this client
+        read the metadata before (a refresh: its connections are up; a failure still costs at most one
+        attempt), else when a bootstrap server answers an ApiVersions of our own (`_kafka_answers`), which
+        puts it on librdkafka's bootstrap connection, as kcat's. Never before: a list_topics to a refused
+        port blocks its whole attempt, and `close()` would wait for it.
+        """
+        protocol = self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper()
+        pool = self._pool()
+        attempt = self._attempt_seconds()
+        grace = min(FAIL_FAST_GRACE, self.settings.timeout / 2)
+        clients = [admin]
+        attempts: dict[cf.Future[Any], AdminClient] = {}
+        next_attempt = start
+        last_exc: BaseException | None = None
+        known = admin is self._md_admin
+        answering = [] if known else self._kafka_answers(protocol)
+        while True:
+            for client in clients:
+                client.poll(0)  # serves error_cb
+            events = self._events.since(start)
+            if any(e.code == KafkaError._ALL_BROKERS_DOWN for e in events) and time.monotonic() - start >= grace:
+                # every bootstrap server failed, librdkafka says: decisive, unless only because
+                # requests timed out (a hung server: wait for the deadline)
+                found = _best(events, protocol)
+                if found is not None:
+                    raise self._decorate(*found) from None
+                if not any(_timed_out(e) for e in events):
+                    raise self._timeout_failure(start, protocol, all_down=True) from None
+            cluster_exc = cluster.exception() if cluster.done() else None
+            if cluster_exc is not None:
+                err = _exc_kafka_error(cluster_exc)
+                if err is None or err.code() not in _RETRIABLE:
+                    raise self._request_failure(cluster_exc, start, protocol) from None
+            now = time.monotonic()
+            ready = (
+                known
+                or (cluster.done() and cluster_exc is None)
+                or any(f.done() and f.exception() is None for f in answering)
+                or (now - start >= QUIET_SECONDS and not events)
+                or now - start >= grace + 2 * POLL_SECONDS
+            )
+            if ready and now >= next_attempt and deadline - now > 0.05:
+                if len(clients) == 1 and next_attempt > start:
+                    clients.append(self._new_admin())  # a retry: from a client with fresh connections
+                remaining = deadline - now
+                seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
+                attempts[pool.submit(clients[-1].list_topics, timeout=seconds)] = clients[-1]
+                next_attempt = now + seconds
+            waiting: list[cf.Future[Any]] = list(attempts) if ready else [*attempts, cluster, *answering]
+            cf.wait(waiting, timeout=max(0.0, min(POLL_SECONDS, deadline - now)), return_when=cf.FIRST_COMPLETED)
+            for fut in [f for f in attempts if f.done()]:
+                client = attempts.pop(fut)
+                exc = fut.exception()
+                if exc is None:
+                    self._md_seconds = time.monotonic() - start
+                    with self._clients_lock:
+                        if client is not admin and self._admin is admin:
+                            self._admin = client  # the old one may hold a hung broker's connection
+                        if self._admin is client:
+                            self._md_admin = client
+                    return fut.result(), client
+                err = _exc_kafka_error(exc)
+                if err is None or err.code() not in _RETRIABLE:
+                    raise self._request_failure(exc, start, protocol) from None
+                last_exc = exc
+                next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)  # failed early: retry soon
+            if time.monotonic() >= deadline:
+                for client in clients:
+                    client.poll(0)
+                if cluster.done() and cluster.exception() is None:
+                    raise MetadataTimeoutError(
+                        f"connected to {self.settings.bootstrap_servers}, but the metadata of all topics did not "
+                        f"arrive within {self.settings.timeout:g}s (a large cluster may need a longer --timeout)"
+                    ) from None
+                if last_exc is not None:
+                    raise self._request_failure(last_exc, start, protocol) from None
+                raise self._timeout_failure(start, protocol) from None
+
+    def _kafka_answers(self, protocol: str) -> list[cf.Future[Any]]:
+        """An ApiVersions of our own to each configured bootstrap server (at most three), on the pool: one
+        that answers is a Kafka listener this client can reach. Not with SASL: a broker answers
+        ApiVersions before authentication, so the answer would not say that the client can log in."""
+        if protocol not in ("PLAINTEXT", "SSL"):
+            return []
+        conf = self.settings.to_confluent()
+        seconds = min(PROBE_SECONDS, self.settings.timeout / 2)
+        out: list[cf.Future[Any]] = []
+        for server in self.settings.bootstrap[:3]:
+            try:
+                host, port = parse_host_port(server)
+            except UsageError:
+                continue
+            out.append(self._pool().submit(ask_api_versions, host, port, conf, seconds))
+        return out
+
+    def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
+        err = self._explain_verify_failure(err)
+        total = len(self._bootstrap())
+        what = "bootstrap servers" if total == len(self.settings.bootstrap) else "bootstrap servers and known brokers"
+        if failing > 1 or total > 1:
+            err = type(err)(f"{err.message} ({failing} of {total} {what} failing)")
+        err.message = self._scrub(err.message)
+        return err
+
+    def _explain_verify_failure(self, err: KafkaTuiError) -> KafkaTuiError:
+        """librdkafka's "certificate verify failed" with the cause, found by one TLS probe; a client
+        certificate the broker rejected with what is wrong with it, when this side can tell."""
+        if isinstance(err, AuthenticationError) and err.message.endswith(REJECTED_CLIENT_CERT):
+            return AuthenticationError(err.message + client_certificate_hint(self.settings.to_confluent()))
+        m = _UNVERIFIED.match(err.message)
+        if not isinstance(err, AuthenticationError) or m is None:
+            return err
+        addr = m.group("addr")
+        try:
+            host, port = parse_host_port(addr)
+        except UsageError:
+            return err
+        reason = verify_failure_reason(
+            host, port, self.settings.to_confluent(), min(PROBE_TIMEOUT, self.settings.timeout)
+        )
+        if reason is None:
+            return err
+        return AuthenticationError(f"TLS handshake with {addr} failed: certificate verify failed: {explain(reason)}")
+
+    def _request_failure(self, exc: BaseException, start: float, protocol: str) -> KafkaTuiError:
+        found = _best(self._events.since(start), protocol)
+        if found is not None:
+            return self._decorate(*found)
+        err = _exc_kafka_error(exc)
+        if err is not None and err.code() in _RETRIABLE:
+            return self._timeout_failure(start, protocol)
+        if err is not None:
+            return classify_kafka_error(
+                err, f"reading the metadata from {self.settings.bootstrap_servers}", self.settings.timeout
+            )
+        return KafkaTuiError(self._scrub(f"reading the metadata from {self.settings.bootstrap_servers}: {exc}"))
+
+    def _timeout_failure(self, start: float, protocol: str, all_down: bool = False) -> KafkaTuiError:
+        """No answer within the timeout, or all brokers down without a reason: does TCP connect?
+
+        librdkafka gives no reason when a server accepts the connection and closes it at once;
+        with `all_down` a port that accepts TCP is therefore one that hangs up on Kafka clients.
+        """
+        found = _best(self._events.since(start), protocol)
+        if found is not None:
+            return self._decorate(*found)
+        addrs = self.settings.bootstrap[:5]
+        with cf.ThreadPoolExecutor(len(addrs), thread_name_prefix="kafkatui-probe") as pool:
+            outcomes = list(pool.map(lambda a: _probe(a, PROBE_SECONDS), addrs))
+        accepted = [a for a, failure in zip(addrs, outcomes, strict=True) if failure is None]
+        failures = [failure for failure in outcomes if failure is not None]
+        if accepted and all_down:
+            verb = "accepts" if len(accepted) == 1 else "accept"
+            return NotKafkaError(
+                f"{_names(accepted, 3)} {verb} TCP connections but closes them during the Kafka handshake: "
+                f"not a Kafka listener, or one that expects TLS or SASL (security protocol here: {protocol})"
+            )
+        if accepted:
+            return MetadataTimeoutError(
+                f"no answer from {_names(accepted, 3)} within {self.settings.timeout:g}s: the port accepts connections "
+                "but the Kafka request got no reply (broker hung or overloaded, or not a Kafka listener)"
+            )
+        if failures:
+            return self._decorate(failures[0], len(failures))
+        return MetadataTimeoutError(f"no cluster metadata within {self.settings.timeout:g}s")
