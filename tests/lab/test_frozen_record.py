@@ -13,6 +13,7 @@ import re
 import signal
 import subprocess
 import sys
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ def test_recording_starts_a_frozen_follower_incident_within_2_s_of_the_shrink(
     full_lab: LabCluster, tmp_path: Path
 ) -> None:
     lab = full_lab
-    topic = "walk-frozen"
+    topic = f"walk-frozen-{uuid.uuid4().hex[:8]}"  # its own topic each run: the test can be repeated on one lab
     create_topic(lab, topic, 1, rf=3, min_isr=3, assignment=[[1, 2, 3]])
     history = tmp_path / "history"
     proc = subprocess.Popen(
