@@ -110,11 +110,14 @@ class MetadataRead(SourceClients):
                 if err is None or err.code() not in _RETRIABLE:
                     raise self._request_failure(cluster_exc, start, protocol) from None
             now = time.monotonic()
+            # DescribeCluster goes to the metadata's "controller", which KRaft picks at random: with a broker
+            # known frozen it may wait on that one, so the metadata request goes out without waiting
+            quiet = 0.0 if self._hung else QUIET_SECONDS
             ready = (
                 known
                 or (cluster.done() and cluster_exc is None)
                 or any(f.done() and f.exception() is None for f in answering)
-                or (now - start >= QUIET_SECONDS and not events)
+                or (now - start >= quiet and not events)
                 or now - start >= grace + 2 * POLL_SECONDS
             )
             if ready and now >= next_attempt and deadline - now > 0.05:

@@ -242,6 +242,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         frozen = self._pool().submit(self._accepting, absent) if absent else None
         self._addresses.update({bid: _address(b.host, b.port) for bid, b in md.brokers.items()})
         self.waiting_on = "the brokers' configs"
+        was_hung = self._hung
         try:
             snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
         except KafkaException as exc:  # raised by a call itself, not through a future
@@ -249,6 +250,8 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             if err is None:
                 raise KafkaTuiError(self._scrub(f"reading configs and log dirs: {exc}")) from None
             raise classify_kafka_error(err, "reading configs and log dirs", self.settings.timeout) from None
+        if snap.unresponsive - was_hung:
+            self._drop_admin(admin)
         self._defer_kafka_python = False
         self._versions.forget(snap.refused)  # down: maybe restarted as another version, ask again
         versions = self._versions.result(listed, min(VERSIONS_WAIT, max(0.0, deadline - time.monotonic())))
@@ -368,10 +371,13 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
                 logdir_futures[bid] = fut
 
         # wait for the configs (ELR needs the topics' min ISR)
-        waited: list[cf.Future[Any]] = [*topic_futures.values(), *broker_futures.values()]
+        routed: list[cf.Future[Any]] = [*topic_futures.values()]  # sent to `node`
         if kp_configs is not None:
-            waited.append(kp_configs)
-        down, hung = self._wait_unless_down(waited, broker_futures, md, phase_deadline)
+            routed.append(kp_configs)
+        waited: list[cf.Future[Any]] = [*routed, *broker_futures.values()]
+        down, hung = self._wait_unless_down(waited, broker_futures, md, phase_deadline, (node, routed))
+        if node in down or node in hung:  # it answered, then died or froze: what is asked again goes elsewhere
+            node = next((b for b in _answered(broker_futures, md, 0.0) if b not in down and b not in hung), None)
         if kp_configs is not None:
             topic_configs = self._kp_topic_configs(
                 kp_configs, admin, topic_names, node, phase_deadline, budget, problems
@@ -495,7 +501,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         return {}
 
     def _wait_unless_down(
-        self, waited: list[cf.Future[Any]], broker_futures: Mapping[int, cf.Future[Any]], md: Any, deadline: float
+        self,
+        waited: list[cf.Future[Any]],
+        broker_futures: Mapping[int, cf.Future[Any]],
+        md: Any,
+        deadline: float,
+        routed: tuple[int | None, list[cf.Future[Any]]] = (None, []),
     ) -> tuple[dict[int, str], frozenset[int]]:
         """Wait for `waited` until `deadline`, except for brokers found down or frozen: ({broker id: why},
         the brokers that accept connections but do not answer).
@@ -508,8 +519,18 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         pause, a stuck disk) accepts the connection: it is waited for at most STRAGGLER_SECONDS more
         once the others have answered, so that it does not hold up what they said. Brokers whose
         request failed fast (librdkafka met the refusal itself) are probed too: the snapshot's
-        `refused` shows them down until they are fenced.
+        `refused` shows them down until they are fenced. `routed`: a broker and the requests sent to it
+        (the topic configs, to a broker that had just answered): a broker that answered its own request
+        and froze or died before answering those is found the same way (the walk's recorder waited out the
+        whole timeout there, and its next read of the ISR came 6 s after the shrink).
         """
+        node, sent = routed
+
+        def owed(bid: int) -> list[cf.Future[Any]]:
+            """The requests to `bid` still unanswered."""
+            mine = [broker_futures[bid], *(sent if bid == node else ())]
+            return [f for f in mine if not f.done()]
+
         down: dict[int, str] = {}
         hung: frozenset[int] = frozenset()
         # brokers frozen at the last snapshot are not waited for again: the others' answers first
@@ -526,18 +547,19 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             if probed or not pending:
                 break
             probed = True
-            silent = [bid for bid, fut in broker_futures.items() if not fut.done() or fut.exception() is not None]
+            silent = [bid for bid, fut in broker_futures.items() if owed(bid) or fut.exception() is not None]
             down, accepting = self._probe_brokers(silent, md)
-            hung = frozenset(bid for bid in accepting if not broker_futures[bid].done())
-            silent_ids = sorted({*hung, *(bid for bid in silent if bid not in down and not broker_futures[bid].done())})
+            hung = frozenset(bid for bid in accepting if owed(bid))
+            silent_ids = sorted({*hung, *(bid for bid in silent if bid not in down and owed(bid))})
             if silent_ids:
                 self.waiting_on = "broker " + ", ".join(map(str, silent_ids))
-            pending = [f for f in pending if all(f is not broker_futures[bid] for bid in (*down, *hung))]
+            dropped = [f for bid in (*down, *hung) for f in (broker_futures[bid], *(sent if bid == node else ()))]
+            pending = [f for f in pending if all(f is not d for d in dropped)]
             if hung:  # the others first, then the frozen ones a little longer
                 cf.wait(pending, timeout=max(0.0, deadline - time.monotonic()), return_when=cf.ALL_COMPLETED)
-                late = [broker_futures[bid] for bid in hung]
+                late = [f for bid in hung for f in owed(bid)]
                 cf.wait(late, timeout=max(0.0, min(STRAGGLER_SECONDS, deadline - time.monotonic())))
-                hung = frozenset(bid for bid in hung if not broker_futures[bid].done())
+                hung = frozenset(bid for bid in hung if owed(bid))
                 pending = [f for f in pending if not f.done()]
         if not probed:  # a request that failed fast (librdkafka saw the refusal itself): why?
             failed = [bid for bid, fut in broker_futures.items() if fut.done() and fut.exception() is not None]

@@ -74,3 +74,66 @@ def test_a_frozen_broker_fenced_out_of_the_metadata_is_not_answering_not_absent(
             assert "already down" not in restart_safety(snap, 3).message
         finally:
             sim.restore(3)
+
+
+def test_after_a_broker_is_found_frozen_the_metadata_is_read_without_it(
+    sim_factory: Callable[..., SimRunner],
+) -> None:
+    """The recorder's blind spot (issue 26): the client that found a broker frozen keeps its connection to
+    it and sent it a later metadata request, which waited out a whole attempt (1.1-1.6 s on the lab) before
+    a new client asked another broker, so the recording dated the ISR shrink that much late. Once a broker
+    is found frozen, the metadata is read through a client that never completed a handshake with it."""
+    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # listed while frozen
+    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=10.0)) as source:
+        assert not source.snapshot().partial
+        sim.hang(3)
+        try:
+            first = source._admin
+            while 3 not in source.snapshot().unresponsive:
+                pass
+            clients = set()
+            for _ in range(10):  # librdkafka picks a broker per request: several reads, several picks
+                start = time.time()
+                snap = source.snapshot()
+                clients.add(id(source._admin))
+                assert snap.unresponsive == {3}
+                # a metadata request sent to the frozen broker waits out an attempt (at least 1 s)
+                assert snap.taken_at - start < 1.0, f"the metadata took {snap.taken_at - start:.1f} s"
+            assert first is not source._admin and len(clients) == 1  # replaced once, not at every snapshot
+        finally:
+            sim.restore(3)
+
+
+def test_a_broker_that_freezes_after_answering_does_not_hold_the_snapshot_to_the_timeout(
+    sim_factory: Callable[..., SimRunner], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk's +6.4 s: the topic configs go to a broker that has just answered its own config request; that
+    broker froze in between, and the snapshot waited the whole timeout for them, so the recorder's next read
+    of the ISR came seconds after the shrink. It is found frozen like any other, the topic configs are asked
+    of a broker that answers, and the snapshot ends within seconds."""
+    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
+    sim.call(lambda c: c.create_topic("orders", 6, 3, configs={"min.insync.replicas": "2"}))
+    froze: list[int] = []
+    real = KafkaClusterSource._kafka_python_for_configs
+
+    def freeze_the_chosen_one(self: KafkaClusterSource, md: object, answered: list[int], deadline: float) -> object:
+        if answered and not froze:  # the broker the topic configs are about to be sent to
+            froze.append(answered[0])
+            sim.hang(answered[0])
+        return real(self, md, answered, deadline)
+
+    with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=10.0)) as source:
+        assert not source.snapshot().partial
+        monkeypatch.setattr(KafkaClusterSource, "_kafka_python_for_configs", freeze_the_chosen_one)
+        try:
+            start = time.monotonic()
+            snap = source.snapshot()
+            took = time.monotonic() - start
+            assert froze and snap.unresponsive == set(froze), (froze, snap.unresponsive, snap.problems)
+            assert took < 5.0, f"a broker frozen after answering held the snapshot {took:.1f} s"
+            # asked again of a broker that answers: the topic's own min ISR, not Kafka's default
+            assert snap.topics["orders"].configs["min.insync.replicas"].value == "2", snap.problems
+        finally:
+            for bid in froze:
+                sim.restore(bid)

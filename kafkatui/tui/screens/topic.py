@@ -26,7 +26,7 @@ PARTITION_COLUMNS = [
     Column("minisr", "minISR", 6, "right"),
     Column("headroom", "headroom", 10, min_width=8),
     Column("lag", "out-of-ISR lag", 20, min_width=8, short="lag"),
-    Column("elr", "ELR", 6, min_width=3),
+    Column("elr", "ELR", 6, min_width=4),  # "none" whole at 80 columns: at 3 it read "no…"
 ]
 
 
