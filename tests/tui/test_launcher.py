@@ -278,3 +278,27 @@ def test_replay_without_out_opens_the_launcher(snap_state: None, tmp_path: Path)
             assert "that day has not come yet" in str(screen.query_one("#launch-error", Static).content)
 
     asyncio.run(run())
+
+
+def footer_keys(app: KafkaTuiApp) -> list[str]:
+    from textual.widgets._footer import FooterKey
+
+    return [f"{k.key_display} {k.description}".strip() for k in app.screen.query(FooterKey) if k.display]
+
+
+def test_the_launcher_key_is_in_the_footer_at_80_columns(snap_state: None) -> None:
+    """At 80x24 the overview's footer was cut before its last key, `d replay`: longer descriptions shorten
+    first (palette -> cmd, findings -> find), and at 120 columns they are whole again."""
+    app = failing_app()
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await dashboard_up(pilot)
+            keys = footer_keys(app)
+            assert keys[-1] == "d replay" and {"q quit", "w what-if", "f find", ": cmd"} <= set(keys), keys
+            assert sum(len(k) + 1 for k in keys) - 1 <= 80
+            await pilot.resize_terminal(120, 40)
+            assert await wait_until(pilot, lambda: ": palette" in footer_keys(app), 5), footer_keys(app)
+            assert {"f findings", "d replay"} <= set(footer_keys(app))
+
+    asyncio.run(run())
