@@ -302,3 +302,29 @@ def test_the_launcher_key_is_in_the_footer_at_80_columns(snap_state: None) -> No
             assert {"f findings", "d replay"} <= set(footer_keys(app))
 
     asyncio.run(run())
+
+
+def test_the_recording_end_leads_the_caption_at_80_columns(tmp_path: Path) -> None:
+    """Landed at 80x24, the incidents' caption was cut before "the recording ends at": the end comes first."""
+    from kafkatui.history.replay_data import ReplayData
+    from tests.history.replay_fixture import incident_day
+
+    data = ReplayData.load(incident_day(tmp_path / "out"))
+    last = data.summary.incidents[-1]
+    end = last.start_ms + 60_000
+    data.summary = dataclasses.replace(
+        data.summary,
+        incidents=(*data.summary.incidents[:-1], dataclasses.replace(last, end_ms=end, ongoing=True)),
+        recording_ends=(end,),
+    )
+    app = KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ReplayScreen)
+            caption = app.screen.query_one("#incidents-caption", Static)
+            shown = str(caption.content)[: caption.size.width]
+            assert shown.startswith("⏹ the recording ends at ") and "(an incident ongoing there)" in shown, shown
+
+    asyncio.run(run())
