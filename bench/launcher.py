@@ -13,7 +13,13 @@ launcher's defaults are taken as they are (Enter). Measured:
   after the other, each from the press to the screen having changed (polled every 5 ms); median, p95
   and max over the job's life; the refreshes go on meanwhile (their count is printed).
 
-Run: `.venv/bin/python bench/launcher.py` (about a minute on a quiet 2-core machine).
+`--bench-day` does the same on replay_day.py's bench day (5 million ISR events of a 50,000-partition
+cluster, generated once and cached under $TMPDIR/kafkatui-bench-replay, as replay_day.py does): in
+the launcher the day and the sources are typed over the defaults (that day, that history), the rest
+is accepted.
+
+Run: `.venv/bin/python bench/launcher.py [--bench-day]` (about a minute on a quiet 2-core machine; the
+bench day about two).
 """
 
 from __future__ import annotations
@@ -27,14 +33,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from textual.widgets import Input
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))  # replay_day: the bench day
 
 from kafkatui.history.recorder import Recorder  # noqa: E402
 from kafkatui.model.snapshot import ClusterSnapshot  # noqa: E402
 from kafkatui.tui.app import KafkaTuiApp  # noqa: E402
 from kafkatui.tui.feed import Feed  # noqa: E402
 from kafkatui.tui.screens.findings import FindingsScreen  # noqa: E402
+from kafkatui.tui.screens.launcher import LauncherScreen  # noqa: E402
 from kafkatui.tui.screens.replay import ReplayScreen  # noqa: E402
 from tests.model.builders import healthy, snap  # noqa: E402
 from tests.tui.test_screens import FakeSource, incident  # noqa: E402
@@ -76,13 +86,21 @@ def record_hour(history: Path, now: float) -> None:
         rec.record(s)
 
 
-async def measure(app: KafkaTuiApp) -> None:
+async def measure(app: KafkaTuiApp, day: str | None = None, sources: Path | None = None) -> None:
+    """`d`, Enter (the defaults; `day` and `sources` typed over theirs when given), then keys meanwhile."""
     async with app.run_test(size=(120, 40)) as pilot:
         while app.state.snapshot is None:
             await pilot.pause(0.05)
         generation = app.state.generation
+        load = os.getloadavg()[0]
         t0 = time.perf_counter()
-        await pilot.press("d", "enter")
+        await pilot.press("d")
+        if day is not None and sources is not None:
+            while not isinstance(app.screen, LauncherScreen):
+                await asyncio.sleep(0.005)
+            app.screen.query_one("#day", Input).value = day
+            app.screen.query_one("#sources", Input).value = str(sources)
+        await pilot.press("enter")
         await pilot.pause(0.2)
         await pilot.press("escape")  # hide the panel: the dashboard's keys
         latencies: list[float] = []
@@ -105,7 +123,10 @@ async def measure(app: KafkaTuiApp) -> None:
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
         first = screen.data.summary.incidents[0] if screen.data.summary.incidents else None
-        print(f"key press to the Replay screen: {landed:.1f} s (load average {os.getloadavg()[0]:.1f})")
+        print(
+            f"key press to the Replay screen: {landed:.1f} s "
+            f"(load average {load:.1f} at the press, {os.getloadavg()[0]:.1f} at the landing)"
+        )
         if first is not None:
             print(f"landed at minute {screen.minute}, first broker out {first.first_broker_out}")
         print(f"refreshes while the job ran: {app.state.generation - generation}")
@@ -118,9 +139,32 @@ async def measure(app: KafkaTuiApp) -> None:
             )
 
 
+def bench_day() -> Path:
+    """replay_day.py's bench day, generated once (cached): its history directory."""
+    import replay_day
+
+    root = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay"))
+    history = root / "history"
+    marker = root / f"done-{replay_day.EVENTS}"
+    if not marker.exists():
+        t = time.perf_counter()
+        marker.write_text(str(replay_day.generate(history)))
+        print(f"bench day generated in {time.perf_counter() - t:.1f} s under {history}")
+    return history
+
+
 def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="kafkatui-bench-launcher-"))
     os.environ["XDG_STATE_HOME"] = str(base / "state")
+    if "--bench-day" in sys.argv[1:]:
+        import replay_day
+
+        history = bench_day()
+        feed = Feed(FakeSource(incident()), bootstrap="kafka:9092")
+        app = KafkaTuiApp(feed, refresh_seconds=1.0, source_label="bench")
+        print(f"bench day {replay_day.DAY}: {history}")
+        asyncio.run(measure(app, replay_day.DAY, history))
+        return
     history = base / "history"
     now = time.time()
     t = time.perf_counter()

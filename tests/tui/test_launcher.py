@@ -278,3 +278,53 @@ def test_replay_without_out_opens_the_launcher(snap_state: None, tmp_path: Path)
             assert "that day has not come yet" in str(screen.query_one("#launch-error", Static).content)
 
     asyncio.run(run())
+
+
+def footer_keys(app: KafkaTuiApp) -> list[str]:
+    from textual.widgets._footer import FooterKey
+
+    return [f"{k.key_display} {k.description}".strip() for k in app.screen.query(FooterKey) if k.display]
+
+
+def test_the_launcher_key_is_in_the_footer_at_80_columns(snap_state: None) -> None:
+    """At 80x24 the overview's footer was cut before its last key, `d replay`: longer descriptions shorten
+    first (palette -> cmd, findings -> find), and at 120 columns they are whole again."""
+    app = failing_app()
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await dashboard_up(pilot)
+            keys = footer_keys(app)
+            assert keys[-1] == "d replay" and {"q quit", "w what-if", "f find", ": cmd"} <= set(keys), keys
+            assert sum(len(k) + 1 for k in keys) - 1 <= 80
+            await pilot.resize_terminal(120, 40)
+            assert await wait_until(pilot, lambda: ": palette" in footer_keys(app), 5), footer_keys(app)
+            assert {"f findings", "d replay"} <= set(footer_keys(app))
+
+    asyncio.run(run())
+
+
+def test_the_recording_end_leads_the_caption_at_80_columns(tmp_path: Path) -> None:
+    """Landed at 80x24, the incidents' caption was cut before "the recording ends at": the end comes first."""
+    from kafkatui.history.replay_data import ReplayData
+    from tests.history.replay_fixture import incident_day
+
+    data = ReplayData.load(incident_day(tmp_path / "out"))
+    last = data.summary.incidents[-1]
+    end = last.start_ms + 60_000
+    data.summary = dataclasses.replace(
+        data.summary,
+        incidents=(*data.summary.incidents[:-1], dataclasses.replace(last, end_ms=end, ongoing=True)),
+        recording_ends=(end,),
+    )
+    app = KafkaTuiApp(None, replay=data, auto_refresh=False, clock=lambda: FIXED)
+
+    async def run() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ReplayScreen)
+            caption = app.screen.query_one("#incidents-caption", Static)
+            shown = str(caption.content)[: caption.size.width]
+            assert shown.startswith("⏹ the recording ends at ") and "(an incident ongoing there)" in shown, shown
+
+    asyncio.run(run())

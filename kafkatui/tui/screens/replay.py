@@ -161,12 +161,13 @@ class ReplayScreen(Replayed):
         st = self.data.stats
         damaged = f" · {st.torn} torn, {st.garbled} garbled frame lines skipped" if st.torn or st.garbled else ""
         ends = self.data.summary.recording_ends
-        ended = f" · the recording ends at {clock(ends[-1], False)}" if ends else ""
-        if any(i.ongoing for i in self._incidents.values()):
-            ended += " (ongoing: still open when the recording ends)"
+        # the end first: at 80 columns the caption is cut after "Enter jumps to the start"
+        ended = f"⏹ the recording ends at {clock(ends[-1], False)}" if ends else ""
+        if ended and any(i.ongoing for i in self._incidents.values()):
+            ended += " (an incident ongoing there)"
         self.query_one("#incidents-caption", Static).update(
-            f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
-            + ended
+            (f"{ended} · " if ended else "")
+            + f"{n} incident{'s' if n != 1 else ''} (a partition under minISR or offline) · Enter jumps to the start"
             + damaged
         )
         incidents: VirtualTable[int] = self.query_one("#incidents", VirtualTable)

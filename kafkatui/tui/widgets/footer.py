@@ -1,16 +1,30 @@
 """The footer: Textual's compact footer showing only the keys it has room for, each one whole.
 
 Textual's footer lays its keys out in one row and cuts the last one at the edge ("c copy c" at 80
-columns). This one hides every key from the first that does not fit entirely: the keys come most
-needed first (DashScreen lists the app's keys before each screen's own), and `?` lists them all.
+columns). This one first shortens a few long descriptions (`SHORTER`, in order, only as far as needed),
+then hides every key from the first that still does not fit entirely: the keys come most needed first
+(DashScreen lists the app's keys before each screen's own), and `?` lists them all. At 80 columns the
+shortening is what keeps the overview's last key, `d replay`, on screen.
 """
 
 from __future__ import annotations
+
+from weakref import WeakKeyDictionary
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+SHORTER: tuple[tuple[str, str], ...] = (("palette", "cmd"), ("findings", "find"))
+"""Descriptions shortened one after the other, while the keys do not all fit."""
+
+_FULL: WeakKeyDictionary[FooterKey, str] = WeakKeyDictionary()
+"""Each shortened key's own description, for a wider footer."""
+
+
+def _width(key: FooterKey, description: str) -> int:
+    return cell_len(key.key_display) + (1 + cell_len(description) if description else 0)
 
 
 class FittingFooter(Footer):
@@ -24,14 +38,27 @@ class FittingFooter(Footer):
         self.fit()
 
     def fit(self) -> None:
-        """Show the keys that fit in the footer's width, in order; hide the rest."""
+        """Shorten what must be, then show the keys that fit in the footer's width, in order; hide the rest."""
         room = self.size.width
+        keys = [k for k in self.query(FooterKey) if not k.has_class("-command-palette")]  # docked on the right
+        full = {k: _FULL.get(k, k.description) for k in keys}
+        shown = dict(full)
+
+        def needed() -> int:  # the compact footer leaves one cell after each key
+            return sum(_width(k, shown[k]) for k in keys) + max(0, len(keys) - 1)
+
+        for long, short in SHORTER:
+            if needed() <= room:
+                break
+            shown.update({k: short for k in keys if full[k] == long})
         used = 0
-        full = False
-        for key in self.query(FooterKey):
-            if key.has_class("-command-palette"):  # docked on the right, outside the row
-                continue
-            width = cell_len(key.key_display) + (1 + cell_len(key.description) if key.description else 0)
-            full = full or used + width > room
-            key.display = not full
-            used += width + 1  # the compact footer's margin after each key
+        cut = False
+        for key in keys:
+            if key.description != shown[key]:
+                _FULL[key] = full[key]
+                key.description = shown[key]
+                key.refresh(layout=True)
+            width = _width(key, shown[key])
+            cut = cut or used + width > room
+            key.display = not cut
+            used += width + 1
