@@ -268,28 +268,34 @@ def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
             if not impact:
                 continue
             after = tuple(b for b in p.isr if b != broker_id and b in serving) if kept else ()
-            part = PartitionImpact(name, p.partition, p.leader, p.leader if kept else -1, after, min_isr)
+            stays = p.leader != broker_id and p.leader in after
+            new_leader = p.leader if stays else next((r for r in p.replicas if r in after), -1)
+            part = PartitionImpact(name, p.partition, p.leader, new_leader, after, min_isr)
             before = kept + (broker_id in p.isr and led)
-            already = before == 0 if impact == Impact.OFFLINE else before < min_isr
+            was_so = before == 0 if impact == Impact.OFFLINE else before < min_isr
             hit[impact][0].append(part)
-            if already:
+            if was_so:
                 hit[impact][1].append(part)
     under, offline = hit[Impact.UNDER_MIN_ISR][0], hit[Impact.OFFLINE][0]
     topics = tuple(sorted({p.topic for p in under + offline}))
     if not under and not offline:
         msg = f"restarting broker {broker_id} now keeps every partition online and at or above minISR"
     else:
-        parts = []
-        for impact, (verb, state) in (
-            (Impact.UNDER_MIN_ISR, ("puts", "under minISR")),
-            (Impact.OFFLINE, ("takes", "offline")),
+        newly, held = [], []
+        for impact, verb, state in (
+            (Impact.UNDER_MIN_ISR, "puts", "under minISR"),
+            (Impact.OFFLINE, "takes", "offline"),
         ):
             all_, already = hit[impact]
-            if not all_:
-                continue
-            if not already:
-                parts.append(f"{verb} {_of(tuple(all_))} {state}")
-            else:
-                parts.append(f"leaves {_of(tuple(all_))} {state} ({len(already)} already {state})")
-        msg = f"restarting broker {broker_id} now " + " and ".join(parts)
+            fresh = tuple(p for p in all_ if p not in already)
+            if fresh:
+                newly.append(f"{verb} {_of(fresh)} {state}")
+            if already:
+                held.append(f"{_of(tuple(already))} already {state}")
+        held_text = " and ".join(held)
+        if newly:
+            msg = f"restarting broker {broker_id} now " + " and ".join(newly)
+            msg += f"; it also holds {held_text}" if held else ""
+        else:
+            msg = f"broker {broker_id} holds {held_text}: wait until they are in sync again before restarting it"
     return RestartSafety(broker_id, not under and not offline, len(under), len(offline), topics, msg)

@@ -105,7 +105,7 @@ def test_a_broker_of_a_partition_already_under_min_isr_may_not_restart() -> None
         blockers = gate(report, b, 0, zookeeper_quorum(report)).blockers
         assert "wide-0" in {x.name for x in blockers} and not any(x.hopeless for x in blockers)
     # the advice says what the restart would do: it keeps the partition under (3, 4: down to one copy)
-    assert "already under minISR" in restart_safety(s, 3).message
+    assert "it also holds 1 partition of 1 topic already under minISR" in restart_safety(s, 3).message
     assert report.brokers[3].restart_under_min_isr >= 1
     # once broker 2 is back in sync, broker 1 (still catching up) holds the roll, the others may go
     caught = state(("orders", "wide"), out=frozenset({1}))
