@@ -571,9 +571,11 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         live_isr[sid] = ni if not gone or gone.isdisjoint(isr) else sum(1 for b in isr if b in serving)
 
     class_of: dict[int, bytes] = {}  # min ISR -> every state's class
-    risky_of: dict[int, dict[int, int]] = {}  # min ISR -> states a restart can stop (restart_rule), their eff
+    # min ISR -> states a restart can stop (restart_rule): the impact on an ISR member's and on another
+    # replica's restart
+    risky_of: dict[int, dict[int, tuple[Impact, Impact]]] = {}
 
-    def tables(min_isr: int) -> tuple[bytes, dict[int, int]]:
+    def tables(min_isr: int) -> tuple[bytes, dict[int, tuple[Impact, Impact]]]:
         cls = bytearray(n)
         risky = {}
         class_index, effective = rules.class_index, rules.effective_min_isr
@@ -583,7 +585,8 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             cls[sid] = class_index(leader, reps, len(isr), eff, bool(offline[sid]))
             # restart impact: an ISR member's restart keeps one fewer than the live ISR (restart_rule)
             if offline[sid] or live_isr[sid] - 1 < eff:
-                risky[sid] = eff
+                kept = 0 if offline[sid] else live_isr[sid]
+                risky[sid] = (restart_impact(max(0, kept - 1), eff), restart_impact(kept, eff))
         class_of[min_isr] = bytes(cls)
         risky_of[min_isr] = risky
         return class_of[min_isr], risky_of[min_isr]
@@ -632,12 +635,11 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
         for sid, k in hits:
             _, reps, isr = states[sid]
-            eff_sid = risky_of[min_isr][sid]
+            in_isr, other = risky_of[min_isr][sid]
             for b in reps:
                 if b not in serving:
                     continue
-                kept = 0 if offline[sid] else live_isr[sid] - (b in isr)
-                impact = restart_impact(kept, eff_sid)
+                impact = in_isr if b in isr else other
                 if impact:
                     (restart_off if impact == Impact.OFFLINE else restart_under)[b] += k
                     restart_topics.setdefault(b, set()).add(name)
