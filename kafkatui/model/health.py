@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from kafkatui.model import rules
+from kafkatui.model.restart_rule import Impact, restart_impact
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     KAFKA_DEFAULTS,
@@ -246,8 +247,8 @@ class BrokerHealth:
     out_of_isr_online: int
     missing_from_all_isrs: bool  # hosts >= 1 led partition and is in none of their ISRs
     missing_from_most_isrs: bool  # missing from more than half (but not all) of them
-    restart_safe: bool  # taking it down keeps every partition at or above minISR and online
-    restart_under_min_isr: int  # partitions a restart would newly put under minISR
+    restart_safe: bool  # taking it down keeps every partition at or above minISR and online (restart_rule)
+    restart_under_min_isr: int  # partitions a restart would put or keep under minISR
     restart_offline: int  # partitions a restart would take offline
     restart_topics: int  # topics those partitions belong to
     refused: bool = False  # listed, but its port refused connections: down, not yet fenced
@@ -570,23 +571,24 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
         live_isr[sid] = ni if not gone or gone.isdisjoint(isr) else sum(1 for b in isr if b in serving)
 
     class_of: dict[int, bytes] = {}  # min ISR -> every state's class
-    risky_of: dict[int, frozenset[int]] = {}  # min ISR -> states a restart can take under it or offline
+    # min ISR -> states a restart can stop (restart_rule): the impact on an ISR member's and on another
+    # replica's restart
+    risky_of: dict[int, dict[int, tuple[Impact, Impact]]] = {}
 
-    def tables(min_isr: int) -> tuple[bytes, frozenset[int]]:
+    def tables(min_isr: int) -> tuple[bytes, dict[int, tuple[Impact, Impact]]]:
         cls = bytearray(n)
-        risky = []
+        risky = {}
         class_index, effective = rules.class_index, rules.effective_min_isr
         for sid in mult:
             leader, reps, isr = states[sid]
             eff = effective(min_isr, n_rep[sid], capped)
             cls[sid] = class_index(leader, reps, len(isr), eff, bool(offline[sid]))
-            if offline[sid]:
-                continue
-            # restart impact: only partitions with a live ISR of 1 or exactly the min ISR can change
-            if live_isr[sid] == 1 or live_isr[sid] == eff:
-                risky.append(sid)
+            # restart impact: an ISR member's restart keeps one fewer than the live ISR (restart_rule)
+            if offline[sid] or live_isr[sid] - 1 < eff:
+                kept = 0 if offline[sid] else live_isr[sid]
+                risky[sid] = (restart_impact(max(0, kept - 1), eff), restart_impact(kept, eff))
         class_of[min_isr] = bytes(cls)
-        risky_of[min_isr] = frozenset(risky)
+        risky_of[min_isr] = risky
         return class_of[min_isr], risky_of[min_isr]
 
     min_isr_default = snapshot.broker_config("min.insync.replicas")
@@ -619,7 +621,7 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
                 t_nonpref = sum(map(nonpref.__getitem__, sts))
             else:
                 rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
-            hits = [(sid, sts.count(sid)) for sid in risky.intersection(sts)] if risky else []
+            hits = [(sid, sts.count(sid)) for sid in risky.keys() & sts] if risky else []
             agg = seen[key] = (
                 codes,
                 tuple(codes.count(k) for k in range(6)),
@@ -632,10 +634,14 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
             )
         codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
         for sid, k in hits:
-            target = restart_off if live_isr[sid] == 1 else restart_under
-            for b in states[sid][2]:
-                if b in serving:
-                    target[b] += k
+            _, reps, isr = states[sid]
+            in_isr, other = risky_of[min_isr][sid]
+            for b in reps:
+                if b not in serving:
+                    continue
+                impact = in_isr if b in isr else other
+                if impact:
+                    (restart_off if impact == Impact.OFFLINE else restart_under)[b] += k
                     restart_topics.setdefault(b, set()).add(name)
         cls = bytearray(codes)
         for k in range(6):

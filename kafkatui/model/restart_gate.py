@@ -3,10 +3,11 @@
 `gate(report, broker, headroom, quorum)` judges one snapshot (the caller re-reads and asks again):
 
 - Every partition with a replica on B must keep, without B, an ISR of at least its effective min ISR
-  + K among the brokers that serve now (listed and taking connections). A partition already under that
+  + K among the brokers that serve now (listed and taking connections): `kafkatui.model.restart_rule`,
+  the rule the dashboard's "restart now" uses too (there with K = 0). A partition already under that
   (a broker restarted a moment ago still catching up, a follower out of sync) is *not yet safe*.
-- The verdict also requires the model's own restart analysis (`BrokerHealth.restart_safe`, the
-  dashboard's "restart now") to agree, so the gate is never looser than the dashboard.
+- The verdict also requires the dashboard's answer (`BrokerHealth.restart_safe`) to agree: with one
+  rule the two cannot differ, and a difference would refuse rather than let a broker go.
 - Waiting cannot help (`hopeless`) when a partition on B has too few replicas for any ISR to leave
   enough behind: ``RF - 1 < min ISR + K`` (RF 1, min ISR = RF, min ISR above RF, or a headroom its RF
   cannot give). Only a config or reassignment fixes those.
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kafkatui.model import rules
 from kafkatui.model.health import HealthReport, OutOfSyncReplica, effective_min_isr
+from kafkatui.model.restart_rule import kept_in_sync, restart_impact
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,23 +127,26 @@ def gate(report: HealthReport, broker: int, headroom: int = 0, quorum: Quorum | 
     """Judge restarting `broker` now against one snapshot's `report` (see the module docstring)."""
     snap = report.snapshot
     refused = snap.refused
+    capped = snap.kafka.capped
     serving = frozenset(b for b in report.live if b not in refused)
     blockers: list[Blocker] = []
     hosted = 0
     for name in sorted(snap.topics):
         topic = snap.topics[name]
-        min_isr: int | None = None
+        configured: int | None = None
         for p in topic.partitions:
             if broker not in p.replicas:
                 continue
             hosted += 1
-            if min_isr is None:
-                min_isr = effective_min_isr(snap, name)[0]
+            if configured is None:
+                configured = effective_min_isr(snap, name)[0]
+            # what the leader enforces (capped at RF on 3.7+), as the dashboard counts it
+            min_isr = rules.effective_min_isr(configured, len(p.replicas), capped)
             needed = min_isr + headroom
-            led = p.leader >= 0 and p.leader in serving
-            left = sum(1 for r in p.isr if r != broker and r in serving) if led else 0
+            led = p.leader >= 0 and (not report.live or p.leader in report.live)
+            left = kept_in_sync(p.isr, broker, serving, led)
             hopeless = len(p.replicas) - 1 < needed
-            if left < needed or hopeless:
+            if restart_impact(left, min_isr, headroom) or hopeless:
                 blockers.append(
                     Blocker(name, p.partition, p.leader, p.replicas, p.isr, min_isr, needed, left, hopeless,
                             report.out_of_sync(p))

@@ -13,9 +13,11 @@ Rules:
   acks=all writes). Partitions already under minISR are not counted again unless they go offline.
 - **single in-sync copy**: still led with exactly one live ISR member where there were more:
   acks=all is now no safer than acks=1 and one more failure takes them offline.
-- Restart safety (the check Strimzi's rolling restart makes) refuses a restart when it would put any
-  partition under minISR or offline. Unlike Strimzi, which lets topics with minISR >= RF roll because
-  they could never roll otherwise, this reports them as unsafe: the restart does block their writes.
+- Restart safety (the check Strimzi's rolling restart makes) is `kafkatui.model.restart_rule`, the rule
+  of the dashboard's "restart now" and of the restart gate: it refuses a restart that would leave any
+  partition on the broker under minISR or offline, *including* one already under minISR (its writes
+  fail until it catches up). Unlike Strimzi, which lets topics with minISR >= RF roll because they
+  could never roll otherwise, this reports them as unsafe: the restart does block their writes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from kafkatui.model import rules
 from kafkatui.model.health import effective_min_isr, effective_unclean
 from kafkatui.model.mode import snapshot_mode, words
+from kafkatui.model.restart_rule import Impact, kept_in_sync, restart_impact
 from kafkatui.model.snapshot import ClusterSnapshot
 
 UNCLEAN_NOTE = "could elect an out-of-sync replica (data loss)"
@@ -243,15 +246,56 @@ def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
             f"broker {broker_id} is already down (it refuses connections; "
             f"{words(snapshot_mode(snapshot)).not_yet_removed} yet): starting it again can only help",
         )
-    w = what_if(snapshot, {broker_id})
-    topics = tuple(sorted({p.topic for p in w.under_min_isr} | {p.topic for p in w.offline}))
-    if w.safe:
+    live_now = snapshot.broker_ids
+    serving = live_now - snapshot.refused
+    capped = snapshot.kafka.capped
+    # per impact: [partitions], [those already so before the restart]
+    hit: dict[Impact, tuple[list[PartitionImpact], list[PartitionImpact]]] = {
+        Impact.UNDER_MIN_ISR: ([], []),
+        Impact.OFFLINE: ([], []),
+    }
+    for name in sorted(snapshot.topics):
+        configured: int | None = None
+        for p in snapshot.topics[name].partitions:
+            if broker_id not in p.replicas:
+                continue
+            if configured is None:
+                configured = effective_min_isr(snapshot, name)[0]
+            min_isr = rules.effective_min_isr(configured, len(p.replicas), capped)
+            led = p.leader >= 0 and (not live_now or p.leader in live_now)
+            kept = kept_in_sync(p.isr, broker_id, serving, led)
+            impact = restart_impact(kept, min_isr)
+            if not impact:
+                continue
+            after = tuple(b for b in p.isr if b != broker_id and b in serving) if kept else ()
+            stays = p.leader != broker_id and p.leader in after
+            new_leader = p.leader if stays else next((r for r in p.replicas if r in after), -1)
+            part = PartitionImpact(name, p.partition, p.leader, new_leader, after, min_isr)
+            before = kept + (broker_id in p.isr and led)
+            was_so = before == 0 if impact == Impact.OFFLINE else before < min_isr
+            hit[impact][0].append(part)
+            if was_so:
+                hit[impact][1].append(part)
+    under, offline = hit[Impact.UNDER_MIN_ISR][0], hit[Impact.OFFLINE][0]
+    topics = tuple(sorted({p.topic for p in under + offline}))
+    if not under and not offline:
         msg = f"restarting broker {broker_id} now keeps every partition online and at or above minISR"
     else:
-        parts = []
-        if w.under_min_isr:
-            parts.append(f"puts {_of(w.under_min_isr)} under minISR")
-        if w.offline:
-            parts.append(f"takes {_of(w.offline)} offline")
-        msg = f"restarting broker {broker_id} now " + " and ".join(parts)
-    return RestartSafety(broker_id, w.safe, len(w.under_min_isr), len(w.offline), topics, msg)
+        newly, held = [], []
+        for impact, verb, state in (
+            (Impact.UNDER_MIN_ISR, "puts", "under minISR"),
+            (Impact.OFFLINE, "takes", "offline"),
+        ):
+            all_, already = hit[impact]
+            fresh = tuple(p for p in all_ if p not in already)
+            if fresh:
+                newly.append(f"{verb} {_of(fresh)} {state}")
+            if already:
+                held.append(f"{_of(tuple(already))} already {state}")
+        held_text = " and ".join(held)
+        if newly:
+            msg = f"restarting broker {broker_id} now " + " and ".join(newly)
+            msg += f"; it also holds {held_text}" if held else ""
+        else:
+            msg = f"broker {broker_id} holds {held_text}: wait until they are in sync again before restarting it"
+    return RestartSafety(broker_id, not under and not offline, len(under), len(offline), topics, msg)

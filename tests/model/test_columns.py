@@ -22,6 +22,7 @@ from kafkatui.model import audit as A
 from kafkatui.model.audit import audit, rack_cap
 from kafkatui.model.changes import diff
 from kafkatui.model.health import Health, assess, effective_min_isr, effective_unclean
+from kafkatui.model.restart_rule import Impact, kept_in_sync, restart_impact
 from kafkatui.model.snapshot import (
     DYNAMIC_TOPIC_CONFIG,
     STATIC_BROKER_CONFIG,
@@ -40,7 +41,8 @@ from kafkatui.model.snapshot import (
 # ---------------------------------------------------------------------------------- the oracle
 def reference(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any], dict[str, bytes]]:
     """Per topic (counts, rf, min_rf, smallest ISR, URP, non-preferred) and per broker counters, one
-    partition at a time, as `assess` computed them before columns (commit 9835dba)."""
+    partition at a time, as `assess` computed them before columns (commit 9835dba); the restart counts
+    by `kafkatui.model.restart_rule` since issue 29."""
     live = frozenset(b.id for b in snapshot.brokers)
     check_leader = bool(live)
     absent = frozenset(r for t in snapshot.topics.values() for p in t.partitions for r in p.replicas) - live
@@ -89,12 +91,14 @@ def reference(snapshot: ClusterSnapshot) -> tuple[dict[str, Any], dict[int, Any]
                     if leader != pref
                     else 5
                 )
-                live_n = len(isr) if not absent or absent.isdisjoint(isr) else sum(1 for b in isr if b in live)
-                if live_n == 1 or live_n == min_isr:
-                    for b in isr:
-                        if b in live:
-                            c["r_off" if live_n == 1 else "r_under"][b] += 1
-                            r_topics.setdefault(b, set()).add(name)
+            # the restart rule, one partition and one replica at a time (issue 29: the gate's rule)
+            led = not (leader < 0 or (check_leader and leader not in live))
+            for b in reps:
+                if b in live:
+                    impact = restart_impact(kept_in_sync(isr, b, live, led), min_isr)
+                    if impact:
+                        c["r_off" if impact == Impact.OFFLINE else "r_under"][b] += 1
+                        r_topics.setdefault(b, set()).add(name)
             cls.append(k)
             counts[k] += 1
         if not parts:

@@ -259,7 +259,9 @@ def test_restart_numbers_match_restart_safety_for_every_broker(refused: frozense
         ), b
     if not refused:
         assert (r.brokers[1].restart_under_min_isr, r.brokers[1].restart_offline) == (1, 2)
-        assert r.brokers[3].restart_under_min_isr == 1 and r.brokers[3].restart_offline == 0
+        # orders-1 (ISR [2,3]) newly, and ledger-0 (ISR [1], min ISR 2) already under min ISR: broker 3
+        # is catching up outside its ISR, and restarting it keeps that partition's acks=all writes failing
+        assert r.brokers[3].restart_under_min_isr == 2 and r.brokers[3].restart_offline == 0
 
 
 def test_partition_lookup_when_partitions_are_not_in_order() -> None:
