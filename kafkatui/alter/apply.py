@@ -20,9 +20,9 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
 
-from kafkatui.alter.admin import AdminUser
 from kafkatui.alter.plan import OVERRIDE_SOURCE, ChangePlan, ConfigChange
 from kafkatui.alter.risk import current_value
+from kafkatui.kafka.writes import AdminUser
 from kafkatui.model.snapshot import ClusterSnapshot, ConfigValue
 
 VERIFY_SECONDS = 5.0

@@ -15,11 +15,11 @@ from typing import Any
 from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
 
 from kafkatui.alter import audit, journal
-from kafkatui.alter.admin import AdminUser
 from kafkatui.alter.config_write import changed_meanwhile, reading
 from kafkatui.alter.elect import PreferredPlan, UncleanPlan
 from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.kafka.writes import AdminUser
 from kafkatui.model.snapshot import ClusterSnapshot
 
 Key = tuple[str, int]
