@@ -73,7 +73,6 @@ from pyspark.sql import functions as F
 
 from kafkatui.history import replay_inputs as inp
 from kafkatui.history.min_isr_note import min_isr_note
-from kafkatui.history.replay_files import FRAMES_LAYOUT, LAYOUT
 from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
 from kafkatui.history.replay_read import (
     _IDS,
@@ -87,6 +86,7 @@ from kafkatui.history.replay_read import (
     describe_inputs,
     read_inputs,
 )
+from kafkatui.history.replay_schema import FRAMES_LAYOUT, LAYOUT
 from kafkatui.model import rules
 
 __all__ = [

@@ -48,8 +48,8 @@ from kafkatui.history.logparse import (
     derive_offline,
     iter_bytes,
 )
-from kafkatui.history.replay_files import NOT_RECORDED
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
+from kafkatui.history.replay_schema import NOT_RECORDED
 
 LAST_SEQ = 1 << 62
 SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
