@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from kafkatui.history.replay_schema import LAYOUT, SCHEMA, SCHEMA_PREFIX, Summary, parse_summary
+from kafkatui.history.replay_schema import FRAMES, LAYOUT, SCHEMA, SCHEMA_PREFIX, SUMMARY_FILE, Summary, parse_summary
 from kafkatui.kafka.errors import KafkaTuiError
 
 _CHUNK = 1 << 16
@@ -49,7 +49,7 @@ def read_summary(directory: Path) -> Summary:
     """summary.json of `directory`, checked; ReplayDataError (one line) when it cannot be used."""
     if not directory.is_dir():
         raise fail(directory, "no such directory (give the --out directory of `kafkatui replay`)")
-    path = directory / "summary.json"
+    path = directory / SUMMARY_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -163,7 +163,7 @@ def _decode(lines: list[bytes], stats: FrameStats) -> Iterator[Any]:
 def frame_files(directory: Path, kind: str, hour: int | None = None) -> list[Path]:
     """The part files of ``frames/KIND``: directly in it (older outputs) and in its ``hour=H`` folders
     (all of them, or only hour `hour`'s)."""
-    folder = directory / "frames" / kind
+    folder = directory / FRAMES / kind
     if not folder.is_dir():
         return []
     dirs = (
@@ -190,7 +190,7 @@ def time_sorted(directory: Path) -> bool:
     """True when ``frames/layout.json`` says each part file of ``frames/partitions`` is in ``ts_ms``
     order (the job writes it so since layout 2), so a reader may stop at a minute's end."""
     try:
-        layout = json.loads((directory / "frames" / LAYOUT).read_text(encoding="utf-8"))
+        layout = json.loads((directory / FRAMES / LAYOUT).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(layout, dict) and layout.get("sorted_by") == "ts_ms"
@@ -198,4 +198,4 @@ def time_sorted(directory: Path) -> bool:
 
 def has_hours(directory: Path) -> bool:
     """True when OUT's frames are laid out per hour, with each hour's starting state (``frames/at_hour``)."""
-    return (directory / "frames" / "at_hour").is_dir()
+    return (directory / FRAMES / "at_hour").is_dir()

@@ -72,6 +72,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from kafkatui.history import replay_inputs as inp
+from kafkatui.history import replay_schema as schema
 from kafkatui.history.min_isr_note import min_isr_note
 from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
 from kafkatui.history.replay_read import (
@@ -86,7 +87,6 @@ from kafkatui.history.replay_read import (
     describe_inputs,
     read_inputs,
 )
-from kafkatui.history.replay_schema import FRAMES_LAYOUT, LAYOUT
 from kafkatui.model import rules
 
 __all__ = [
@@ -101,7 +101,6 @@ __all__ = [
     "run_job",
 ]
 
-SUMMARY_SCHEMA = "kafkatui.replay/1"
 CLASSES = list(rules.CLASS_NAMES)
 COUNTED = CLASSES[:5]  # classes the timeline counts (NON_PREFERRED_LEADER only for "worst")
 UNKNOWN = "UNKNOWN"
@@ -560,7 +559,7 @@ def claim_local_output(out: Path) -> None:
 
 
 def _check_owned(shown: str, names: list[str]) -> None:
-    if names and MARKER not in names and "summary.json" not in names:
+    if names and MARKER not in names and schema.SUMMARY_FILE not in names:
         listed = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
         raise ReplayError(
             f"--out {shown}: not empty and not a replay directory ({listed}); give a new or "
@@ -597,13 +596,15 @@ def check_inputs(fs: HadoopFs, cfg: ReplayConfig) -> None:
         raise ReplayError(f"--history {cfg.history}: no such directory", EXIT_NO_INPUT)
 
 
-def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) -> ReplayResult:
-    """Run the replay on `spark` and write every output under ``cfg.out`` (a path or a Hadoop URI)."""
+def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop, claimed: bool = False) -> ReplayResult:
+    """Run the replay on `spark` and write every output under ``cfg.out`` (a path or a Hadoop URI);
+    `claimed`: the caller has already made ``cfg.out`` ours (`claim_local_output`)."""
     t0 = time.perf_counter()
     tune(spark)
     fs = HadoopFs(spark)
     check_inputs(fs, cfg)
-    claim_output(fs, cfg)
+    if not claimed:
+        claim_output(fs, cfg)
     progress(0, "scanning recordings, parsing broker logs")
     inputs, meta = read_inputs(spark, fs, cfg)
     persisted: list[Any] = list(inputs.cached)
@@ -640,7 +641,7 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop) 
             progress(3, "writing intervals and frames")
             tables.result()
         summary = {
-            "schema": SUMMARY_SCHEMA,
+            "schema": schema.SCHEMA,
             "day": cfg.day.isoformat(),
             "day_start_ms": cfg.day_start,
             "inputs": meta,
@@ -667,7 +668,7 @@ def _write_tables(fs: HadoopFs, cfg: ReplayConfig, st: DataFrame, iv: DataFrame)
     partition's state in force at H:00 (its last frame before; none for hour 0); then
     ``frames/layout.json`` says so (older outputs lack it: their files are read whole)."""
     out = cfg.out_uri
-    iv.write.mode("overwrite").parquet(join(out, "intervals"))
+    iv.write.mode("overwrite").parquet(join(out, schema.INTERVALS))
     d0 = cfg.day_start
     frames = st.filter(~F.col("unknown")).select(
         F.col("ts").alias("ts_ms"), "topic", "partition", "leader", "isr", "replicas", "min_isr", "class"
@@ -690,13 +691,13 @@ def _write_tables(fs: HadoopFs, cfg: ReplayConfig, st: DataFrame, iv: DataFrame)
             .option("compression", "gzip")
             .option("zlib.compress.level", "BEST_SPEED")
             .option("ignoreNullFields", "false")
-            .json(join(out, "frames", name))
+            .json(join(out, schema.FRAMES, name))
         )
 
     # sorted within each task by (hour, ts): the writer's own grouping by hour keeps this order
     write(frames.withColumn("hour", hour).sortWithinPartitions("hour", "ts_ms"), "partitions")
     write(at_hour, "at_hour")
-    fs.write_bytes(join(out, "frames", LAYOUT), (json.dumps(FRAMES_LAYOUT) + "\n").encode())
+    fs.write_bytes(join(out, schema.FRAMES, schema.LAYOUT), (json.dumps(schema.FRAMES_LAYOUT) + "\n").encode())
 
 
 def _write_summary(
@@ -705,41 +706,21 @@ def _write_summary(
     """The small tables and broker frames (side by side), then summary.json (last: its presence means
     the replay is whole), written through Hadoop's FileSystem."""
     out = cfg.out_uri
-    small = [
-        (
-            summary["timeline"],
-            "minute int, offline int, under_min_isr int, at_min_isr int, "
-            "under_replicated int, worst string, gap boolean",
-            "timeline",
-        ),
-        (summary["brokers"], "broker int, shrinks long, expands long, flapping_score double", "brokers"),
-        (
-            summary["incidents"],
-            "id int, start_ms long, end_ms long, duration_s double, first_broker_out int, "
-            "first_out_ms long, topics array<string>, partitions long, "
-            "peak_under_min_isr long, peak_offline long, ongoing boolean",
-            "incidents",
-        ),
-        (
-            summary["top_partitions"],
-            "topic string, partition int, under_min_isr_s double, intervals long",
-            "top_partitions",
-        ),
-    ]
+    small = [(summary[t.name], t.ddl, t.name) for t in schema.SUMMARY_TABLES]
 
     def parquet(rows: list[Any], ddl: str, name: str) -> None:
         spark.createDataFrame(rows, ddl).coalesce(1).write.mode("overwrite").parquet(join(out, name))
 
     def broker_frames() -> None:
-        spark.createDataFrame(inputs.broker_frames, "ts_ms long, broker int, up boolean, rack string").coalesce(
-            1
-        ).write.mode("overwrite").option("compression", "gzip").json(join(out, "frames", "brokers"))
+        spark.createDataFrame(inputs.broker_frames, schema.BROKER_FRAMES.ddl).coalesce(1).write.mode(
+            "overwrite"
+        ).option("compression", "gzip").json(join(out, schema.FRAMES, schema.BROKER_FRAMES.name))
 
     with ThreadPoolExecutor(max_workers=5, thread_name_prefix="replay-write") as pool:
         done = [pool.submit(parquet, *t) for t in small] + [pool.submit(broker_frames)]
         for f in done:
             f.result()
-    fs.write_bytes(join(out, "summary.json"), (json.dumps(summary, indent=1) + "\n").encode())
+    fs.write_bytes(join(out, schema.SUMMARY_FILE), (json.dumps(summary, indent=1) + "\n").encode())
 
 
 def spark_error_line(exc: BaseException) -> str:
@@ -833,7 +814,7 @@ def replay(
         ship(spark)
         if on_session is not None:
             on_session(spark)
-        return run_job(spark, cfg, progress)
+        return run_job(spark, cfg, progress, claimed=out is not None)
     finally:
         if owned and box.get("spark") is not None:
             box["spark"].stop()

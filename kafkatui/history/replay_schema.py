@@ -23,6 +23,74 @@ LAYOUT = "layout.json"  # frames/layout.json: how the job laid the frames out (a
 FRAMES_LAYOUT = {"schema": "kafkatui.frames/2", "sorted_by": "ts_ms"}
 # the reason of the gap that follows where a recording ends (the job writes it, the screens read it)
 NOT_RECORDED = "not recorded: the recording ends here"
+SUMMARY_FILE = "summary.json"  # written last: its presence means the replay is whole
+INTERVALS = "intervals"  # Parquet: the class intervals, as the job's DataFrame has them
+FRAMES = "frames"  # gzip JSON Lines: partitions/hour=H, at_hour/hour=H, brokers, and LAYOUT
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One small output table: its name (summary.json's key and OUT's Parquet folder) and its columns,
+    each a name and a Spark SQL type. The reader's dataclass of a row has the same field names."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+
+    @property
+    def ddl(self) -> str:
+        """The Spark schema: ``minute int, offline int, ...``."""
+        return ", ".join(f"{name} {kind}" for name, kind in self.columns)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.columns)
+
+
+TIMELINE = Table(
+    "timeline",
+    (
+        ("minute", "int"),
+        ("offline", "int"),
+        ("under_min_isr", "int"),
+        ("at_min_isr", "int"),
+        ("under_replicated", "int"),
+        ("worst", "string"),
+        ("gap", "boolean"),
+    ),
+)
+BROKERS = Table("brokers", (("broker", "int"), ("shrinks", "long"), ("expands", "long"), ("flapping_score", "double")))
+INCIDENTS = Table(
+    "incidents",
+    (
+        ("id", "int"),
+        ("start_ms", "long"),
+        ("end_ms", "long"),
+        ("duration_s", "double"),
+        ("first_broker_out", "int"),
+        ("first_out_ms", "long"),
+        ("topics", "array<string>"),
+        ("partitions", "long"),
+        ("peak_under_min_isr", "long"),
+        ("peak_offline", "long"),
+        ("ongoing", "boolean"),
+    ),
+)
+TOP_PARTITIONS = Table(
+    "top_partitions", (("topic", "string"), ("partition", "int"), ("under_min_isr_s", "double"), ("intervals", "long"))
+)
+SUMMARY_TABLES = (TIMELINE, BROKERS, INCIDENTS, TOP_PARTITIONS)
+"""The tables summary.json holds, each also written as Parquet under its name."""
+BROKER_FRAMES = Table("brokers", (("ts_ms", "long"), ("broker", "int"), ("up", "boolean"), ("rack", "string")))
+"""frames/brokers: each broker's up/down changes."""
+SHOWN_FRAMES = ("partitions", "brokers")
+"""The frames folders a user opens (frames/at_hour is the screens' index into partitions)."""
+
+
+def outputs_text() -> str:
+    """What OUT holds, in one line: ``summary.json, timeline/ ... (Parquet), frames/... (JSON Lines, gzip)``."""
+    parquet = [TIMELINE.name, INTERVALS, *(t.name for t in SUMMARY_TABLES[1:])]
+    frames = [f"{FRAMES}/{name}/" for name in SHOWN_FRAMES]
+    return f"{SUMMARY_FILE}, {' '.join(f'{n}/' for n in parquet)} (Parquet), {' '.join(frames)} (JSON Lines, gzip)"
 
 
 @dataclass(frozen=True, slots=True)
