@@ -329,7 +329,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr)
         raise SystemExit(f"replay job failed ({proc.returncode})")
-    summary = json.loads((out / "summary.json").read_text())
+    from kafkatui.history.replay_schema import SUMMARY_FILE
+
+    summary = json.loads((out / SUMMARY_FILE).read_text())
     duck = _duckdb(history, root / "duckdb-out", summary, out)
     if quick:
         res = {

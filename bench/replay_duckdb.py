@@ -4,7 +4,7 @@
 partition states (the last record of an instant wins, equal consecutive states merged, ISR
 removals / additions against the state before), class intervals, the per-minute timeline,
 incidents (gaps and islands, peaks; first broker out: the earliest ISR removal or lost leader of
-the incident's partitions in the episode that led to it, as `replay_job._first_out`), broker shrinks / expands
+the incident's partitions in the episode that led to it, as `replay_stages._first_out`), broker shrinks / expands
 / flapping, the top partitions, and writes intervals (Parquet) and partition frames (gzip JSON
 Lines) as the job does, so the two do comparable work. Snapshot records are expanded like the
 job's (the day's first; hourly ones repeat what the change records said). No carry-in from the

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import pkgutil
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
+
+import kafkatui
+
+CLIENT_HOMES = {"kafka", "sim", "lab"}
+"""The kafkatui packages that may import confluent-kafka or kafka-python."""
 
 
 @pytest.mark.parametrize(
@@ -34,3 +42,15 @@ def test_no_textual(module: str) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False", f"{module} imports textual"
+
+
+def test_the_client_library_contract_covers_every_other_module() -> None:
+    """A new kafkatui module or package is under the no-client-library contract unless it is a client home."""
+    config = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    contract = next(
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c["type"] == "forbidden" and set(c["forbidden_modules"]) == {"confluent_kafka", "kafka"}
+    )
+    children = {f"kafkatui.{m.name}" for m in pkgutil.iter_modules(kafkatui.__path__)}
+    assert set(contract["source_modules"]) == {c for c in children if c.removeprefix("kafkatui.") not in CLIENT_HOMES}

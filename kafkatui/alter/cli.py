@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import TextIO
 
 from kafkatui.alter import journal, revert
@@ -33,7 +31,8 @@ from kafkatui.alter.errors import NotConfirmedError, PartialFailureError, Valida
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.guard import connect, typed_confirmation
 from kafkatui.alter.plan import ChangePlan, build_plan, label, targets
-from kafkatui.alter.risk import ChangePreview, preview
+from kafkatui.alter.render import age_text, expected_confirmation, render_history, render_preview
+from kafkatui.alter.risk import preview
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.model.health import assess
@@ -128,58 +127,8 @@ def _plan(ns: argparse.Namespace, snapshot: ClusterSnapshot | None = None, boots
     return build_plan(targets(ns.topic, ns.broker, ns.broker_default), ns.sets, ns.unsets)
 
 
-def render_history(snapshot: ClusterSnapshot, out: TextIO) -> None:
-    """The cluster's config change sets, numbered for --revert N, newest first."""
-    sets = revert.history(revert.CONFIG, snapshot.cluster_id)
-    if not sets:
-        out.write(f"no config change in {revert.where(None, snapshot.cluster_id)}\n")
-        return
-    for n, s in enumerate(sets, 1):
-        out.write(f"{n:>3}  {s.describe()}\n")
-
-
-def age_text(snapshot: ClusterSnapshot, now: float | None = None) -> str:
-    """How old a snapshot is: ``read 3 s ago (12:01:07 UTC)``."""
-    taken = snapshot.taken_at
-    if not taken:
-        return "read at an unknown time"
-    age = max(0.0, (time.time() if now is None else now) - taken)
-    shown = f"{age:.1f} s" if age < 10 else (f"{age:.0f} s" if age < 120 else f"{age / 60:.0f} min")
-    return f"read {shown} ago ({datetime.fromtimestamp(taken, UTC):%H:%M:%S} UTC)"
-
-
-def render_preview(items: Sequence[ChangePreview], out: TextIO) -> None:
-    """The preview table (resource, key, current (source), new) and the risks under each row."""
-    rows = [("resource", "key", "current (source)", "new")]
-    for it in items:
-        c = it.change
-        rows.append((c.label, c.key, f"{it.current.value} ({it.current.source})", c.shown_value))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    for n, row in enumerate(rows):
-        out.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n")
-        if n:
-            for risk in items[n - 1].risks:
-                out.write(f"    ! {risk}\n")
-    if not any(it.risks for it in items):
-        out.write("no risks found\n")
-
-
 def _errors(results: Sequence[ResourceResult]) -> list[str]:
     return [f"{label(r.kind, r.name)}: {r.error}" for r in results if not r.ok]
-
-
-def expected_confirmation(plan: ChangePlan) -> tuple[str, str]:
-    """What the user must type to apply `plan`, and how to ask for it: the topic name (one topic),
-    the broker id, ``default``, or the number of resources. The TUI asks the same."""
-    resources = list(plan.resources())
-    if len(resources) == 1:
-        kind, name = resources[0]
-        expected = name if kind != "broker-default" else "default"
-        what = {"topic": "the topic name", "broker": "the broker id", "broker-default": "'default'"}[kind]
-    else:
-        expected = str(len(resources))
-        what = f"the number of resources ({'topics' if all(k == 'topic' for k, _ in resources) else 'resources'})"
-    return expected, what
 
 
 def confirm(plan: ChangePlan, stdin: TextIO, err: TextIO) -> None:
@@ -311,4 +260,4 @@ def main_alter(argv: list[str], stdin: TextIO | None = None) -> int:
     return run(p.parse_args(argv), stdin=stdin)
 
 
-__all__ = ["expected_confirmation", "main_alter", "render_preview", "run"]
+__all__ = ["main_alter", "run"]

@@ -1,25 +1,21 @@
-"""Run leader elections (ElectLeaders through confluent-kafka) and verify them by re-describing.
+"""Run leader elections (ElectLeaders through `kafkatui.kafka.writes`) and verify them by re-describing.
 
-confluent-kafka 2.16.1's ``elect_leaders`` raises SystemError when given ``request_timeout`` or
-``operation_timeout``: it is called without them and its future is waited on with our timeout.
 Errors are kept as the broker sends them (``PREFERRED_LEADER_NOT_AVAILABLE: ...``), secrets scrubbed.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
-
 from kafkatui.alter import audit, journal
-from kafkatui.alter.admin import AdminUser
 from kafkatui.alter.config_write import changed_meanwhile, reading
 from kafkatui.alter.elect import PreferredPlan, UncleanPlan
 from kafkatui.kafka.errors import UsageError
 from kafkatui.kafka.settings import ConnectionSettings
+from kafkatui.kafka.writes import AdminUser
 from kafkatui.model.snapshot import ClusterSnapshot
 
 Key = tuple[str, int]
@@ -27,37 +23,6 @@ VERIFY_SECONDS = 5.0
 """How long re-describing may wait for the new leaders to show."""
 NOT_NEEDED = "ELECTION_NOT_NEEDED"
 """The broker's answer when the partition is already led by its preferred replica (Kafka's tool counts it a success)."""
-
-
-class LeaderElector(AdminUser):
-    """Sends ElectLeaders with the user's connection settings."""
-
-    def elect(self, unclean: bool, partitions: Iterable[Key]) -> dict[Key, str | None]:
-        """Per partition the broker's error (None: elected). Never raises for a broker's refusal."""
-        keys = list(dict.fromkeys(partitions))
-        kind = ElectionType.UNCLEAN if unclean else ElectionType.PREFERRED
-        try:
-            # no request_timeout/operation_timeout: confluent-kafka 2.16.1 crashes with them
-            future = self._admin.elect_leaders(kind, [TopicPartition(t, p) for t, p in keys])
-            answer = future.result(timeout=self.settings.timeout + 5)
-        except KafkaException as exc:
-            return dict.fromkeys(keys, self._error(exc))
-        except Exception as exc:  # a timeout of the future, or anything the client raises
-            return dict.fromkeys(keys, self._text(f"{type(exc).__name__}: {exc}"))
-        out: dict[Key, str | None] = dict.fromkeys(keys, "no answer for this partition")
-        for tp, err in answer.items():
-            key = (tp.topic, tp.partition)
-            out[key] = None if err is None else self._error(err)
-        return out
-
-    def _error(self, exc: Any) -> str:
-        err = exc.args[0] if isinstance(exc, KafkaException) and exc.args else exc
-        if isinstance(err, KafkaError):
-            return self._text(f"{err.name()}: {err.str()}")
-        return self._text(str(exc))
-
-    def close(self) -> None:
-        del self._admin
 
 
 def wait_for_leaders(
@@ -140,7 +105,7 @@ def run_preferred(
     )
     with journal.running(intent):
         journal.die_at("before-send")
-        elector = LeaderElector(settings)
+        elector = AdminUser(settings)
         try:
             results = elector.elect(False, [(m.topic, m.partition) for m in plan.moves])
         finally:
@@ -198,7 +163,7 @@ def run_unclean(
     )
     with journal.running(intent):
         journal.die_at("before-send")
-        elector = LeaderElector(settings)
+        elector = AdminUser(settings)
         try:
             error = elector.elect(True, [key])[key]
         finally:

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from kafkatui.alter import journal
-from kafkatui.alter.cli import age_text
 from kafkatui.alter.elect import (
     PreferredPlan,
     UncleanPlan,
@@ -36,8 +34,10 @@ from kafkatui.alter.elect import (
     unclean_plan,
 )
 from kafkatui.alter.elect_apply import leader_of, run_preferred, run_unclean
+from kafkatui.alter.elect_render import BY_HAND_MAX, LOSE_DATA, counts_table, render_preferred
 from kafkatui.alter.errors import NotConfirmedError, PartialFailureError
 from kafkatui.alter.guard import connect, typed_confirmation
+from kafkatui.alter.render import age_text
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
 from kafkatui.kafka.profiles import ResolvedConnection
@@ -51,10 +51,6 @@ EPILOG = (
     "live replica), "
     "23 changed since the preview"
 )
-LOSE_DATA = "LOSE DATA"
-"""What the second confirmation of an unclean election asks the user to type."""
-BY_HAND_MAX = 10
-"""Up to this many partitions the preview shows the kafka-leader-election.sh line itself."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,45 +99,6 @@ def _check_args(ns: argparse.Namespace) -> None:
         raise UsageError("give --topic T or --all, not both")
     elif not ns.all_topics and not ns.topic:
         raise UsageError("give --topic T (repeatable) or --all")
-
-
-def _table(rows: Sequence[Sequence[str]], out: TextIO, indent: str = "") -> None:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        out.write(
-            indent
-            + "  ".join(
-                c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
-            ).rstrip()
-            + "\n"
-        )
-
-
-def render_preferred(plan: PreferredPlan, out: TextIO) -> None:
-    """The preview: each move, what cannot move and why, leaders per broker now and after."""
-    if plan.moves:
-        out.write(f"preferred leader election: {len(plan.moves)} partition(s) move to their preferred replica\n")
-        _table(
-            [("partition", "leader", "->", "preferred")]
-            + [(m.name, str(m.leader), "->", str(m.preferred)) for m in plan.moves],
-            out,
-            "  ",
-        )
-    else:
-        out.write("nothing to elect: every leader selected is on its preferred replica or cannot move\n")
-    if plan.skipped:
-        out.write(f"cannot move ({len(plan.skipped)}):\n")
-        for s in plan.skipped:
-            out.write(f"  {s.topic}-{s.partition} leader {s.leader}, preferred {s.preferred}: {s.reason}\n")
-    out.write("leaders per broker:\n")
-    counts_table({"now": plan.before, "after": plan.after}, out)
-
-
-def counts_table(columns: Mapping[str, Mapping[int, int]], out: TextIO) -> None:
-    """Leaders per broker, one column per mapping (the preview, the results)."""
-    brokers = sorted({b for c in columns.values() for b in c})
-    rows = [("broker", *columns)] + [(str(b), *(str(c.get(b, 0)) for c in columns.values())) for b in brokers]
-    _table(rows, out, "  ")
 
 
 def _source(conn: ResolvedConnection, log_dirs: str = "none") -> KafkaClusterSource:
@@ -330,4 +287,4 @@ def main_elect(argv: list[str], stdin: TextIO | None = None) -> int:
     return run(p.parse_args(argv), stdin=stdin)
 
 
-__all__ = ["confirm_unclean", "main_elect", "render_preferred", "run"]
+__all__ = ["confirm_unclean", "main_elect", "run"]

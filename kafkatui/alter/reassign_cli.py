@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from kafkatui.alter import audit, journal, revert, throttle_apply
-from kafkatui.alter.cli import age_text
 from kafkatui.alter.config_write import changed_meanwhile
 from kafkatui.alter.errors import (
     NotApplicableError,
@@ -52,6 +51,8 @@ from kafkatui.alter.reassign import (
 )
 from kafkatui.alter.reassign_apply import Reassigner, moved_meanwhile, start_audited, wait
 from kafkatui.alter.reassign_cancel import cancel, clear_throttle
+from kafkatui.alter.reassign_render import render_plan
+from kafkatui.alter.render import age_text
 from kafkatui.alter.throttle import parse_rate, throttle_plan
 from kafkatui.argparsing import Parser, seconds
 from kafkatui.kafka.errors import KafkaTuiError, UsageError
@@ -144,39 +145,6 @@ def _check_args(ns: argparse.Namespace) -> str:
     if ns.wait_timeout <= 0:
         raise UsageError(f"--wait-timeout must be > 0, got {ns.wait_timeout:g}")
     return "rf"
-
-
-def render_plan(plan: ReassignPlan, snapshot: ClusterSnapshot, out: TextIO, title: str) -> None:
-    """Per partition: replicas and racks now -> new; added replicas marked +, removed ones -."""
-    out.write(title + "\n")
-    rows = [("partition", "replicas", "racks", "->", "new replicas", "racks", "adds", "removes")]
-    for m in plan.moves:
-        rows.append(
-            (
-                m.name,
-                ids_text(m.old),
-                ",".join(plan.rack_list(m.old)),
-                "->",
-                ids_text(m.new),
-                ",".join(plan.rack_list(m.new)),
-                ids_text(m.adding),
-                ids_text(m.removing),
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        out.write("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
-    for m in plan.moves:
-        info = snapshot.topics.get(m.topic)
-        p = next((x for x in info.partitions if x.partition == m.partition), None) if info else None
-        if p is not None and p.leader < 0:
-            out.write(f"  ! {m.name} is offline: its new replicas cannot copy until it has a leader\n")
-    racks = {plan.racks.get(r) for m in plan.moves for r in m.new}
-    shared = [m.name for m in plan.moves if len(set(plan.rack_list(m.new))) < len(m.new) and None not in racks]
-    if shared:
-        out.write(
-            f"  ! {len(shared)} partition(s) keep two replicas on one rack: there are fewer racks than replicas\n"
-        )
 
 
 def run(
@@ -454,4 +422,4 @@ def main_reassign(argv: list[str], stdin: TextIO | None = None) -> int:
     return run(p.parse_args(argv), stdin=stdin)
 
 
-__all__ = ["main_reassign", "render_plan", "run"]
+__all__ = ["main_reassign", "run"]

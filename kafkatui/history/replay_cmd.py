@@ -23,6 +23,7 @@ from kafkatui.history.replay_job import (
     conf_from,
     config_from,
 )
+from kafkatui.history.replay_schema import outputs_text
 
 DESCRIPTION = (
     "Replay a day of ISR history (recordings and/or broker logs) through PySpark: per-minute "
@@ -104,11 +105,7 @@ def report(console: Console, result: ReplayResult) -> None:
         f"{i['torn_lines']} torn lines, {i['unparsed_log_lines']} unparsed log lines, "
         f"{i['newer_schema_records']} records of a newer schema, {len(s['gaps'])} recorder gap(s)"
     )
-    console.print(
-        f"outputs in {out}: summary.json, timeline/ intervals/ brokers/ incidents/ top_partitions/ "
-        f"(Parquet), frames/partitions/ frames/brokers/ (JSON Lines, gzip); open with "
-        f"`kafkatui --replay {out}`"
-    )
+    console.print(f"outputs in {out}: {outputs_text()}; open with `kafkatui --replay {out}`")
     if i.get("min_isr_note"):
         console.print(i["min_isr_note"])
     if not s["incidents"]:

@@ -40,15 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from kafkatui.history.replay_files import (
-    MINUTE_MS,
-    MINUTES,
     FrameStats,
-    Gap,
-    Incident,
-    MinuteCounts,
     ReplayDataError,
-    Summary,
-    as_int,
     fail,
     frame_files,
     gz_chunks,
@@ -58,6 +51,7 @@ from kafkatui.history.replay_files import (
     time_sorted,
 )
 from kafkatui.history.replay_frames import NO_CLASS, Columns, FrameParser
+from kafkatui.history.replay_schema import MINUTE_MS, MINUTES, Gap, Incident, MinuteCounts, Summary, as_int
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,

@@ -48,8 +48,8 @@ from kafkatui.history.logparse import (
     derive_offline,
     iter_bytes,
 )
-from kafkatui.history.replay_files import NOT_RECORDED
 from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
+from kafkatui.history.replay_schema import NOT_RECORDED
 from kafkatui.model.rules import mode_words
 
 LAST_SEQ = 1 << 62

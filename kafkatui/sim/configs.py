@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeAlias
 
-from kafkatui.sim.configdefs import (
-    BROKER_CONFIGS,
-    DERIVED_BROKER_DEFAULTS,
+from kafkatui.sim.configdefs import BROKER_CONFIGS, DERIVED_BROKER_DEFAULTS, TOPIC_CONFIGS
+from kafkatui.sim.configtypes import (
     INVALID_CONFIG,
     INVALID_REQUEST,
     LONG_MAX,
@@ -26,7 +25,6 @@ from kafkatui.sim.configdefs import (
     OP_SET,
     OP_SUBTRACT,
     TOPIC_ALREADY_EXISTS,
-    TOPIC_CONFIGS,
     UNKNOWN_TOPIC_OR_PARTITION,
     ConfigDef,
     ConfigEntry,

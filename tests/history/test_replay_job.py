@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from kafkatui.history import replay_job, replay_schema
 from kafkatui.history.replay_data import ReplayData
 from kafkatui.history.replay_inputs import parse_day
 from kafkatui.history.replay_job import EXIT_NO_INPUT, ReplayConfig, ReplayError, ReplayResult, run_job
@@ -189,6 +191,30 @@ def test_outputs_follow_the_contract(spark: Any, recorded: ReplayResult) -> None
         assert spark.read.parquet(str(recorded.out / name)).count() > 0
     classes = {f["class"] for f in frames(recorded, "partitions")}
     assert classes == {"HEALTHY", "AT_MIN_ISR", "UNDER_MIN_ISR"}
+
+
+def test_the_outputs_have_the_schema_modules_tables(spark: Any, recorded: ReplayResult) -> None:
+    """summary.json has the reader's fields; each table, in it and in Parquet, has its schema's columns."""
+    s = json.loads((recorded.out / replay_schema.SUMMARY_FILE).read_text())
+    assert set(s) == {"schema", *(f.name for f in fields(replay_schema.Summary))}
+    for table in replay_schema.SUMMARY_TABLES:
+        assert tuple(spark.read.parquet(str(recorded.out / table.name)).columns) == table.names
+        assert s[table.name] and all(set(row) == set(table.names) for row in s[table.name]), table.name
+
+
+def test_a_local_out_is_claimed_once_before_spark_runs(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """replay() claims a local --out before Spark starts; the job does not claim it again through Hadoop."""
+    rd.write_recordings(tmp_path / "history")
+    claims: list[str] = []
+    local = replay_job.claim_local_output
+    monkeypatch.setattr(replay_job, "claim_local_output", lambda out: (claims.append("local"), local(out))[1])
+    monkeypatch.setattr(replay_job, "claim_output", lambda fs, cfg: claims.append("hadoop"))
+    cfg = ReplayConfig(day=parse_day(rd.DAY), out=tmp_path / "out", history=tmp_path / "history")
+    result = replay_job.replay(cfg, None)
+    assert claims == ["local"]
+    assert (tmp_path / "out" / replay_schema.SUMMARY_FILE).is_file() and result.summary["day"] == rd.DAY
 
 
 def test_each_hour_of_frames_is_in_time_order_so_a_minute_reads_only_its_hour_so_far(recorded: ReplayResult) -> None:

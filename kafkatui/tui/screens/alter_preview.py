@@ -19,11 +19,11 @@ from textual.binding import Binding
 from textual.widgets import Button, Checkbox, Static
 
 from kafkatui.alter.apply import Verified
-from kafkatui.alter.cli import age_text, render_preview
 from kafkatui.alter.config_write import conflicts
 from kafkatui.alter.errors import ChangedMeanwhileError
 from kafkatui.alter.export import kafka_configs_commands, strimzi_yaml
 from kafkatui.alter.plan import STATIC_KEYS, ChangePlan
+from kafkatui.alter.render import age_text, render_preview
 from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from kafkatui.alter.cli import expected_confirmation
 from kafkatui.alter.plan import ChangePlan, label
+from kafkatui.alter.render import expected_confirmation
 from kafkatui.alter.risk import current_value
 from kafkatui.model.snapshot import ClusterSnapshot
 

@@ -15,7 +15,7 @@ from textual import work
 
 from kafkatui.alter.elect import PreferredPlan, election_command, leader_counts, preferred_plan
 from kafkatui.alter.elect_apply import ElectionOutcome
-from kafkatui.alter.elect_cli import BY_HAND_MAX, counts_table, render_preferred
+from kafkatui.alter.elect_render import BY_HAND_MAX, counts_table, render_preferred
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Button, Static
 
-from kafkatui.alter.cli import age_text
+from kafkatui.alter.render import age_text
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.feed import ViewState

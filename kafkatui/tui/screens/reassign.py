@@ -29,7 +29,7 @@ from kafkatui.alter.reassign import (
 )
 from kafkatui.alter.reassign_apply import Reassigner
 from kafkatui.alter.reassign_cancel import Cancelled
-from kafkatui.alter.reassign_cli import render_plan
+from kafkatui.alter.reassign_render import render_plan
 from kafkatui.alter.throttle import parse_rate
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot

@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from kafkatui.history.replay_data import MINUTES, ReplayData
-from kafkatui.history.replay_files import NOT_RECORDED
+from kafkatui.history.replay_schema import NOT_RECORDED
 from kafkatui.model.findings import findings
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot

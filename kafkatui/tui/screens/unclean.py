@@ -12,7 +12,7 @@ from textual import work
 
 from kafkatui.alter.elect import UncleanPlan, data_loss_warning, election_command, unclean_plan
 from kafkatui.alter.elect_apply import ElectionOutcome
-from kafkatui.alter.elect_cli import LOSE_DATA
+from kafkatui.alter.elect_render import LOSE_DATA
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui import guided_jobs
