@@ -26,6 +26,11 @@ from kafkatui.model.mode import controller_restart_note, snapshot_mode, words
 from kafkatui.model.rules import effective_min_isr, writes_blocked
 from kafkatui.model.snapshot import PartitionInfo, partition_at
 
+FROZEN_CAUSE = (
+    "its port accepts connections but it does not answer: frozen (a long GC pause, a stuck disk, SIGSTOP), "
+    "so the controller fenced it"
+)
+
 
 class StateFindings(Context):
     """Per-topic class findings and per-broker findings."""
@@ -337,7 +342,8 @@ class StateFindings(Context):
             "can_reassign": plan["planned"],
             "several_absent": len(absent) > 1,
             "absent_brokers": ids_text(absent),
-            "absent_cause": words(snapshot_mode(self.s)).absent_cause,
+            "absent_cause": FROZEN_CAUSE if b in self.s.unresponsive else words(snapshot_mode(self.s)).absent_cause,
+            "frozen": b in self.s.unresponsive,
         }
         ev = [
             f"broker {b} is named in {bh.hosted} replica list(s) of {len(topics)} topic(s) but not listed "

@@ -234,7 +234,10 @@ def restart_safety(snapshot: ClusterSnapshot, broker_id: int) -> RestartSafety:
             0,
             0,
             (),
-            f"broker {broker_id} is already down (absent from metadata): restarting it can only help",
+            f"broker {broker_id} is frozen (accepts connections, does not answer) and out of the metadata: "
+            "look at it before restarting it (GC log, jstack, disks); it may answer again by itself"
+            if broker_id in snapshot.unresponsive
+            else f"broker {broker_id} is already down (absent from metadata): restarting it can only help",
         )
     if broker_id in snapshot.refused:
         return RestartSafety(

@@ -10,6 +10,7 @@ import pytest
 
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
+from kafkatui.model.findings import findings
 from kafkatui.model.health import assess
 from kafkatui.model.whatif import restart_safety
 from kafkatui.present import broker_state
@@ -72,6 +73,9 @@ def test_a_frozen_broker_fenced_out_of_the_metadata_is_not_answering_not_absent(
             b = assess(snap).brokers[3]
             assert not b.up and str(broker_state(b)).startswith("✖ NOT ANSWERING (accepts connections)")
             assert "already down" not in restart_safety(snap, 3).message
+            absent = next(f for f in findings(assess(snap), snap) if f.id.startswith("broker-absent"))
+            assert "frozen" in " ".join(absent.causes) and "Look at broker 3 before restarting it" in absent.steps[1]
+            assert not any(s.startswith("Start broker 3 again") for s in absent.steps), absent.steps
         finally:
             sim.restore(3)
 
