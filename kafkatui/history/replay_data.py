@@ -33,7 +33,7 @@ import operator
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from itertools import compress, islice
 from pathlib import Path
@@ -475,6 +475,25 @@ class ReplayData:
             i = f.prev[i]
         out.reverse()
         return out
+
+    def isr_moves(
+        self, start_ms: int, end_ms: int, topics: Collection[str] | None = None
+    ) -> tuple[Counter[int], Counter[int]]:
+        """Per broker, how many times it left an ISR (shrinks) and joined one (expands) in the frames of
+        [start_ms, end_ms) (of `topics`, or of every topic), each frame against its partition's previous
+        one. Reads only that window's frames: a big day's report asks this once per incident."""
+        f, tuples = self._f, self._tuples
+        kids = None if topics is None else {k for t in topics for k in self._topic_keys.get(t, ())}
+        shrinks: Counter[int] = Counter()
+        expands: Counter[int] = Counter()
+        for i in range(bisect.bisect_left(f.ts, start_ms), bisect.bisect_left(f.ts, end_ms)):
+            p = f.prev[i]
+            if p < 0 or (kids is not None and f.key[i] not in kids) or f.isr[p] == f.isr[i]:
+                continue
+            before, after = set(tuples[f.isr[p]]), set(tuples[f.isr[i]])
+            shrinks.update(before - after)
+            expands.update(after - before)
+        return shrinks, expands
 
     def partition_keys(self) -> list[tuple[str, int]]:
         """Every partition framed that day, as (topic, partition), in the order first read."""

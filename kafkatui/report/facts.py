@@ -19,8 +19,9 @@ end) is *ongoing when the recording ends*, not over.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -106,11 +107,21 @@ def recording_end_ms(data: ReplayData) -> int:
     return max(ends) if ends else start + DAY_MS
 
 
-def _spans(changes: Sequence[Change], end_ms: int) -> Iterable[tuple[int, int, Change]]:
-    for i, c in enumerate(changes):
-        nxt = changes[i + 1].ts_ms if i + 1 < len(changes) else end_ms
-        if nxt > c.ts_ms:
-            yield c.ts_ms, nxt, c
+@dataclass(frozen=True, slots=True)
+class _Spans:
+    """One partition's states as spans [start, end) in time order, with their starts (for bisect)."""
+
+    starts: list[int]
+    spans: list[tuple[int, int, Change]]
+
+    @classmethod
+    def of(cls, changes: Sequence[Change], end_ms: int) -> _Spans:
+        spans = []
+        for i, c in enumerate(changes):
+            nxt = changes[i + 1].ts_ms if i + 1 < len(changes) else end_ms
+            if nxt > c.ts_ms:
+                spans.append((c.ts_ms, nxt, c))
+        return cls([s for s, _, _ in spans], spans)
 
 
 def _union(intervals: list[tuple[int, int]]) -> int:
@@ -130,33 +141,33 @@ def _union(intervals: list[tuple[int, int]]) -> int:
 def _incident(
     data: ReplayData,
     inc: Incident,
-    histories: Mapping[tuple[str, int], list[Change]],
+    spans_of: Callable[[str], Iterable[tuple[int, _Spans]]],
+    moved_topics: Collection[str],
     brokers: Sequence[BrokerEvent],
     changes: Sequence[ChangeMade],
     end_ms: int,
 ) -> IncidentFacts:
     lo, hi = inc.start_ms, inc.end_ms
     lost: dict[str, dict[int, list[tuple[int, int]]]] = {}
-    shrinks: Counter[int] = Counter()
-    expands: Counter[int] = Counter()
+    shrinks, expands = data.isr_moves(lo, hi, moved_topics)
     flaps: Counter[str] = Counter()
-    for (topic, partition), hist in histories.items():
-        prev: Change | None = None
-        was_down = False
-        for s, e, c in _spans(hist, end_ms):
-            if e <= lo or s >= hi:
-                prev = c
-                was_down = c.health in UNAVAILABLE
-                continue
-            down = c.health in UNAVAILABLE
-            if down:
-                lost.setdefault(topic, {}).setdefault(partition, []).append((max(s, lo), min(e, hi)))
-                if not was_down:
-                    flaps[f"{topic}-{partition}"] += 1
-            if prev is not None and s >= lo:
-                shrinks.update(set(prev.isr) - set(c.isr))
-                expands.update(set(c.isr) - set(prev.isr))
-            prev, was_down = c, down
+    for topic in inc.topics:  # only the incident's topics, only the spans near it: a big day has 300+ incidents
+        for partition, sp in spans_of(topic):
+            j = bisect.bisect_right(sp.starts, lo) - 1  # the span in force at `lo` (or the first after it)
+            j = max(j, 0)
+            while j < len(sp.spans) and sp.spans[j][1] <= lo:
+                j += 1
+            prev: Change | None = sp.spans[j - 1][2] if j > 0 else None
+            was_down = prev is not None and prev.health in UNAVAILABLE
+            for s, e, c in sp.spans[j:]:
+                if s >= hi:
+                    break
+                down = c.health in UNAVAILABLE
+                if down:
+                    lost.setdefault(topic, {}).setdefault(partition, []).append((max(s, lo), min(e, hi)))
+                    if not was_down:
+                        flaps[f"{topic}-{partition}"] += 1
+                prev, was_down = c, down
     outages = []
     for topic, parts in lost.items():
         spans = [iv for ivs in parts.values() for iv in ivs]
@@ -249,12 +260,18 @@ def build(data: ReplayData, audit: Iterable[Mapping[str, Any]] = (), audit_sourc
     recorded = [c for c in clusters if isinstance(c, str)] if isinstance(clusters, list) else []
     changes = audit_changes(audit, s.day_start_ms, s.day_start_ms + DAY_MS, recorded)
     brokers = _broker_events(data)
-    topics = {t for i in s.incidents for t in i.topics}
-    histories: dict[tuple[str, int], list[Change]] = {}
+    by_topic: dict[str, list[int]] = {}
     for topic, partition in data.partition_keys():
-        if topic in topics:
-            histories[(topic, partition)] = data.history(topic, partition)
-    incidents = tuple(_incident(data, i, histories, brokers, changes, end) for i in s.incidents)
+        by_topic.setdefault(topic, []).append(partition)
+    cache: dict[str, list[tuple[int, _Spans]]] = {}
+
+    def spans_of(topic: str) -> list[tuple[int, _Spans]]:
+        if topic not in cache:
+            cache[topic] = [(p, _Spans.of(data.history(topic, p), end)) for p in sorted(by_topic.get(topic, ()))]
+        return cache[topic]
+
+    hit = {t for i in s.incidents for t in i.topics}  # ISR shrinks and expands are counted over these topics
+    incidents = tuple(_incident(data, i, spans_of, hit, brokers, changes, end) for i in s.incidents)
     # the configuration as the recording last saw it (after recovery: advice counts the brokers that are back)
     minute = _last_recorded_minute(data, end)
     found: tuple[Finding, ...] = ()
