@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from html import escape
 
+from kafkatui.model.paste import paste_block
 from kafkatui.report.chart import incident_window, timeline_svg
 from kafkatui.report.facts import ChangeMade, IncidentFacts, Postmortem
 
@@ -172,8 +173,8 @@ def markdown(pm: Postmortem, chart: str = CHART_FILE) -> str:
     for fd in pm.findings:
         md += [f"### {fd.title} ({fd.severity})", ""]
         md += [f"- {step}" for step in fd.steps]
-        if fd.commands:
-            md += ["", "```sh", *fd.commands, "```"]
+        if fd.commands:  # safe to paste whole: every change is commented out under when to run it
+            md += ["", "```sh", *paste_block(fd.commands, fd.change_when).splitlines(), "```"]
         md.append("")
     md += ["## Where these numbers come from", ""]
     md += [f"- {line}" for line in _provenance(pm)]
@@ -258,7 +259,7 @@ def html(pm: Postmortem) -> str:
     for fd in pm.findings:
         h.append(f"<h3>{escape(fd.title)} ({escape(fd.severity)})</h3>" + _li(fd.steps))
         if fd.commands:
-            h.append("<pre>" + escape("\n".join(fd.commands)) + "</pre>")
+            h.append("<pre>" + escape(paste_block(fd.commands, fd.change_when).rstrip("\n")) + "</pre>")
     h.append("<h2>Where these numbers come from</h2>" + _li(_provenance(pm)))
     h.append("</body></html>")
     return "\n".join(h) + "\n"

@@ -3,6 +3,7 @@ incident, the files and the command's errors (no Spark, no cluster)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -210,3 +211,19 @@ def test_report_command_errors_are_one_line(tmp_path: Path, case: str, code: int
     assert proc.returncode == code, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_every_command_block_is_safe_to_paste_whole(day: ReplayData) -> None:
+    """As `c` in the dashboard and `check` print them: a change runs only once uncommented, under when to run it."""
+    from kafkatui.model.paste import runnable_changes
+
+    pm = facts.build(day, audit_records(), "test")
+    assert any(fd.commands for fd in pm.findings)
+    md = render.markdown(pm)
+    blocks = re.findall(r"```sh\n(.*?)```", md, flags=re.S)
+    page = render.html(pm)
+    pres = [html.unescape(b) for b in re.findall(r"<pre>(.*?)</pre>", page, flags=re.S)]
+    assert blocks and len(pres) == len(blocks)
+    for block in [*blocks, *pres]:
+        assert runnable_changes(block) == [], block
+    assert any(ln.startswith("# ") and "then run" in ln for b in blocks for ln in b.splitlines())
