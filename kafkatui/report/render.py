@@ -4,6 +4,7 @@ summary, timeline, each incident, what to fix, where the numbers come from."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from html import escape
@@ -68,7 +69,19 @@ def _first_out(f: IncidentFacts) -> str:
 
 
 def _counts(pairs: Iterable[tuple[int, int]]) -> str:
-    return ", ".join(f"broker {b}: {n}" for b, n in pairs) or "none"
+    items = [f"broker {b}: {n}" for b, n in pairs]
+    return _capped(items, "broker") or "none"
+
+
+HEADLINE_MAX = 10  # names listed in one line of the summary; a big day says how many more
+
+
+def _capped(items: list[str], noun: str) -> str:
+    """The first HEADLINE_MAX of `items`, then "and N more <noun>s"."""
+    if len(items) <= HEADLINE_MAX:
+        return ", ".join(items)
+    more = len(items) - HEADLINE_MAX
+    return ", ".join(items[:HEADLINE_MAX]) + f" and {more} more {noun}{'s' if more != 1 else ''}"
 
 
 def _change(c: ChangeMade) -> str:
@@ -84,11 +97,20 @@ def _headline(pm: Postmortem) -> list[str]:
         for o in f.outages:
             worst[o.topic] = worst.get(o.topic, 0) + o.unavailable_ms
     if worst:
-        topics = ", ".join(f"{t} ({span(ms)})" for t, ms in sorted(worst.items(), key=lambda kv: (-kv[1], kv[0])))
-        lines.append(f"acks=all writes stopped for: {topics}.")
-    firsts = [f"#{k} {_first_out(f)}" for k, f in enumerate(pm.incidents, 1) if f.incident.first_broker_out is not None]
-    if firsts:
-        lines.append("First broker out: " + "; ".join(firsts) + ".")
+        ranked = [f"{t} ({span(ms)})" for t, ms in sorted(worst.items(), key=lambda kv: (-kv[1], kv[0]))]
+        lines.append(f"acks=all writes stopped for: {_capped(ranked, 'topic')}.")
+    firsts = [f for f in pm.incidents if f.incident.first_broker_out is not None]
+    if 0 < len(firsts) <= HEADLINE_MAX:
+        lines.append(
+            "First broker out: " + "; ".join(f"#{pm.incidents.index(f) + 1} {_first_out(f)}" for f in firsts) + "."
+        )
+    elif firsts:  # a big day: which brokers went first most often
+        often = Counter(f.incident.first_broker_out for f in firsts).most_common()
+        lines.append(
+            f"First broker out, over {len(firsts)} incidents: "
+            + _capped([f"broker {b} ({n} time{'s' if n != 1 else ''})" for b, n in often], "broker")
+            + "."
+        )
     lines.append(f"{len(pm.changes)} change(s) made through kafkatui that day.")
     return lines
 

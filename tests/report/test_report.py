@@ -227,3 +227,10 @@ def test_every_command_block_is_safe_to_paste_whole(day: ReplayData) -> None:
     for block in [*blocks, *pres]:
         assert runnable_changes(block) == [], block
     assert any(ln.startswith("# ") and "then run" in ln for b in blocks for ln in b.splitlines())
+
+
+def test_a_big_day_headline_names_the_worst_and_counts_the_rest() -> None:
+    topics = [f"t{i:02d} ({i} s)" for i in range(12)]
+    assert render._capped(topics, "topic").endswith("t09 (9 s) and 2 more topics")
+    assert render._capped(topics[:10], "topic") == ", ".join(topics[:10])
+    assert render._capped(topics[:11], "topic").endswith("and 1 more topic")
