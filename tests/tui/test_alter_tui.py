@@ -33,6 +33,7 @@ from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, incident, ready, screen_text, snapshot_of, text_of
+from tests.tui.waits import WAIT
 
 MIN_ISR = "min.insync.replicas"
 UNCLEAN = "unclean.leader.election.enable"
@@ -118,7 +119,7 @@ async def open_wizard_on_orders(pilot: Pilot[Any], app: KafkaTuiApp) -> AlterWiz
     await pilot.pause()
     assert isinstance(app.screen, TopicScreen)
     await pilot.press("a")
-    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), WAIT)
     assert isinstance(app.screen, AlterWizardScreen)
     return app.screen
 
@@ -137,7 +138,7 @@ async def choose(pilot: Pilot[Any], radio_set: RadioSet, index: int) -> None:
 
 async def preview_from_wizard(pilot: Pilot[Any], app: KafkaTuiApp) -> AlterPreviewScreen:
     await pilot.click("#wizard-preview")
-    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+    assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
     assert isinstance(app.screen, AlterPreviewScreen)
     return app.screen
 
@@ -167,7 +168,7 @@ def test_read_only_refuses_every_write_action_and_still_exports(cluster: SimRunn
         await pilot.press("a")
         await pilot.pause()
         await pilot.click("#ro-export")  # Export goes on to the wizard and an export-only preview
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), WAIT)
         preview = await preview_from_wizard(pilot, app)
         assert preview.query_one("#apply", Button).disabled
         assert "read-only" in status(app)
@@ -288,7 +289,7 @@ def test_preview_warns_when_the_isr_is_already_below_the_new_min_isr(cluster: Si
         await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values: minISR 3 on RF 3
         wizard.query_one("#value", Input).focus()
         await pilot.press("3", "enter")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         text = screen_text(app)
         assert (
             "raising min.insync.replicas to 3 on orders: 4 partitions have ISR 2 now, acks=all producers "
@@ -374,7 +375,7 @@ def test_apply_changes_the_cluster_writes_the_audit_and_u_reverts_it(cluster: Si
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("u")  # the same preview and confirmation, with the overrides deleted
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         revert = app.screen
         assert isinstance(revert, AlterPreviewScreen)
         assert revert.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
@@ -403,14 +404,14 @@ def test_validate_only_refusal_is_shown_verbatim_and_nothing_changes(cluster: Si
         await pilot.press("colon")
         await pilot.pause()
         await pilot.press(*"alter broker", "enter")  # the palette command
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), WAIT)
         wizard = app.screen
         assert isinstance(wizard, AlterWizardScreen) and wizard.targets == [("broker-default", "")]
         await choose(pilot, wizard.query_one("#goal", RadioSet), 3)  # explicit values
         await choose(pilot, wizard.query_one("#key", RadioSet), 2)  # replica.lag.time.max.ms
         wizard.query_one("#value", Input).focus()
         await pilot.press(*"5000", "enter")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         assert "static broker config" in screen_text(app)
         await pilot.click("#apply")
         assert await wait_until(pilot, lambda: "refused" in status(app))
@@ -473,7 +474,7 @@ def test_u_in_read_only_mode_explains_and_exports_the_revert(audit_log: Path) ->
         await pilot.pause()
         assert isinstance(app.screen, ReadOnlyScreen) and "--write" in screen_text(app)
         await pilot.press("e")  # Export
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, AlterPreviewScreen)
         assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)
@@ -498,7 +499,7 @@ def test_a_topic_deleted_after_the_confirmation_is_shown_and_confirmed_again(
         await pilot.pause()
         assert sorted(topics.keys_in_view()) == ["orders", "payments"]
         await pilot.press("a")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterWizardScreen), WAIT)
         preview = await preview_from_wizard(pilot, app)
         await pilot.click("#apply")
         assert await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
@@ -577,7 +578,7 @@ def test_u_walks_back_the_history_and_refuses_when_the_cluster_changed_since(
 
     async def revert_once(pilot: Pilot[Any], app: KafkaTuiApp, heading: str) -> None:
         await pilot.press("u")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, AlterPreviewScreen) and heading in preview.heading
         await apply_and_confirm(pilot, app, "orders")
@@ -656,7 +657,7 @@ def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_
 
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         app.action_change_history()
-        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), WAIT)
         await pilot.pause()
         listed = app.screen.query_one(OptionList)
         lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
@@ -664,7 +665,7 @@ def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_
         assert lines[0].startswith("  1  ") and "topic payments min.insync.replicas 1 -> 3" in lines[0]
         assert lines[1].startswith("  2  ") and "topic orders min.insync.replicas 1 -> 2" in lines[1]
         await pilot.press("down", "enter")  # the older change: orders
-        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, AlterPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, AlterPreviewScreen)
         assert preview.plan.changes == (ConfigChange("topic", "orders", MIN_ISR, None),)

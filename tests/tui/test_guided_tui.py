@@ -37,6 +37,7 @@ from tests.alter.support import (
 from tests.model.builders import healthy, snap, topic
 from tests.tui.test_alter_tui import pushing, run, sim_app, wait_until
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, screen_text, snapshot_of, text_of
+from tests.tui.waits import WAIT
 
 pytestmark = pytest.mark.usefixtures("audit_log")  # the shared fixture in tests/conftest.py
 
@@ -100,7 +101,7 @@ def test_read_only_every_guided_action_opens_the_refusal_and_export_still_works(
         await pilot.pause()
         assert "kafka-leader-election.sh" in screen_text(app)
         await pilot.press("e")  # Export: the preview, Elect disabled
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, ElectPreviewScreen)
         assert preview.query_one("#apply", Button).disabled
@@ -131,7 +132,7 @@ def test_preferred_election_moves_leaders_back_and_shows_the_counts(skewed: SimR
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await open_topic(pilot, app, "orders")
         await pilot.press("e")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, ElectPreviewScreen)
         assert f"{len(moving)} partition(s) move to their preferred replica" in screen_text(app)
@@ -179,7 +180,7 @@ def test_unclean_election_needs_both_confirmations_then_elects_the_candidate(
         app.open_partition("payments", 0)
         await pilot.pause()
         await pilot.press("E")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, UncleanScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, UncleanScreen), WAIT)
         screen = app.screen
         assert isinstance(screen, UncleanScreen)
         text = screen_text(app)
@@ -230,7 +231,7 @@ def test_rf_1_to_3_shows_the_plan_and_progress_until_done(racked: SimRunner, aud
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await open_topic(pilot, app, "orders")
         await pilot.press("R")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), WAIT)
         screen = app.screen
         assert isinstance(screen, ReassignScreen) and screen.rf == 3
         assert "reassignment of orders: replication factor 1 -> 3 (3 partition(s))" in screen_text(app)
@@ -262,7 +263,7 @@ def test_rf_change_with_a_throttle_sets_it_and_removes_it_when_done(racked: SimR
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await open_topic(pilot, app, "orders")
         await pilot.press("R")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), WAIT)
         screen = app.screen
         assert isinstance(screen, ReassignScreen)
         assert "(now 1)" in text_of(screen.query_one("#rf-label"))  # type: ignore[arg-type]
@@ -291,7 +292,7 @@ def test_c_cancels_a_running_reassignment(racked: SimRunner, audit_log: Path) ->
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await open_topic(pilot, app, "orders")
         await pilot.press("R")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReassignScreen), WAIT)
         screen = app.screen
         assert isinstance(screen, ReassignScreen)
         await pilot.click("#apply")
@@ -389,10 +390,10 @@ def test_palette_offers_the_election_for_all_topics_and_read_only_exports_it(aud
         await pilot.press("colon")
         await pilot.pause()
         await pilot.press(*"preferred leader", "enter")
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ReadOnlyScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ReadOnlyScreen), WAIT)
         assert "kafka-leader-election.sh" in screen_text(app)
         await pilot.press("e")  # Export
-        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), 5)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, ElectPreviewScreen), WAIT)
         preview = app.screen
         assert isinstance(preview, ElectPreviewScreen) and preview.topics is None
         assert preview.heading == "preferred leader election: all topics"

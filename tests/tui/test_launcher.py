@@ -32,6 +32,7 @@ from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.ci import cannot_run
 from tests.history.replay_days import base, with_isr
 from tests.tui.test_screens import FIXED, FakeSource, incident
+from tests.tui.waits import WAIT
 
 SIZE = (120, 40)
 JOB_S = 900.0  # a JVM start on a loaded 2-core machine: a bound, not a target (bench/ has the figures)
@@ -126,7 +127,7 @@ def test_launch_shows_progress_and_lands_on_the_first_incident(java: None, state
             assert screen.data.summary.recording_ends == (int(FIXED * 1000),)
             assert screen.minute == screen.data.minute_of(first.start_ms)
             assert await wait_until(pilot, lambda: brokers_cursor(app) == 3, 30)
-            assert await wait_until(pilot, lambda: any("broker 3 out first" in n for n in notes(app)), 5)
+            assert await wait_until(pilot, lambda: any("broker 3 out first" in n for n in notes(app)), WAIT)
 
     asyncio.run(run())
     stages = {s for s, _, _ in seen}
@@ -153,7 +154,7 @@ def test_cancel_ends_the_jvm_and_keeps_no_output(java: None, state: Path, tmp_pa
             await pilot.pause()
             await pilot.press("d")  # a second launch is refused in one line, the panel shows again
             await pilot.pause()
-            assert await wait_until(pilot, lambda: any("already running" in n for n in notes(app)), 5)
+            assert await wait_until(pilot, lambda: any("already running" in n for n in notes(app)), WAIT)
             assert all("\n" not in n for n in notes(app))
             assert isinstance(app.screen, ProgressScreen)
             await pilot.press("c")

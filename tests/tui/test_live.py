@@ -14,6 +14,7 @@ from kafkatui.sim.runner import SimRunner
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.help import HelpScreen
+from tests.tui.waits import WAIT
 
 
 def make_app(sim: SimRunner, refresh: float = 0.5) -> KafkaTuiApp:
@@ -53,7 +54,7 @@ def test_broker_crash_mid_session_shows_within_a_refresh(sim_factory: Callable[.
             assert await wait_until(pilot, lambda: app.state.report.counts.at_min_isr == 6)
             counts = app.state.report.counts
             assert counts.at_min_isr == 6 and counts.under_min_isr == 0
-            assert await wait_until(pilot, lambda: "broker 3 left the cluster metadata" in events_text(app), 5)
+            assert await wait_until(pilot, lambda: "broker 3 left the cluster metadata" in events_text(app), WAIT)
             # the UI answers keys while refreshes (every 0.5 s) run in a worker thread: the help opens
             # at once; the bound is a freeze guard, loose enough for a loaded CI machine
             started = time.monotonic()
