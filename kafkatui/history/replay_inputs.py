@@ -66,6 +66,7 @@ _FAST = b'{"v":1,"type":"'
 # a recorder-layout partition line whose ts is not a number (or missing): garbled, not an event
 _BAD_PART_TS = re.compile(rb'\n\{"v":1,"type":"partition",(?!"ts":-?[0-9])')
 _META_TYPES = (b"broker", b"snapshot", b"gap", b"end")
+_SNAPSHOT_LINE = _FAST + b'snapshot"'
 
 
 @dataclass(slots=True)
@@ -77,6 +78,7 @@ class FileScan:
     newer: int = 0
     meta: list[dict[str, Any]] = field(default_factory=list)  # broker, snapshot (head only), gap, end records
     snapshots: list[bytes] = field(default_factory=list)  # the snapshot lines Spark must expand, in order
+    lines: list[bytes] = field(default_factory=list)  # with `keep_lines`: every other complete line, in order
 
 
 def _number(x: Any) -> bool:
@@ -205,8 +207,14 @@ def scan_file(path: Path, pick: SnapshotPick | None = None) -> FileScan | None:
     return scan_bytes(data, pick)
 
 
-def scan_bytes(data: bytes, pick: SnapshotPick | None = None) -> FileScan | None:
-    """Decompress every gzip member and scan its lines; None when empty or damaged."""
+def _keep(data: bytes, into: list[bytes]) -> None:
+    """Complete lines for Spark to parse from the scan (snapshot lines are expanded apart)."""
+    into.extend(ln for ln in data.split(b"\n") if ln.strip() and not ln.startswith(_SNAPSHOT_LINE))
+
+
+def scan_bytes(data: bytes, pick: SnapshotPick | None = None, keep_lines: bool = False) -> FileScan | None:
+    """Decompress every gzip member and scan its lines; None when empty or damaged. `keep_lines`:
+    the lines other than snapshots are kept too (`FileScan.lines`)."""
     pick = pick or SnapshotPick(all=True)
     if not data:
         return None
@@ -224,6 +232,8 @@ def scan_bytes(data: bytes, pick: SnapshotPick | None = None) -> FileScan | None
                 cut = out.rfind(b"\n") + 1
                 if cut:
                     _scan_lines(out[:cut], scan, pick)
+                    if keep_lines:
+                        _keep(out[:cut], scan.lines)
                 pending = out[cut:]
                 i = end
         except zlib.error:
@@ -233,6 +243,8 @@ def scan_bytes(data: bytes, pick: SnapshotPick | None = None) -> FileScan | None
         pos = i - len(d.unused_data)
     if pending.strip():
         _scan_lines(pending + b"\n", scan, pick)
+        if keep_lines:
+            _keep(pending, scan.lines)
     return scan
 
 
@@ -249,17 +261,19 @@ class HourScan:
     torn: int = 0
     meta: list[dict[str, Any]] = field(default_factory=list)
     snapshots: list[bytes] = field(default_factory=list)  # snapshot lines to expand, file order
-    lines: list[bytes] = field(default_factory=list)  # a damaged file's readable lines (re-encoded)
+    lines: list[bytes] = field(default_factory=list)  # a damaged or growing file's lines, for Spark to parse
 
 
-def scan_task(rank: int, data: bytes, pick_all: bool, pick_first: bool) -> HourScan:
+def scan_task(rank: int, data: bytes, pick_all: bool, pick_first: bool, growing: bool = False) -> HourScan:
     """Scan one hour file's bytes (runs on an executor). A damaged file (a recorder killed mid-write)
     is read with the recorder's own reader, which keeps every complete line of every gzip member and
-    counts the torn one; its good lines are returned for Spark to parse, all of its snapshots kept."""
+    counts the torn one; its good lines are returned for Spark to parse, all of its snapshots kept.
+    A `growing` file (a recorder may still append to it) returns its lines too: Spark parses them as
+    this scan read them, never the file again (see `replay_read.growing_from`)."""
     pick = SnapshotPick(all=pick_all, first=pick_first)
-    scan = scan_bytes(data, pick)
+    scan = scan_bytes(data, pick, keep_lines=growing)
     if scan is not None:
-        return HourScan(rank, False, scan.events, scan.garbled, scan.newer, 0, scan.meta, scan.snapshots)
+        return HourScan(rank, False, scan.events, scan.garbled, scan.newer, 0, scan.meta, scan.snapshots, scan.lines)
     out = HourScan(rank, damaged=True)
     stats = ReadStats()
     with tempfile.NamedTemporaryFile(prefix="kafkatui-scan-", suffix=schema.FILE_SUFFIX) as tmp:

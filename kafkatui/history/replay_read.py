@@ -7,7 +7,8 @@ files through Hadoop's FileSystem (`replay_fs`), and every byte of input is read
   members, counts records and returns the few broker / snapshot / gap records
   (`replay_inputs.scan_task`); its result stays cached on the executors. Intact files are then read
   again by Spark's JSON reader with a fixed schema, partition records only; a damaged file's good
-  lines and the snapshot records worth expanding come from the cached scan, parsed by ``from_json``.
+  lines, a file the recorder may still be appending to (`growing_from`) and the snapshot records
+  worth expanding come from the cached scan, parsed by ``from_json``.
 - **Broker logs.** A parse stage (one task per log file) runs `logparse.iter_bytes`, the one
   definition of the line formats, on each file: partition events and the controller's fence /
   unfence lines. The fence lines (a few per broker restart) are collected and broadcast; the
@@ -54,7 +55,9 @@ from kafkatui.model.rules import mode_words
 
 LAST_SEQ = 1 << 62
 SNAP_SEQ = LAST_SEQ - (1 << 40)  # snapshot rows sort after the records of their instant, before a gap's start
-REPAIRED_SEQ = LAST_SEQ - (1 << 42)  # a damaged file's lines: after the intact files' records
+REPAIRED_SEQ = LAST_SEQ - (1 << 42)  # lines from the scan (damaged, growing): after the intact files' records
+HOUR_MS = 3_600_000
+GROWING_SLACK_MS = 60_000
 
 EXIT_NO_INPUT = 3
 EXIT_UNWRITABLE = 17  # the output directory cannot be written (as `kafkatui record`)
@@ -198,9 +201,26 @@ def _tail(uri: str) -> str:
     return "/".join(uri.rstrip("/").rsplit("/", 2)[-2:])
 
 
-def _scan_one(uri: str, data: bytes, picks: dict[str, tuple[int, bool, bool]]) -> inp.HourScan:
-    rank, pick_all, pick_first = picks[_tail(uri)]
-    return inp.scan_task(rank, data, pick_all, pick_first)
+def growing_from(cfg: ReplayConfig) -> int:
+    """The first hour of the day whose file a recorder may still append to while the job runs: replaying
+    today so far (`until_ms`), the hour of until, or the one before within a minute of the hour (a
+    refresh taken before it is written after); 24 (none) otherwise.
+
+    Those files are parsed from the scan's bytes, never read again: Hadoop's line reader stops once
+    its read-ahead of a gzip file passes the length Spark listed, so a file that grew in between
+    gave only its first lines (a small live hour file: just its first snapshot, no change records)."""
+    if cfg.until_ms is None:
+        return 24
+    return max(0, (cfg.data_end - cfg.day_start - GROWING_SLACK_MS) // HOUR_MS)
+
+
+def _hour(f: FileInfo) -> int:
+    return int(f.name[:2])
+
+
+def _scan_one(uri: str, data: bytes, picks: dict[str, tuple[int, bool, bool, bool]]) -> inp.HourScan:
+    rank, pick_all, pick_first, growing = picks[_tail(uri)]
+    return inp.scan_task(rank, data, pick_all, pick_first, growing)
 
 
 def _strip(h: inp.HourScan) -> inp.HourScan:
@@ -231,7 +251,9 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
     if not day_files:
         return out
     first_day = len(carry)
-    picks = {_tail(f.uri): (rank, rank < first_day, rank == first_day) for rank, f in enumerate(files)}
+    live = growing_from(cfg)
+    growing = {rank for rank, f in enumerate(files) if rank >= first_day and _hour(f) >= live}
+    picks = {_tail(f.uri): (rank, rank < first_day, rank == first_day, rank in growing) for rank, f in enumerate(files)}
     sc = spark.sparkContext
     raw: RDD[tuple[str, bytes]] = sc.binaryFiles(",".join(f.uri for f in files), minPartitions=len(files))
     scans = raw.map(lambda kv: _scan_one(kv[0], kv[1], picks)).persist(StorageLevel.MEMORY_AND_DISK)
@@ -246,8 +268,8 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
         out.meta.extend(h.meta)
     for seq, m in enumerate(out.meta):
         m["seq"] = seq
-    damaged = {h.rank for h in heads if h.damaged}
-    intact = [f.uri for rank, f in enumerate(files) if rank not in damaged]
+    from_scan = {h.rank for h in heads if h.damaged} | growing  # their lines come from the scan
+    intact = [f.uri for rank, f in enumerate(files) if rank not in from_scan]
     valid = (
         F.col("v").isNotNull()
         & (F.col("v") <= 1)
@@ -269,8 +291,11 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
             .drop("_corrupt_record")
             .withColumn("seq", F.monotonically_increasing_id())
         )
-    if damaged:
-        lines = scans.flatMap(lambda h: [((h.rank << 32) | i, b.decode()) for i, b in enumerate(h.lines)])
+    if from_scan:
+        # a growing file's lines are as written: bytes that are no UTF-8 parse to nothing, as garbled lines do
+        lines = scans.flatMap(
+            lambda h: [((h.rank << 32) | i, b.decode(errors="replace")) for i, b in enumerate(h.lines)]
+        )
         ldf = spark.createDataFrame(lines, "n long, line string")
         parts.append(
             ldf.select((F.lit(REPAIRED_SEQ) + F.col("n")).alias("seq"), F.from_json("line", LINE_SCHEMA).alias("r"))

@@ -91,6 +91,18 @@ def test_a_torn_file_is_read_to_its_damage_and_counted(tmp_path: Path) -> None:
     assert [json.loads(line) for line in got.lines] == good[: len(got.lines)]
 
 
+def test_a_growing_file_gives_its_lines_as_scanned(tmp_path: Path) -> None:
+    """A file the recorder may still append to: every line but the snapshots comes back with the scan
+    (Spark parses these, never the file again), the counts are an intact file's."""
+    rd.write_recordings(tmp_path / "h")
+    path = tmp_path / "h" / rd.DAY / "02.events.jsonl.gz"
+    others = [r for r in read_file(path, ReadStats()) if r["type"] != "snapshot"]
+    got = scan_task(3, path.read_bytes(), False, False, growing=True)
+    intact = scan_task(3, path.read_bytes(), False, False)
+    assert not got.damaged and [json.loads(line) for line in got.lines] == others and others
+    assert (got.events, got.meta, got.snapshots, intact.lines) == (intact.events, intact.meta, intact.snapshots, [])
+
+
 def test_records_with_a_time_that_is_no_number_are_garbled_not_fatal() -> None:
     lines = [
         {"v": 1, "type": "partition", "ts": "yesterday", "topic": "t", "partition": 0},

@@ -310,3 +310,33 @@ def test_no_state_is_carried_past_where_the_recording_ends(spark: Any, tmp_path:
     # the Replay screen reads it: the incident is ongoing, the end is listed
     data = ReplayData.load(cfg.out)
     assert data.summary.incidents[0].ongoing and data.summary.recording_ends == (end,)
+
+
+def test_a_recording_still_being_written_is_read_as_it_was_at_launch(spark: Any, tmp_path: Path) -> None:
+    """Today so far from the dashboard: the recorder goes on appending to the hour file while the job
+    runs. orders-0 went under min ISR at 12:18:30, the job was launched at 12:19 (until) and the
+    recorder wrote another snapshot once Spark had listed the file: the incident is still found (Hadoop's
+    gzip line reader stops once its read-ahead passes the length listed, which lost all but the first
+    line of a small live file: 0 incidents, a flat timeline)."""
+    import dataclasses
+
+    from kafkatui.history.recorder import Recorder
+
+    rec = Recorder(tmp_path / "history")
+    s = dataclasses.replace(rd.base(), taken_at=rd.ts("12:18:00.000"))
+    rec.record(s)
+    under = rd.with_isr(s, 0, (1,), rd.ts("12:18:30.000"))
+    rec.record(under)
+    until = rd.ms("12:19:00.000")
+    rec.flush(until / 1000)  # what the launcher does before it starts the job
+    cfg = ReplayConfig(day=parse_day(rd.DAY), out=tmp_path / "out", history=tmp_path / "history", until_ms=until)
+
+    def go_on_recording(stage: int, detail: str) -> None:
+        if stage == 1:  # Spark has listed the inputs; the dashboard's next refresh is appended
+            assert rec.record(rd.with_isr(under, 0, (1, 2, 3), rd.ts("12:19:04.000"))) == 1
+
+    s = run_job(spark, cfg, go_on_recording).summary
+    assert [(i["start_ms"], i["end_ms"], i["ongoing"]) for i in s["incidents"]] == [
+        (rd.ms("12:18:30.000"), until, True)
+    ]
+    assert s["timeline"][12 * 60 + 18]["under_min_isr"] == 1
