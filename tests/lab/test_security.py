@@ -69,7 +69,8 @@ def test_every_read_is_complete(secure_lab: LabCluster, guarded: str, mode: str,
     the keyed topic configs and log dirs (kafka-python), and DescribeTopicPartitions, ELR's request (KRaft
     3.7 and later; a ZooKeeper-mode broker does not serve it, and kafkatui does not ask it)."""
     from kafkatui.kafka.answers import _describe_topic_partitions
-    from kafkatui.kafka.source import DTP_API_KEY, KafkaClusterSource
+    from kafkatui.kafka.kpreads import DTP_API_KEY
+    from kafkatui.kafka.source import KafkaClusterSource
 
     proc = kafkatui("check", *x_args(secure_lab, mode, user), "--json", "--timeout", "10")
     assert proc.returncode in (0, 1, 2) and "Traceback" not in proc.stderr, proc.stderr
