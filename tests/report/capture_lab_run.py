@@ -58,6 +58,19 @@ def _check(bootstrap: str, env: dict[str, str]) -> dict[str, Any]:
     return doc
 
 
+def _spawn(args: list[str], env: dict[str, str], stderr: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """`kafkatui ARGS` in the background; Ctrl-C (SIGINT) stops it as at a terminal."""
+    return subprocess.Popen(
+        KAFKATUI + args,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
+        preexec_fn=sigint_as_at_a_terminal,
+    )
+
+
 def _stop(proc: subprocess.Popen[str], timeout: float = 90) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGINT)
@@ -73,15 +86,7 @@ def capture(dest: Path, version: str) -> dict[str, Any]:
     labdir = Path(tempfile.mkdtemp(prefix="kafkatui-capture-lab-"))
     env = dict(os.environ, KAFKATUI_AUDIT_LOG=str(dest / "audit.jsonl"), PYTHONPATH=str(ROOT))
     steps: dict[str, float] = {}
-    lab = subprocess.Popen(
-        KAFKATUI + ["lab", "--version", version, "--dir", str(labdir)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        preexec_fn=sigint_as_at_a_terminal,
-    )
+    lab = _spawn(["lab", "--version", version, "--dir", str(labdir)], env)
     procs: list[subprocess.Popen[str]] = []
     try:
         _wait(
@@ -91,26 +96,9 @@ def capture(dest: Path, version: str) -> dict[str, Any]:
         bootstrap = str(info["bootstrap"])
         ctl = ["lab", "ctl", "--dir", str(labdir)]
         _wait("the demo topics", lambda: len(_check(bootstrap, env).get("topics", [])) >= 4, 180)
-        rec = subprocess.Popen(
-            KAFKATUI + ["record", "-b", bootstrap, "--dir", str(dest / "history"), "--interval", "1", "--timeout", "5"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=sigint_as_at_a_terminal,
-        )
-        procs.append(rec)
-        load = subprocess.Popen(
-            KAFKATUI + ctl + ["load", "orders"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            preexec_fn=sigint_as_at_a_terminal,
-        )
-        procs.append(load)
+        record = ["record", "-b", bootstrap, "--dir", str(dest / "history"), "--interval", "1", "--timeout", "5"]
+        rec = _spawn(record, env, stderr=subprocess.PIPE)
+        procs += [rec, _spawn([*ctl, "load", "orders"], env)]
         steps["record"] = time.time()
         time.sleep(40)
         steps["crash 2"] = time.time()
