@@ -115,6 +115,7 @@ class SimTwin:
 
     def __init__(self, version: str) -> None:
         line = ".".join(version.split(".")[:2])
+        self.answers_as_line = line in SIM_LINES  # else it answers as its own newest line (4.3 today)
         self.runner = SimRunner(
             brokers=3,
             static_configs=lab_settings(1),
@@ -673,7 +674,20 @@ def both(twins: tuple[SimTwin, LabTwin], steps: Sequence[Step]) -> None:
     with ThreadPoolExecutor(1, thread_name_prefix="twin-sim") as pool:
         on_sim = pool.submit(run, sim, steps)
         on_lab = run(lab, steps)
-        assert_twins(on_sim.result(), on_lab)
+        seen_sim = on_sim.result()
+        if not sim.answers_as_line:  # a line newer than the simulator knows: behaviour is compared, not the label
+            seen_sim, on_lab = without_version(seen_sim), without_version(on_lab)
+        assert_twins(seen_sim, on_lab)
+
+
+def without_version(seen: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The observations with the check documents' `cluster.kafka_version` left out."""
+    out: list[tuple[str, Any]] = []
+    for label, doc in seen:
+        if label.startswith("check ") and isinstance(doc, dict) and isinstance(doc.get("cluster"), dict):
+            doc = {**doc, "cluster": {k: v for k, v in doc["cluster"].items() if k != "kafka_version"}}
+        out.append((label, doc))
+    return out
 
 
 def restore_both(twins: tuple[SimTwin, LabTwin], topics: Sequence[str], *brokers: int) -> None:
