@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from kafkatui.history.recorder import Recorder
@@ -26,35 +24,18 @@ from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.launcher import LauncherScreen
 from kafkatui.tui.screens.replay import ReplayScreen
 from kafkatui.tui.screens.replayed import clock
-from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.ci import cannot_run
 from tests.lab.support import create_topic, describe, wait_for
+from tests.tui.test_launcher import brokers_cursor, wait_until
 
 JOB_S = 600.0  # a JVM start on a loaded 2-core machine: a bound, not a target (bench/launcher.py has figures)
 CRASHED = 2
-
-
-async def until(pred: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        await asyncio.sleep(0.2)  # not pilot.pause: on a loaded machine its wait for idle times out
-    return pred()
 
 
 def under_min_isr(app: KafkaTuiApp, topic: str) -> bool:
     report = app.state.report
     t = report.topics.get(topic) if report is not None else None
     return t is not None and t.count(Health.UNDER_MIN_ISR) > 0
-
-
-def brokers_cursor(app: KafkaTuiApp) -> int | None:
-    try:
-        key: int | None = app.screen.query_one("#brokers", VirtualTable).cursor_key
-    except NoMatches:
-        return None
-    return key
 
 
 def test_d_after_a_broker_crash_lands_on_that_crash(
@@ -75,18 +56,20 @@ def test_d_after_a_broker_crash_lands_on_that_crash(
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
-            assert await until(lambda: app.state.report is not None, 60), "the dashboard's first refresh"
+            assert await wait_until(pilot, lambda: app.state.report is not None, 60), "the dashboard's first refresh"
             marks["crash"] = time.time()
             lab.crash(str(CRASHED))
-            assert await until(lambda: under_min_isr(app, "launched"), 90), "launched-0 under minISR on screen"
+            assert await wait_until(pilot, lambda: under_min_isr(app, "launched"), 90), (
+                "launched-0 under minISR on screen"
+            )
             seen = app.state.generation
-            assert await until(lambda: app.state.generation > seen, 30), "one more refresh, recorded"
+            assert await wait_until(pilot, lambda: app.state.generation > seen, 30), "one more refresh, recorded"
             await pilot.press("d")
-            assert await until(lambda: isinstance(app.screen, LauncherScreen), 10)
+            assert await wait_until(pilot, lambda: isinstance(app.screen, LauncherScreen), 10)
             marks["launch"] = time.time()
             t0 = time.monotonic()
             await pilot.press("enter")  # the defaults: today up to now, this recording, local[2], a new OUT
-            assert await until(lambda: isinstance(app.screen, ReplayScreen), JOB_S), [
+            assert await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), JOB_S), [
                 str(n.message)
                 for n in app._notifications  # noqa: SLF001
             ]
@@ -100,7 +83,7 @@ def test_d_after_a_broker_crash_lands_on_that_crash(
             assert marks["crash"] * 1000 <= first.start_ms <= marks["launch"] * 1000, (marks, first)
             assert first.first_broker_out == CRASHED and first.ongoing, first
             assert screen.minute == screen.data.minute_of(first.start_ms)
-            assert await until(lambda: brokers_cursor(app) == CRASHED, 30)
+            assert await wait_until(pilot, lambda: brokers_cursor(app) == CRASHED, 30)
             # the end of the recording: when the job was launched, said over the incidents
             (end,) = summary.recording_ends
             assert marks["launch"] * 1000 - 5000 <= end <= time.time() * 1000, (marks, end)
