@@ -127,8 +127,15 @@ class MetadataRead(SourceClients):
                 seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
                 attempts[pool.submit(clients[-1].list_topics, timeout=seconds)] = clients[-1]
                 next_attempt = now + seconds
-            waiting: list[cf.Future[Any]] = list(attempts) if ready else [*attempts, cluster, *answering]
-            cf.wait(waiting, timeout=max(0.0, min(POLL_SECONDS, deadline - now)), return_when=cf.FIRST_COMPLETED)
+            # only futures still pending: a done one (the DescribeCluster that failed with a retriable
+            # error, a probe that answered) would end every wait at once, a busy loop holding the GIL
+            # that stalled the dashboard's keys by 0.1-0.4 s while all brokers were down
+            waiting = [f for f in (attempts if ready else [*attempts, cluster, *answering]) if not f.done()]
+            pause = max(0.0, min(POLL_SECONDS, deadline - now))
+            if waiting:
+                cf.wait(waiting, timeout=pause, return_when=cf.FIRST_COMPLETED)
+            else:
+                time.sleep(pause)
             for fut in [f for f in attempts if f.done()]:
                 client = attempts.pop(fut)
                 exc = fut.exception()

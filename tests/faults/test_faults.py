@@ -341,11 +341,12 @@ def test_fault_while_the_dashboard_runs(fault: Fault, sim_factory: Callable[...,
         partial = [p.snapshot.problems for p in polls if p.snapshot is not None and p.snapshot.partial]
         assert not partial, partial
     # responsive: every key while the fault held
-    # every key but two within KEY_BUDGET, and none as slow as opening a screen (a network wait on the UI
+    # every key but one within KEY_BUDGET, and none as slow as opening a screen (a network wait on the UI
     # thread takes at least TIMEOUT): a loaded CI machine once took 0.31 s for one key of sixteen while a
-    # refresh was in flight, and a fresh-clone run 0.19 and 0.46 s for two of eight (the others 1-26 ms);
+    # refresh was in flight. Two fresh-clone runs had 2 and 5 of 8-12 keys at 0.1-0.46 s while all
+    # brokers were down: the metadata read's wait loop spun on a finished future, holding the GIL (fixed);
     # how fast keys are is measured in bench/tui_app.py, this only guards against a freeze
-    slow = sorted(latencies)[-3:] if len(latencies) > 2 else latencies
+    slow = sorted(latencies)[-2:] if len(latencies) > 1 else latencies
     assert latencies and slow[0] <= KEY_BUDGET and slow[-1] <= SCREEN_BUDGET, (
         f"key latencies {[round(x, 3) for x in latencies]}"
     )
