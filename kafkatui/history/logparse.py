@@ -22,7 +22,8 @@ Previous leader ...``: ``under_min_isr`` True / False (None for the older forms)
 
 ``[Broker id=B] Skipped the become-leader state change for T-P with topic id Some(ID) and partition
 state ... since it is already the leader with leader epoch N. Current high watermark H, ISR [1,2], ...``
-(KRaft 3.x/4.x, state-change.log): the controller changed the ISR of a partition B leads without a
+(KRaft 3.x/4.x, state-change.log; from 4.4 ``with topic id Some(ID), partition registration
+PartitionRegistration(...) and isNew=false since ...``): the controller changed the ISR of a partition B leads without a
 new leader epoch (a broker fenced or in controlled shutdown), an ``update`` event. The leader writes
 no other line for such a change.
 
@@ -133,9 +134,12 @@ _LEADER_NEW = re.compile(
 )
 LEADER_UNDER_MIN = re.compile(r"removing replicas \[[\d,]*\] (\(under-min-isr\))?\. Previous leader")
 """The 3.x/4.x leader line's min-ISR marker: ``[] (under-min-isr). Previous`` or ``[] . Previous``."""
+_STATE = r"(?:(?:with topic id \S+ )?and partition state|with topic id \S+, partition registration)"
+"""How a skipped state change names the new state: `and partition state LeaderAndIsrPartitionState(...)` up to
+4.3, `, partition registration PartitionRegistration(...) and isNew=false` from 4.4."""
 _LEADER_SKIPPED = re.compile(
-    r"Skipped the become-leader state change for (\S+)-(\d+) (?:with topic id \S+ )?"
-    r"and partition state .* since it is already the leader with leader epoch (-?\d+)\. "
+    rf"Skipped the become-leader state change for (\S+)-(\d+) {_STATE} "
+    r".* since it is already the leader with leader epoch (-?\d+)\. "
     rf"Current high watermark (-?\d+), ISR \[{_IDS}\]"
 )
 _LIST = r"((?:\d+(?:, ?\d+)*)?)"  # [1, 2] in Java's List.toString, [1,2] in Scala's mkString
@@ -144,11 +148,19 @@ FOLLOWER = re.compile(
     r"-?\d+ and high watermark (-?\d+)\. Current leader is (-?\d+)\."
 )
 """state-change.log (3.x/4.x): the logging broker follows `leader` (-1: the partition has none)."""
+_NLIST = r"(?:\d+(?:, ?\d+)*)?"
 FOLLOWER_SKIPPED = re.compile(
-    r"Skipped the become-follower state change for (\S+)-(\d+) (?:with topic id \S+ )?and partition state "
-    rf"\w+\(.*?\bleader=(-?\d+), leaderEpoch=(-?\d+), isr=\[{_LIST}\].* since it is already a follower"
+    r"Skipped the become-follower state change for (?P<topic>\S+)-(?P<part>\d+) (?:with topic id \S+ )?and partition "
+    rf"state \w+\(.*?\bleader=(?P<leader>-?\d+), leaderEpoch=(?P<epoch>-?\d+), isr=\[(?P<isr>{_NLIST})\].* "
+    r"since it is already a follower"
 )
-"""state-change.log (3.x/4.x): a follower told of a new partition state (leader, ISR) of the same epoch."""
+"""state-change.log (3.x/4.3): a follower told of a new partition state (leader, ISR) of the same epoch."""
+FOLLOWER_SKIPPED_44 = re.compile(
+    r"Skipped the become-follower state change for (?P<topic>\S+)-(?P<part>\d+) with topic id \S+, partition "
+    rf"registration PartitionRegistration\(.*?\bisr=\[(?P<isr>{_NLIST})\], .*?\bleader=(?P<leader>-?\d+), "
+    r"leaderRecoveryState=\w+, leaderEpoch=(?P<epoch>-?\d+)\b.* since it is already a follower"
+)
+"""The same from 4.4, which prints the PartitionRegistration (ISR first, then leader and leader epoch)."""
 CONTROLLER = re.compile(r"(?:\[QuorumController id=(\d+)\] )?(.*) \((org\.apache\.kafka\.controller\.\w+)\)\s*$")
 """controller.log: the prefix (absent for PartitionChangeBuilder), the message, the logger."""
 UNCLEAN_CHANGE = re.compile(r"UNCLEAN partition change for (\S+)-(\d+) with topic ID \S+: (.*)$")
@@ -325,7 +337,10 @@ def is_known_line(line: str) -> bool:
     b = _BROKER.match(rest)
     if b is not None:
         msg = b.group(2)
-        return any(r.match(msg) is not None for r in (FOLLOWER, FOLLOWER_SKIPPED, ZK_FOLLOWER, ZK_KNOWN_BROKER))
+        return any(
+            r.match(msg) is not None
+            for r in (FOLLOWER, FOLLOWER_SKIPPED, FOLLOWER_SKIPPED_44, ZK_FOLLOWER, ZK_KNOWN_BROKER)
+        )
     zs = ZK_STATE.match(rest)
     if zs is not None:
         return ZK_KNOWN_STATE.match(zs.group(3)) is not None
@@ -407,18 +422,19 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
                     source=source,
                     leader=-1,
                 )
-            if (fs := FOLLOWER_SKIPPED.match(b.group(2))) is not None:
-                if int(fs.group(3)) >= 0:
+            fs = FOLLOWER_SKIPPED.match(b.group(2)) or FOLLOWER_SKIPPED_44.match(b.group(2))
+            if fs is not None:
+                if int(fs.group("leader")) >= 0:
                     return None
                 return IsrLogEvent(
                     _ts_ms(head, tz),
                     int(b.group(1)),
-                    fs.group(1),
-                    int(fs.group(2)),
+                    fs.group("topic"),
+                    int(fs.group("part")),
                     "offline",
                     None,
-                    _list(fs.group(5)),
-                    leader_epoch=int(fs.group(4)),
+                    _list(fs.group("isr")),
+                    leader_epoch=int(fs.group("epoch")),
                     source=source,
                     leader=-1,
                 )

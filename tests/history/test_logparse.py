@@ -200,6 +200,59 @@ def test_kraft_leader_told_of_a_new_isr_without_new_epoch() -> None:
     )
 
 
+_REG_44 = (
+    "PartitionRegistration(replicas=[1, 2, 3], directories=[7UNv0CjHMtNK3K8O8g1ghg, u8lRzC3aovMhHk11onKOPg, "
+    "wDPoVoVKlPDohAOQ_MZ_8Q], isr=[{isr}], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], "
+    "leader={leader}, leaderRecoveryState=RECOVERED, leaderEpoch={epoch}, partitionEpoch=7)"
+)
+"""Kafka 4.4 prints the PartitionRegistration in skipped state changes (the ISR before the leader)."""
+
+
+def test_kafka_44_leader_told_of_a_new_isr_without_new_epoch() -> None:
+    """4.4's wording: `, partition registration PartitionRegistration(...) and isNew=false since ...` (lab run)."""
+    ev = one(
+        "[2026-11-28 14:29:20,184] INFO [Broker id=1] Skipped the become-leader state change for logs-rf3-0 with "
+        "topic id Some(6I7MGRa3SNyrm5lUl008oA), partition registration "
+        + _REG_44.format(isr="1, 2", leader=1, epoch=0)
+        + " and isNew=false since it is already the leader with leader epoch 0. Current high watermark 111, ISR "
+        "[1,2], adding replicas [] and removing replicas []. (state.change.logger)"
+    )
+    assert (ev.kind, ev.broker, ev.topic, ev.partition, ev.leader_epoch, ev.new_isr, ev.high_watermark) == (
+        "update",
+        1,
+        "logs-rf3",
+        0,
+        0,
+        (1, 2),
+        111,
+    )
+
+
+def test_kafka_44_follower_told_its_partition_has_no_leader(tmp_path: Path) -> None:
+    """A follower of a partition whose leader was fenced with nobody to replace it: an `offline` event."""
+    line = (
+        "[2026-11-28 14:29:31,002] INFO [Broker id=2] Skipped the become-follower state change for audit-1 with "
+        "topic id Some(6I7MGRa3SNyrm5lUl008oA), partition registration {reg} and isNew=false since it is already "
+        "a follower with leader epoch 5. (state.change.logger)"
+    )
+    ev = one(line.format(reg=_REG_44.format(isr="3", leader=-1, epoch=6)))
+    assert (ev.kind, ev.broker, ev.topic, ev.partition, ev.leader, ev.leader_epoch, ev.new_isr) == (
+        "offline",
+        2,
+        "audit",
+        1,
+        -1,
+        6,
+        (3,),
+    )
+    # naming a live leader, the line is understood (that leader logs the change itself): no event, not unparsed
+    led = line.format(reg=_REG_44.format(isr="2, 3", leader=3, epoch=6))
+    assert parse_line(led) is None
+    (tmp_path / "state-change.log").write_text(led + "\n", encoding="utf-8")
+    _, report = parse_logs([tmp_path / "state-change.log"])
+    assert (report.unparsed, report.skipped) == (0, 1), report.unparsed_examples
+
+
 def test_skipped_become_leader_without_isr_is_not_an_event() -> None:
     line = (
         "[2026-11-20 02:13:44,123] INFO [Broker id=1] Skipped the become-leader state change for orders-7 with "

@@ -10,41 +10,12 @@ It runs on the labs the whole package shares, so every line the other real-Kafka
 
 from __future__ import annotations
 
-import tempfile
 import threading
-from pathlib import Path
 
 from kafkatui.history.logparse import parse_logs
 from kafkatui.lab import load
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import create_topic, describe, wait_for
-
-SKIPPED_44 = (
-    "[2026-11-28 14:29:20,184] INFO [Broker id=1] Skipped the become-leader state change for logs-rf3-0 with topic "
-    "id Some(6I7MGRa3SNyrm5lUl008oA), partition registration PartitionRegistration(replicas=[1, 2, 3], "
-    "directories=[7UNv0CjHMtNK3K8O8g1ghg, u8lRzC3aovMhHk11onKOPg, wDPoVoVKlPDohAOQ_MZ_8Q], isr=[1, 2], "
-    "removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, "
-    "leaderEpoch=0, partitionEpoch=1) and isNew=false since it is already the leader with leader epoch 0. Current "
-    "high watermark 111, ISR [1,2], adding replicas [] and removing replicas []. (state.change.logger)\n"
-)
-"""A line of Kafka 4.4.0's state-change.log (a lab run), after a hung follower was shrunk out of the ISR."""
-
-
-def parses_44_skipped_form() -> bool:
-    """True once the parser reads Kafka 4.4's form of a skipped state change (not an unparsed line)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "state-change.log"
-        path.write_text(SKIPPED_44, encoding="utf-8")
-        return parse_logs([str(path)])[1].unparsed == 0
-
-
-def count_lines(lab: LabCluster, needle: str) -> int:
-    """Lines holding `needle` in every broker's state-change.log."""
-    return sum(
-        line.count(needle)
-        for n in lab.broker_nodes
-        for line in (n.logs / "state-change.log").read_text(encoding="utf-8", errors="replace").splitlines()
-    )
 
 
 def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> None:
@@ -79,11 +50,9 @@ def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> Non
         ]
     )
     assert report.problems == []
-    # Kafka 4.4 words its skipped state changes anew ("..., partition registration PartitionRegistration(...)
-    # and isNew=false since ..."); until history/logparse.py reads that form (routed to the lead, issue 25),
-    # exactly those lines may stay unparsed, and every other line must parse
-    allowed = 0 if parses_44_skipped_form() else count_lines(lab, "partition registration PartitionRegistration(")
-    assert report.unparsed == allowed, report.unparsed_examples
+    # every line must parse, 4.4's new wording of skipped state changes included ("..., partition registration
+    # PartitionRegistration(...) and isNew=false since ...")
+    assert report.unparsed == 0, report.unparsed_examples
     rf3 = [e for e in events if e.topic == "logs-rf3"]
     shrink = next(e for e in rf3 if e.kind == "shrink")
     # Kafka logs an ISR in its own order (the assignment's, not sorted: "from 3,2,1 to 1,2" on 4.4)
