@@ -1,79 +1,7 @@
 """ISR history from Kafka broker logs (server.log, state-change.log, KRaft controller.log), Kafka 2.x-4.x.
 
-Lines understood (log4j head ``[2026-11-20 02:13:44,123] INFO `` first, logger name last):
-
-``[Partition T-P broker=B] ... (kafka.cluster.Partition)``, in server.log:
-
-- ``Shrinking ISR from 1,2,3 to 1,2. Leader: (highWatermark: 100, endOffset: 120). Out of sync
-  replicas: (brokerId: 3, endOffset: 100).`` -- several replicas are joined by a space; 3.6+ adds
-  ``, lastCaughtUpTimeMs: N`` to each; some versions print ``endOffset: unknown``.
-- ``Expanding ISR from 1,2 to 1,2,3`` (up to 2.7).
-- ``ISR updated to [1,2] and zkVersion updated to [7]`` (2.4-2.7), ``ISR updated to 1,2 and version
-  updated to [5]`` (2.8/3.0), ``... and version updated to 5`` (3.1-3.4), 3.5+:
-  ``ISR updated to 1,2 (under-min-isr) and version updated to 5`` or, not under min ISR, the same
-  with two spaces before ``and``. ``under_min_isr`` is True / False for the 3.5+ forms, None before.
-- ``T-P starts at Leader Epoch N from offset O. Previous Leader Epoch was: M`` (2.x leader line).
-
-``[Broker id=B] Leader T-P with topic id Some(ID) starts at leader epoch N from offset O with
-partition epoch E, high watermark H, ISR [1,2], ... (state.change.logger)``, in state-change.log
-(2.8+; before 2.8 the same without ``with topic id ...``): a ``leader`` event for broker B. 3.x/4.x
-end it ``removing replicas [] (under-min-isr). Previous leader ...`` or ``removing replicas [] .
-Previous leader ...``: ``under_min_isr`` True / False (None for the older forms).
-
-``[Broker id=B] Skipped the become-leader state change for T-P with topic id Some(ID) and partition
-state ... since it is already the leader with leader epoch N. Current high watermark H, ISR [1,2], ...``
-(KRaft 3.x/4.x, state-change.log; from 4.4 ``with topic id Some(ID), partition registration
-PartitionRegistration(...) and isNew=false since ...``): the controller changed the ISR of a partition B leads without a
-new leader epoch (a broker fenced or in controlled shutdown), an ``update`` event. The leader writes
-no other line for such a change.
-
-KRaft 3.9 / 4.x lines that say a partition has NO leader or got one by an unclean election
-(checked against real 3.9.1 and 4.1.1 logs, see tests/history/fixtures/real-kafka-*/):
-
-``[Broker id=B] Follower T-P starts at leader epoch N from offset O with partition epoch E and high
-watermark H. Current leader is -1. ...`` and ``[Broker id=B] Skipped the become-follower state
-change for T-P ... LeaderAndIsrPartitionState(..., leader=-1, leaderEpoch=N, isr=[1, 2], ...) ...``
-(state-change.log): an ``offline`` event (``leader`` -1). The same lines naming a live leader are
-understood but carry no event (that leader logs the change itself).
-
-``[QuorumController id=C] UNCLEAN partition change for T-P with topic ID X: isr: [2] -> [3],
-leader: -1 -> 3, leaderRecoveryState: RECOVERED -> RECOVERING, ...`` (controller.log): an
-``unclean`` event, ``broker`` and ``leader`` = the new leader. 4.1 (ELR) also writes it when the
-last known ELR member of an emptied ISR comes back (``isr: [] -> [1]``), not only for
-``kafkatui elect --unclean`` / ``kafka-leader-election.sh --election-type unclean``.
-
-``[QuorumController id=C] Replayed PartitionRecord for new partition T-P with topic ID X and
-PartitionRegistration(replicas=[1, 2, 3], ..., isr=[1, 2, 3], ..., leader=1, ..., leaderEpoch=0, ...)``
-(controller.log): a ``leader`` event for the new partition's leader (``broker`` = ``leader``).
-
-Broker lines (`parse_broker_line`, controller.log): ``[QuorumController id=C] Replayed
-BrokerRegistrationChangeRecord modifying the registration for broker B:
-BrokerRegistrationChangeRecord(brokerId=B, brokerEpoch=E, fenced=F, inControlledShutdown=S, ...)``:
-``fenced=1`` -- broker B is fenced (session timeout, or a controlled shutdown completed); ``fenced=-1``
--- unfenced. No per-partition line says "offline" at INFO when the last ISR member of a partition is
-fenced, so `parse_logs` derives it (`derive_offline`): when the leader of a partition is fenced and
-no other ISR member is unfenced, the partition gets an ``offline`` event at that instant. Whatever
-parses these lines elsewhere (a Spark stage reusing the regexes) must pass the time-sorted events
-through `derive_offline` too.
-
-ZooKeeper-mode lines (2.8-3.9; checked against real 3.9.1 and 2.8.2 logs, tests/history/fixtures/
-real-kafka-3.9-zk/ and real-kafka-2.8/; docs/broker-logs.md lists them per version):
-
-``[Controller id=C epoch=E] Partition T-P state changed to (Leader:-1,ISR:2,LeaderRecoveryState:RECOVERED,
-LeaderEpoch:N,...) after removing replica R from the ISR as part of transition to OfflineReplica``
-(state-change.log; 2.8 without LeaderRecoveryState): ``offline`` (Leader:-1) or ``leader`` (Leader:N)
-with that ISR, and broker R is down (a ``fenced`` broker event). ``[Controller id=C epoch=E] Changed
-partition T-P from OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=N, leaderEpoch=E,
-isr=List(1, 2), ...)`` (2.8; 3.x: ``isrWithBrokerEpoch=List(BrokerState(brokerId=1, ...), ...)``): a
-``leader`` event. ``[Broker id=B] Received LeaderAndIsrRequest ... for partition T-P ... but cannot become
-follower since the new leader -1 is unavailable.`` (ERROR): ``offline``. controller.log: ``Newly added
-brokers: 2, deleted brokers: 3, ...`` (``unfenced`` / ``fenced``) and, from a controller taking over,
-``Currently active brokers in the cluster: Set(1, 3)`` (``live``: a partition derived offline because its
-leader was fenced is led by it again, as ZooKeeper still names it). Understood without an event: the 2.8
-``Follower T-P starts at leader epoch N from offset O with high watermark H. Previous leader epoch was M.``,
-``Broker failure callback for 2``, the controller's DEBUG ``ISR for partition T-P updated to ...``, a new
-partition's ``state from NonExistentPartition to NewPartition``, an election that ``failed to change state``
-and the 2.8 ``Skipped the become-leader state change after marking its partition as leader ...``.
+The forms each line may take, per Kafka version, are in `logforms`; this module turns matching lines into
+events (`parse_line`, `parse_broker_lines`), derives what no line says (`derive_offline`) and reads files.
 
 Topic names may contain dots, dashes and underscores: the partition number follows the LAST dash.
 
@@ -85,9 +13,6 @@ Lines that mention ISR / leader epochs but do not match a known form are counted
 truncated gzip files are ``problems`` and whatever was read before the damage is kept. Files are
 read one line at a time; gzip is detected by its magic bytes, so rotated names
 (``server.log.2026-11-20-02``, ``...gz``) need no special handling.
-
-Size: over 600 lines because it is the one catalogue of every broker-log line form (Kafka 2.x-4.x) and
-the one line loop the driver and the Spark stage share; each form is a pattern and a few lines.
 """
 
 from __future__ import annotations
@@ -104,151 +29,49 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Literal
 
+from kafkatui.history.logforms import (
+    BROKER,
+    BROKER_ID,
+    CONTROLLER,
+    DIFF_ISR,
+    DIFF_LEADER,
+    EXPAND,
+    FOLLOWER,
+    FOLLOWER_SKIPPED,
+    FOLLOWER_SKIPPED_44,
+    HEAD,
+    KNOWN_NO_EVENT,
+    LEADER_NEW,
+    LEADER_OLD,
+    LEADER_SKIPPED,
+    LEADER_UNDER_MIN,
+    LOOKS,
+    OOS,
+    OOS_SEP,
+    PARTITION,
+    PARTITION_CREATED,
+    REGISTRATION,
+    REMOVED,
+    SHRINK,
+    UNCLEAN_CHANGE,
+    UPDATE,
+    ZK_BROKER_CHANGE,
+    ZK_CHANGED,
+    ZK_CONTROLLER,
+    ZK_FOLLOWER,
+    ZK_KNOWN,
+    ZK_KNOWN_BROKER,
+    ZK_KNOWN_STATE,
+    ZK_LIVE,
+    ZK_NO_LEADER,
+    ZK_PARTITION_STATE,
+    ZK_STATE,
+)
+
 Kind = Literal["shrink", "expand", "update", "leader", "offline", "unclean"]
 BrokerKind = Literal["fenced", "unfenced", "live"]
 
 MAX_EXAMPLES = 5
-
-_HEAD = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\] [A-Z]+ ")
-_PARTITION = re.compile(r"\[Partition (\S+)-(\d+) broker=(\d+)\] (.*) \(kafka\.cluster\.Partition\)\s*$")
-_BROKER = re.compile(r"\[Broker id=(\d+)\] (.*) \(state\.change\.logger\)\s*$")
-_IDS = r"((?:\d+(?:,\d+)*)?)"
-_SHRINK = re.compile(
-    rf"Shrinking ISR from {_IDS} to {_IDS}\. Leader: \(highWatermark: (-?\d+), endOffset: (-?\d+)\)\. "
-    r"Out of sync replicas: (.*)\.$"
-)
-_OOS = re.compile(r"\(brokerId: (\d+), endOffset: (-?\d+|unknown)(?:, lastCaughtUpTimeMs: (-?\d+))?\)")
-_OOS_SEP = re.compile(r"[ ,]*")
-_EXPAND = re.compile(rf"Expanding ISR from {_IDS} to {_IDS}$")
-_UPDATE = re.compile(
-    rf"ISR updated to (\[{_IDS}\]|{_IDS})( \(under-min-isr\) |  | )and (?:zkVersion|version) updated to "
-    r"(?:\[(-?\d+)\]|(-?\d+))$"
-)
-_LEADER_OLD = re.compile(
-    r"(\S+)-(\d+) starts at Leader Epoch (\d+) from offset (-?\d+)\. "
-    r"Previous Leader Epoch was: (-?\d+)$"
-)
-_LEADER_NEW = re.compile(
-    r"Leader (\S+)-(\d+)(?: with topic id \S+)? starts at leader epoch (\d+) from offset (-?\d+)"
-    rf"(?: with partition epoch -?\d+)?(?:,| with) high watermark (-?\d+),? ISR \[{_IDS}\]"
-)
-LEADER_UNDER_MIN = re.compile(r"removing replicas \[[\d,]*\] (\(under-min-isr\))?\. Previous leader")
-"""The 3.x/4.x leader line's min-ISR marker: ``[] (under-min-isr). Previous`` or ``[] . Previous``."""
-_STATE = r"(?:(?:with topic id \S+ )?and partition state|with topic id \S+, partition registration)"
-"""How a skipped state change names the new state: `and partition state LeaderAndIsrPartitionState(...)` up to
-4.3, `, partition registration PartitionRegistration(...) and isNew=false` from 4.4."""
-_LEADER_SKIPPED = re.compile(
-    rf"Skipped the become-leader state change for (\S+)-(\d+) {_STATE} "
-    r".* since it is already the leader with leader epoch (-?\d+)\. "
-    rf"Current high watermark (-?\d+), ISR \[{_IDS}\]"
-)
-_LIST = r"((?:\d+(?:, ?\d+)*)?)"  # [1, 2] in Java's List.toString, [1,2] in Scala's mkString
-FOLLOWER = re.compile(
-    r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with partition epoch "
-    r"-?\d+ and high watermark (-?\d+)\. Current leader is (-?\d+)\."
-)
-"""state-change.log (3.x/4.x): the logging broker follows `leader` (-1: the partition has none)."""
-_NLIST = r"(?:\d+(?:, ?\d+)*)?"
-FOLLOWER_SKIPPED = re.compile(
-    r"Skipped the become-follower state change for (?P<topic>\S+)-(?P<part>\d+) (?:with topic id \S+ )?and partition "
-    rf"state \w+\(.*?\bleader=(?P<leader>-?\d+), leaderEpoch=(?P<epoch>-?\d+), isr=\[(?P<isr>{_NLIST})\].* "
-    r"since it is already a follower"
-)
-"""state-change.log (3.x/4.3): a follower told of a new partition state (leader, ISR) of the same epoch."""
-FOLLOWER_SKIPPED_44 = re.compile(
-    r"Skipped the become-follower state change for (?P<topic>\S+)-(?P<part>\d+) with topic id \S+, partition "
-    rf"registration PartitionRegistration\(.*?\bisr=\[(?P<isr>{_NLIST})\], .*?\bleader=(?P<leader>-?\d+), "
-    r"leaderRecoveryState=\w+, leaderEpoch=(?P<epoch>-?\d+)\b.* since it is already a follower"
-)
-"""The same from 4.4, which prints the PartitionRegistration (ISR first, then leader and leader epoch)."""
-CONTROLLER = re.compile(r"(?:\[QuorumController id=(\d+)\] )?(.*) \((org\.apache\.kafka\.controller\.\w+)\)\s*$")
-"""controller.log: the prefix (absent for PartitionChangeBuilder), the message, the logger."""
-UNCLEAN_CHANGE = re.compile(r"UNCLEAN partition change for (\S+)-(\d+) with topic ID \S+: (.*)$")
-"""controller.log (3.9/4.x): the diff of a partition an unclean election gave a leader."""
-DIFF_ISR = re.compile(rf"(?:^|, )isr: \[{_LIST}\] -> \[{_LIST}\]")
-DIFF_LEADER = re.compile(r"(?:^|, )leader: (-?\d+) -> (-?\d+)")
-PARTITION_CREATED = re.compile(
-    r"Replayed PartitionRecord for new partition (\S+)-(\d+) with topic ID \S+ and PartitionRegistration\("
-    rf"replicas=\[{_LIST}\], .*?\bisr=\[{_LIST}\], .*?\bleader=(-?\d+), .*?\bleaderEpoch=(-?\d+)"
-)
-"""controller.log (3.9/4.x): a new partition's replicas, ISR and leader."""
-REGISTRATION = re.compile(
-    r"Replayed BrokerRegistrationChangeRecord modifying the registration for broker (\d+): "
-    r"BrokerRegistrationChangeRecord\(brokerId=\d+, brokerEpoch=-?\d+, fenced=(-?\d+), inControlledShutdown=(-?\d+)"
-)
-"""controller.log (3.9/4.x): fenced=1 fenced, -1 unfenced, 0 unchanged."""
-ZK_STATE = re.compile(r"\[Controller id=(\d+) epoch=(\d+)\] (.*) \(state\.change\.logger\)\s*$")
-"""state-change.log of a ZooKeeper-mode controller (2.x-3.9): the controller's id, epoch, message."""
-ZK_PARTITION_STATE = re.compile(
-    r"Partition (\S+)-(\d+) state changed to \(Leader:(-?\d+),ISR:((?:\d+(?:,\d+)*)?),"
-    r"(?:LeaderRecoveryState:\w+,)?LeaderEpoch:(-?\d+),"
-)
-"""ZooKeeper-mode controller (2.8: no LeaderRecoveryState): a partition's new leader (-1: none) and ISR,
-written when a replica leaves the ISR as part of its transition to OfflineReplica."""
-ZK_CHANGED = re.compile(
-    r"Changed partition (\S+)-(\d+) from \w+ to \w+ with state LeaderAndIsr\(leader=(-?\d+), "
-    r"leaderEpoch=(-?\d+), (?:isr=List\(([\d, ]*)\)|isrWithBrokerEpoch=List\(((?:BrokerState\([^)]*\)(?:, )?)*)\))"
-)
-"""ZooKeeper-mode controller: a partition's new leader and ISR after an election (new partition,
-failover, preferred election): 2.8 ``isr=List(1, 2)``, 3.x ``isrWithBrokerEpoch=List(BrokerState(brokerId=1,
-brokerEpoch=-1), ...)``."""
-_BROKER_ID = re.compile(r"brokerId=(\d+)")
-_REMOVED = re.compile(r"\) after removing replica (\d+) from the ISR")
-ZK_NO_LEADER = re.compile(
-    r"Received LeaderAndIsrRequest with correlation id -?\d+ from controller \d+ epoch \d+ for partition "
-    r"(\S+)-(\d+) \(last update controller epoch \d+\) but cannot become follower since the new leader -1 "
-    r"is unavailable\.$"
-)
-"""ZooKeeper-mode broker (ERROR): told a partition it hosts has no leader."""
-ZK_FOLLOWER = re.compile(
-    r"Follower (\S+)-(\d+) starts at leader epoch (\d+) from offset (-?\d+) with high watermark (-?\d+)\. "
-    r"Previous leader epoch was (-?\d+)\.$"
-)
-"""ZooKeeper-mode broker, 2.8-3.x: the logging broker follows (the leader is not named; it logs itself)."""
-ZK_CONTROLLER = re.compile(r"\[Controller id=(\d+)\] (.*) \((kafka\.controller\.\w+)\)\s*$")
-"""controller.log of a ZooKeeper-mode controller (a broker): its id, the message, the logger."""
-ZK_BROKER_CHANGE = re.compile(
-    r"Newly added brokers: ((?:\d+(?:, ?\d+)*)?), deleted brokers: ((?:\d+(?:, ?\d+)*)?), "
-    r"(?:bounced brokers: ((?:\d+(?:, ?\d+)*)?), )?all live brokers: "
-)
-"""The controller saw brokers' ZooKeeper registrations appear (up) or go (session expired or shut down)."""
-ZK_LIVE = re.compile(r"Currently active brokers in the cluster: (?:Hash)?Set\(([\d, ]*)\)$")
-"""A controller taking over lists the live brokers (up); a dead former controller is simply not listed:
-its partitions' "transition to OfflineReplica" lines say it is down."""
-ZK_KNOWN = re.compile(
-    r"Broker failure callback for (?:\d+(?:, ?\d+)*)$"
-    r"|ISR for partition \S+-\d+ updated to (?:\[[\d,]*\] and zkVersion updated to \[-?\d+\]$|LeaderAndIsr\()"
-)
-"""controller.log lines understood, no event: the "deleted brokers" line before the callback says it;
-the controller's DEBUG record of an ISR change repeats the leader's own "ISR updated to" line."""
-ZK_KNOWN_STATE = re.compile(
-    r"Changed partition \S+-\d+ state from \w+ to \w+ with assigned replicas [\d,]*$"
-    r"|Controller \d+ epoch \d+ failed to change state for partition \S+-\d+ from \w+ to \w+$"
-)
-"""A ZooKeeper-mode controller's state-change lines understood, no event: a new partition's assignment
-(its leader line follows), an election that found no live replica (the partition stays offline)."""
-ZK_KNOWN_BROKER = re.compile(
-    r"Skipped the become-leader state change after marking its partition as leader with correlation id -?\d+ "
-    r"from controller \d+ epoch \d+ for partition \S+-\d+ \(last update controller epoch \d+\) since it is "
-    r"already the leader for the partition\.$"
-)
-"""ZooKeeper-mode broker: the controller changed the ISR of a partition it leads (a replica's broker
-died); the controller's "state changed to (Leader:...,ISR:...)" line says the new ISR."""
-KNOWN_NO_EVENT = re.compile(
-    r"Setting new leader for topicId \S+, partition \d+ to -?\d+ using an unclean election"
-    r"|Fencing broker \d+ (?:at epoch -?\d+ )?because its session has timed out\.$"
-)
-"""controller.log lines understood but carrying no event (the UNCLEAN change / registration line follows).
-A registration change with ``fenced=0`` (entering controlled shutdown) carries none either."""
-_LOOKS = re.compile(
-    r"ISR (?:from|updated)|Shrinking ISR|Expanding ISR|starts at leader epoch|Current leader is"
-    r"|Skipped the become-|Replayed PartitionRecord for new partition|UNCLEAN partition change|unclean election|"
-    r"Fencing broker"
-    r"|Replayed BrokerRegistrationChangeRecord|state changed to \(Leader|cannot become follower|Newly added brokers"
-    r"|with state LeaderAndIsr|Changed partition|failed to change state for partition|ISR for partition"
-    r"|Broker failure callback",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,17 +147,17 @@ def _ts_ms(head: re.Match[str], tz: tzinfo) -> int:
 def looks_like_isr_line(line: str) -> bool:
     """True for lines that talk about ISR changes, leaders, fencing or elections in no form this
     module understands (counted as unparsed; a truncated last line is the usual case)."""
-    return _LOOKS.search(line) is not None and not is_known_line(line)
+    return LOOKS.search(line) is not None and not is_known_line(line)
 
 
 def is_known_line(line: str) -> bool:
     """True for complete lines of a known form that carry no event (a follower of a live leader,
     the controller's first unclean-election line, its "Fencing broker" line)."""
-    head = _HEAD.match(line)
+    head = HEAD.match(line)
     if head is None:
         return False
     rest = line[head.end() :]
-    b = _BROKER.match(rest)
+    b = BROKER.match(rest)
     if b is not None:
         msg = b.group(2)
         return any(
@@ -357,12 +180,12 @@ def parse_broker_lines(line: str, source: str = "", tz: tzinfo = UTC) -> list[Br
     """Brokers fenced / unfenced (KRaft controller.log), or whose ZooKeeper registration went / came
     (a ZooKeeper-mode controller's "deleted brokers" / "Newly added brokers": ``fenced`` / ``unfenced``,
     as for KRaft a broker out of / back in the cluster)."""
-    head = _HEAD.match(line)
+    head = HEAD.match(line)
     if head is None:
         return []
     zs = ZK_STATE.match(line, head.end())
     if zs is not None:  # "... after removing replica N from the ISR as part of transition to OfflineReplica"
-        gone = _REMOVED.search(zs.group(3))
+        gone = REMOVED.search(zs.group(3))
         if gone is None or not zs.group(3).endswith("transition to OfflineReplica"):
             return []
         return [BrokerLogEvent(_ts_ms(head, tz), int(gone.group(1)), "fenced", source)]
@@ -394,16 +217,16 @@ def parse_broker_line(line: str, source: str = "", tz: tzinfo = UTC) -> BrokerLo
 
 def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | None:
     """The event one log line records, or None when it records none (or in an unknown form)."""
-    head = _HEAD.match(line)
+    head = HEAD.match(line)
     if head is None:
         return None
     rest = line[head.end() :]
-    m = _PARTITION.match(rest)
+    m = PARTITION.match(rest)
     if m is not None:
         return _partition_event(_ts_ms(head, tz), m, source)
-    b = _BROKER.match(rest)
+    b = BROKER.match(rest)
     if b is not None:
-        lm = _LEADER_NEW.match(b.group(2))
+        lm = LEADER_NEW.match(b.group(2))
         if lm is None:
             if (f := FOLLOWER.match(b.group(2))) is not None:
                 if int(f.group(6)) >= 0:
@@ -450,7 +273,7 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
                     source=source,
                     leader=-1,
                 )
-            sk = _LEADER_SKIPPED.match(b.group(2))
+            sk = LEADER_SKIPPED.match(b.group(2))
             if sk is None:
                 return None
             return IsrLogEvent(
@@ -486,7 +309,7 @@ def parse_line(line: str, source: str = "", tz: tzinfo = UTC) -> IsrLogEvent | N
         if zp is None:
             return _zk_changed(_ts_ms(head, tz), int(z.group(1)), z.group(3), source)
         lead = int(zp.group(3))
-        removed = _REMOVED.search(z.group(3), zp.end())
+        removed = REMOVED.search(z.group(3), zp.end())
         return IsrLogEvent(
             _ts_ms(head, tz),
             lead if lead >= 0 else int(removed.group(1)) if removed else int(z.group(1)),
@@ -540,7 +363,7 @@ def _zk_changed(ts: int, controller: int, msg: str, source: str) -> IsrLogEvent 
     if ch is None:
         return None
     lead = int(ch.group(3))
-    isr = _list(ch.group(5)) if ch.group(5) is not None else tuple(int(x) for x in _BROKER_ID.findall(ch.group(6)))
+    isr = _list(ch.group(5)) if ch.group(5) is not None else tuple(int(x) for x in BROKER_ID.findall(ch.group(6)))
     return IsrLogEvent(
         ts,
         lead if lead >= 0 else (isr[0] if isr else controller),
@@ -561,12 +384,12 @@ def _list(text: str) -> tuple[int, ...]:
 
 def _partition_event(ts: int, m: re.Match[str], source: str) -> IsrLogEvent | None:
     topic, part, broker, msg = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
-    if (u := _UPDATE.match(msg)) is not None:
+    if (u := UPDATE.match(msg)) is not None:
         isr = _ids(u.group(2) if u.group(1).startswith("[") else u.group(3))
         sep = u.group(4)
         under = True if "under-min-isr" in sep else (False if sep == "  " else None)
         return IsrLogEvent(ts, broker, topic, part, "update", None, isr, under_min_isr=under, source=source)
-    if (s := _SHRINK.match(msg)) is not None:
+    if (s := SHRINK.match(msg)) is not None:
         oos = _out_of_sync(s.group(5))
         if oos is None:
             return None
@@ -583,9 +406,9 @@ def _partition_event(ts: int, m: re.Match[str], source: str) -> IsrLogEvent | No
             end_offset=int(s.group(4)),
             source=source,
         )
-    if (e := _EXPAND.match(msg)) is not None:
+    if (e := EXPAND.match(msg)) is not None:
         return IsrLogEvent(ts, broker, topic, part, "expand", _ids(e.group(1)), _ids(e.group(2)), source=source)
-    if (lo := _LEADER_OLD.match(msg)) is not None and lo.group(1) == topic and int(lo.group(2)) == part:
+    if (lo := LEADER_OLD.match(msg)) is not None and lo.group(1) == topic and int(lo.group(2)) == part:
         return IsrLogEvent(
             ts,
             broker,
@@ -605,12 +428,12 @@ def _out_of_sync(text: str) -> tuple[tuple[int, int | None, int | None], ...] | 
     out: list[tuple[int, int | None, int | None]] = []
     pos = 0
     while pos < len(text):
-        m = _OOS.match(text, pos)
+        m = OOS.match(text, pos)
         if m is None:
             return None
         end = None if m.group(2) == "unknown" else int(m.group(2))
         out.append((int(m.group(1)), end, int(m.group(3)) if m.group(3) is not None else None))
-        pos = _OOS_SEP.match(text, m.end()).end()  # type: ignore[union-attr]  # "[ ,]*" always matches
+        pos = OOS_SEP.match(text, m.end()).end()  # type: ignore[union-attr]  # "[ ,]*" always matches
     return tuple(out) if out else None
 
 
