@@ -54,3 +54,17 @@ def test_the_client_library_contract_covers_every_other_module() -> None:
     )
     children = {f"kafkatui.{m.name}" for m in pkgutil.iter_modules(kafkatui.__path__)}
     assert set(contract["source_modules"]) == {c for c in children if c.removeprefix("kafkatui.") not in CLIENT_HOMES}
+
+
+MAX_MODULE_LINES = 800
+
+
+def test_no_module_is_over_800_lines() -> None:
+    """A module past 800 lines holds more than one concern: split it along its seam (ARCHITECTURE.md)."""
+    root = Path(kafkatui.__file__).parent
+    long = {
+        str(p.relative_to(root)): n
+        for p in sorted(root.rglob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
