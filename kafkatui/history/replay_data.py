@@ -64,6 +64,7 @@ from kafkatui.model.snapshot import (
 
 __all__ = [
     "MINUTES",
+    "REPLAY_BOOTSTRAP",
     "Change",
     "FrameStats",
     "Gap",
@@ -79,6 +80,9 @@ CHECKPOINT_MINUTES = 60
 _PROGRESS_MASK = (1 << 18) - 1
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
+# the replay does not know the cluster's address: its snapshots carry a placeholder, which the printed
+# commands show
+REPLAY_BOOTSTRAP = "BOOTSTRAP:9092"
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +395,7 @@ class ReplayData:
             brokers=tuple(BrokerInfo(b, "", 0, self.rack_of(b, end)) for b in live),
             topics=topics,
             taken_at=end / 1000,
-            bootstrap="",
+            bootstrap=REPLAY_BOOTSTRAP,
         )
 
     def _topic_info(self, topic: str) -> TopicInfo | None:
