@@ -4,7 +4,7 @@
 it: `kafkatui check`, the dashboard's feed (`kafkatui.tui.feed`) and the Replay screen
 (`kafkatui.tui.screens.replayed`) each call it and show its `Assessment`, so they cannot drift apart.
 What differs between them is only the input: the snapshot (read now, or rebuilt from the recording),
-the ISR-shrink history (`check --history`, the dashboard's own count, none in a replay), the address
+the ISR-shrink history (`check --history`, the dashboard's own count, the replayed day's), the address
 the printed commands connect to, and `check --what-if-down`.
 
 Other readers of a snapshot want less than an evaluation and call the parts directly: the restart gate

@@ -17,12 +17,12 @@ from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.changes import Change, ChangeKind, diff
 from kafkatui.model.evaluation import Assessment, evaluate
 from kafkatui.model.findings import Finding
-from kafkatui.model.flapping import unexplained_counts
+from kafkatui.model.flapping import WINDOW_S, unexplained_counts
 from kafkatui.model.health import HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
 
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
-SHRINK_WINDOW_S = 3600.0
+SHRINK_WINDOW_S = WINDOW_S
 
 
 @dataclass(frozen=True, slots=True)

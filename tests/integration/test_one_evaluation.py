@@ -4,6 +4,7 @@ history: all three go through `kafkatui.model.evaluation.evaluate` (issue 32).""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from kafkatui import check
 from kafkatui.demo_cluster import play
 from kafkatui.history.recorder import Recorder
 from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.shrinks import shrink_counts
 from kafkatui.model.evaluation import Assessment
 from kafkatui.model.health import Health
 from kafkatui.model.snapshot import ClusterSnapshot
@@ -18,7 +20,8 @@ from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.snapshot import cluster_snapshot
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.replayed import ReplayMoment
-from tests.history.replay_fixture import incident_day
+from tests.history.replay_fixture import DAY_START_MS, DayBuilder, incident_day
+from tests.model.builders import snap, topic
 
 T0_MS = 1_764_000_000_000  # 2025-11-24 16:00 UTC: the simulated cluster's clock starts here
 
@@ -68,8 +71,10 @@ def test_check_the_feed_and_the_replay_agree_on_every_replayed_minute(tmp_path: 
         snapshot = moment.snapshot
         feed = Feed(Fixed(snapshot), bootstrap=snapshot.bootstrap).refresh()
         assert feed.assessment is not None and feed.findings == feed.assessment.findings
-        checked = check.evaluate(snapshot, check_ns())
-        assert facts(checked) == facts(feed.assessment) == facts(replayed), hm
+        # the same history: the dashboard's first refresh has none; the replay has the hour before it
+        assert facts(check.evaluate(snapshot, check_ns())) == facts(feed.assessment), hm
+        checked = check.evaluate(snapshot, check_ns(), data.shrink_counts(h * 60 + m))
+        assert facts(checked) == facts(replayed), hm
         verdicts.add(replayed.verdict)
         worst.add(replayed.report.counts.worst)
     # the minutes cover every verdict and the worst classes: the comparison is not of empty reports
@@ -93,6 +98,46 @@ def test_check_and_the_feed_agree_with_the_same_isr_history(tmp_path: Path) -> N
     shrinks, _ = check.history_shrinks(check_ns(tmp_path), watched.snapshot)
     checked = check.evaluate(watched.snapshot, check_ns(tmp_path), shrinks)
     assert facts(checked) == facts(watched)
+
+
+def flapping_times() -> list[tuple[str, list[int]]]:
+    """Broker 3 leaves the ISRs at :30 and is back at :00, four times from 10:00 (never down)."""
+    out: list[tuple[str, list[int]]] = [("00:00:00", [1, 2, 3])]
+    for m in (0, 2, 4, 6):
+        out += [(f"10:{m:02d}:30", [1, 2]), (f"10:{m + 1:02d}:00", [1, 2, 3])]
+    return out
+
+
+def test_the_replay_counts_the_shrinks_check_and_the_dashboard_counted(tmp_path: Path) -> None:
+    """The same flapping recorded (`check --history` reads it), replayed (the Replay screen), and
+    watched minute by minute (the dashboard): the same shrinks, the same isr-flapping finding."""
+    day = DayBuilder()
+    recorder = Recorder(tmp_path / "history")
+    for b in (1, 2, 3):
+        day.broker("00:00:00", b, True)
+    for when, isr in flapping_times():
+        for p in (0, 1):
+            day.partition(when, "orders", p, 1 + p, isr, [1, 2, 3], 2)
+        h, m, sec = map(int, when.split(":"))
+        ts = DAY_START_MS / 1000 + h * 3600 + m * 60 + sec
+        reps = [(1, [1, 2, 3], isr), (2, [2, 3, 1], isr)]
+        recorder.record(replace(snap(topic("orders", reps, min_insync_replicas="2")), taken_at=ts))
+    recorder.close()
+    data = ReplayData.load(day.write(tmp_path / "out"))
+    end = 10 * 60 + 7
+    feed = Feed(Fixed(data.at(9 * 60 + 59)[0]), bootstrap=data.at(0)[0].bootstrap)
+    for minute in range(9 * 60 + 59, end + 1):
+        feed.source = Fixed(data.at(minute)[0])
+        watched = feed.refresh().assessment
+    replayed = ReplayMoment.at(data, end).assessment
+    assert watched is not None and dict(replayed.shrink_counts) == {3: 4}
+    (flap,) = [f for f in replayed.findings if f.id == "isr-flapping"]
+    assert flap.brokers == (3,)
+    recorded = shrink_counts(tmp_path / "history", "test", data.end_ms(end) / 1000)
+    checked = check.evaluate(replayed.snapshot, check_ns(), recorded)
+    assert facts(checked) == facts(watched) == facts(replayed)
+    # an hour later the window has let them go, in the replay as on the dashboard
+    assert ReplayMoment.at(data, end + 60).assessment.shrink_counts == {}
 
 
 def test_checks_what_if_is_part_of_its_assessment() -> None:

@@ -74,14 +74,16 @@ class ReplayMoment:
 
     @property
     def assessment(self) -> Assessment:
-        """The one evaluation of the minute (`kafkatui.model.evaluation`): no ISR-shrink history, the
-        commands addressed to the snapshot's placeholder bootstrap."""
+        """The one evaluation of the minute (`kafkatui.model.evaluation`): the ISR shrinks of the hour
+        before it (within the day) as history, the commands addressed to the snapshot's placeholder
+        bootstrap."""
         return self.state.assessment  # type: ignore[return-value]  # always set by `state`
 
     @property
     def state(self) -> ViewState:
         if self._state is None:
-            self._state = ViewState.empty().succeeded(evaluate(self.snapshot, report=self.report), ())
+            shrinks = self.data.shrink_counts(self.minute)
+            self._state = ViewState.empty().succeeded(evaluate(self.snapshot, shrinks, report=self.report), ())
         return self._state
 
 
