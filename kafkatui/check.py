@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kafkatui.argparsing import Parser
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
-from kafkatui.model.health import Health, HealthReport, assess
+from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.mode import snapshot_mode
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.unfenced import per_topic
@@ -29,6 +29,7 @@ from kafkatui.tolerance import tolerance_cell, writes_now
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from kafkatui.model.evaluation import Assessment
     from kafkatui.model.finding import Finding
     from kafkatui.model.whatif import WhatIf
 
@@ -405,21 +406,12 @@ def _warm_findings() -> None:
         pass
 
 
-def evaluate(
-    snapshot: ClusterSnapshot, ns: argparse.Namespace, shrinks: dict[int, int] | None = None
-) -> tuple[HealthReport, list[Finding], WhatIf | None]:
-    from kafkatui.model.findings import findings
+def evaluate(snapshot: ClusterSnapshot, ns: argparse.Namespace, shrinks: dict[int, int] | None = None) -> Assessment:
+    """The one evaluation (`kafkatui.model.evaluation`) of the topics `--topic` selects, with the
+    `--history` shrinks and the `--what-if-down` brokers."""
+    from kafkatui.model.evaluation import evaluate as evaluate_snapshot
 
-    snapshot = filter_topics(snapshot, ns.topic)
-    report = assess(snapshot)
-    found = findings(report, snapshot, bootstrap=snapshot.bootstrap or "B", shrink_counts=shrinks)
-    down = parse_ids(ns.what_if_down)
-    wi = None
-    if down:
-        from kafkatui.model.whatif import what_if
-
-        wi = what_if(snapshot, down)
-    return report, found, wi
+    return evaluate_snapshot(filter_topics(snapshot, ns.topic), shrinks, what_if_down=parse_ids(ns.what_if_down))
 
 
 def demo_snapshot(scenario_name: str, at: str, timeout: float) -> ClusterSnapshot:
@@ -489,7 +481,8 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
             finally:
                 source.close()
         shrinks, history_note = history_shrinks(ns, snapshot)
-        report, found, wi = evaluate(snapshot, ns, shrinks)
+        assessed = evaluate(snapshot, ns, shrinks)
+        report, found, wi = assessed.report, list(assessed.findings), assessed.what_if
     except KafkaTuiError as exc:
         _stderr().print(f"kafkatui: error: {exc}", markup=False)
         return exc.exit_code

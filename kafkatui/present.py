@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kafkatui.model.evaluation import verdict_of as verdict_of  # the one verdict rule, re-exported
 from kafkatui.model.findings import human_bytes as human_bytes  # the one size formatter, re-exported
 from kafkatui.model.health import BrokerHealth, ClusterCounts, Health, TopicHealth
 from kafkatui.model.mode import Mode, words
@@ -78,14 +79,6 @@ def ids(values: tuple[int, ...] | None) -> str:
     if values is None:
         return "?"
     return ",".join(map(str, values)) if values else "none"
-
-
-def verdict_of(severities: Iterable[str]) -> str:
-    """'critical', 'warning' or 'healthy' from the findings' severities (what `check` exits with)."""
-    seen = set(severities)
-    if "critical" in seen:
-        return "critical"
-    return "warning" if "warning" in seen else "healthy"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -52,6 +52,7 @@ from kafkatui.history.replay_files import (
 )
 from kafkatui.history.replay_frames import NO_CLASS, Columns, FrameParser
 from kafkatui.history.replay_schema import MINUTE_MS, MINUTES, Gap, Incident, MinuteCounts, Summary, as_int
+from kafkatui.model.flapping import WINDOW_S, unexplained_counts
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
@@ -64,6 +65,7 @@ from kafkatui.model.snapshot import (
 
 __all__ = [
     "MINUTES",
+    "REPLAY_BOOTSTRAP",
     "Change",
     "FrameStats",
     "Gap",
@@ -79,6 +81,9 @@ CHECKPOINT_MINUTES = 60
 _PROGRESS_MASK = (1 << 18) - 1
 RECORDED = "RECORDED"  # min ISR as the replay's frames recorded it
 INFERRED = "INFERRED"  # min ISR inferred from an at-minISR frame
+# the replay does not know the cluster's address: its snapshots carry a placeholder, which the printed
+# commands show
+REPLAY_BOOTSTRAP = "BOOTSTRAP:9092"
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +396,7 @@ class ReplayData:
             brokers=tuple(BrokerInfo(b, "", 0, self.rack_of(b, end)) for b in live),
             topics=topics,
             taken_at=end / 1000,
-            bootstrap="",
+            bootstrap=REPLAY_BOOTSTRAP,
         )
 
     def _topic_info(self, topic: str) -> TopicInfo | None:
@@ -494,6 +499,33 @@ class ReplayData:
             shrinks.update(before - after)
             expands.update(after - before)
         return shrinks, expands
+
+    def shrink_counts(self, minute: int, window_s: float = WINDOW_S) -> dict[int, int]:
+        """ISR shrink episodes per broker in the `window_s` before the end of `minute` (within the day)
+        that its being down does not explain: what the dashboard counted live and `check --history`
+        counts from the recording (`kafkatui.model.flapping`), one episode per (time, broker)."""
+        end = self.end_ms(minute)
+        f, tuples = self._f, self._tuples
+        episodes: set[tuple[int, int]] = set()
+        lost_of: dict[tuple[int, int], tuple[int, ...]] = {}  # (ISR before, ISR after) -> brokers lost: pairs repeat
+        ts, isrs, prev = f.ts, f.isr, f.prev
+        for i in range(bisect.bisect_left(ts, end - int(window_s * 1000)), bisect.bisect_left(ts, end)):
+            p = prev[i]
+            if p < 0 or isrs[p] == isrs[i]:
+                continue
+            pair = (isrs[p], isrs[i])
+            lost = lost_of.get(pair)
+            if lost is None:
+                lost = lost_of[pair] = tuple(set(tuples[pair[0]]).difference(tuples[pair[1]]))
+            for b in lost:
+                episodes.add((ts[i], b))
+        if not episodes:
+            return {}
+        transitions = {
+            b: [(t / 1000, not up) for t, up in zip(times, ups, strict=True)]
+            for b, (times, ups) in self._brokers.items()
+        }
+        return unexplained_counts(sorted((t / 1000, b) for t, b in episodes), transitions)
 
     def partition_keys(self) -> list[tuple[str, int]]:
         """Every partition framed that day, as (topic, partition), in the order first read."""

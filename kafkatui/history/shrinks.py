@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from kafkatui.history.recorder import read_events
-from kafkatui.model.flapping import DOWN_GRACE_S, unexplained_counts
+from kafkatui.model.flapping import DOWN_GRACE_S, WINDOW_S, unexplained_counts
 
-WINDOW_S = 3600.0  # the dashboard's window (kafkatui.tui.feed.SHRINK_WINDOW_S)
+__all__ = ["WINDOW_S", "shrink_counts"]
 
 
 def shrink_counts(

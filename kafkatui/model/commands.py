@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kafkatui.model.findings import Finding, findings
-from kafkatui.model.health import assess
+from kafkatui.model.evaluation import evaluate
+from kafkatui.model.findings import Finding
 from kafkatui.model.snapshot import (
     DYNAMIC_BROKER_CONFIG,
     DYNAMIC_DEFAULT_BROKER_CONFIG,
@@ -70,7 +70,7 @@ def printed_commands(
     """Every shell command kafkatui prints for `snapshot` (kafka-configs, the reassignment and election
     JSON files and their kafka-reassign-partitions / kafka-leader-election lines, kafka-topics ...),
     with `bootstrap` filled in, in the order the findings print them, each once."""
-    return commands_of(findings(assess(snapshot), snapshot, bootstrap, shrink_counts), kafka_only=kafka_only)
+    return commands_of(evaluate(snapshot, shrink_counts, bootstrap=bootstrap).findings, kafka_only=kafka_only)
 
 
 # ------------------------------------------------------------------------------------------ parsing

@@ -5,8 +5,9 @@ absent-broker and refused-connections findings, not flapping. A shrink episode (
 *explained* when the broker was down then (absent from the cluster metadata, or refusing connections)
 or went down within `DOWN_GRACE_S` after it (a leader drops a dead follower after
 replica.lag.time.max.ms, 30 s by default, and a controlled shutdown takes the broker out of its ISRs
-moments before it leaves). The dashboard (`kafkatui.tui.feed`) and `check --history`
-(`kafkatui.history.shrinks`) both count with `unexplained_counts`.
+moments before it leaves). The dashboard (`kafkatui.tui.feed`), `check --history`
+(`kafkatui.history.shrinks`) and the Replay screen (`ReplayData.shrink_counts`) all count with
+`unexplained_counts`, over the same `WINDOW_S`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 
+WINDOW_S = 3600.0  # the window ISR shrinks are counted over: the dashboard, `check --history`, the replay
 DOWN_GRACE_S = 30.0  # replica.lag.time.max.ms's default: a dead follower's shrink precedes its fencing by at most this
 
 

@@ -47,20 +47,17 @@ Durability, per topic (computed on the topic's weakest partition, ``min_rf``):
 Memory: one byte per partition (its class) plus the snapshot the report references; the detailed
 `PartitionHealth` view is built on demand.
 
-Size: about 680 lines after `ruff format`'s one-item-per-line layout: the classes, the per-state
-assessment and the topic and broker aggregates are one computation over one columnar snapshot;
-splitting the aggregates out is possible but would pass that snapshot's internals across modules.
+The computation itself, state by state, then topic by topic, then broker by broker, is
+`kafkatui.model.health_passes`; this module holds the types, the report and `assess`, which runs the passes.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
 from kafkatui.model import rules
-from kafkatui.model.restart_rule import Impact, restart_impact
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     KAFKA_DEFAULTS,
@@ -500,228 +497,17 @@ def assess(snapshot: ClusterSnapshot) -> HealthReport:
     """Classify every partition and summarise topics, brokers and the cluster.
 
     Partitions are judged per distinct (leader, replicas, ISR) state and per topic through arrays of
-    state ids: the per-broker counts come from each state's multiplicity, a topic's class codes from
-    a table of every state's class under the topic's min ISR.
+    state ids, in three passes (`kafkatui.model.health_passes`): each state's facts once, with the
+    per-broker counts from each state's multiplicity; each topic's class codes from a table of every
+    state's class under the topic's min ISR; then each broker.
     """
+    from kafkatui.model import health_passes as passes  # the passes build this module's types
+
     listed = {b.id: b for b in snapshot.brokers}
     live = frozenset(listed)
-    check_leader = bool(live)
     cols, table = _columns(snapshot, live)
-    states = table.states
-    capped = snapshot.kafka.capped  # min ISR capped at RF by the brokers (3.7+): `rules`
-
-    mult: Counter[int] = Counter()
-    for c in cols.values():
-        mult.update(c.states)
-    referenced: set[int] = set()
-    for sid in mult:
-        referenced.update(states[sid][1])
-    absent = frozenset(referenced) - live
-    # down for a restart's impact: absent, or listed but refusing connections (not yet fenced, so its
-    # ISRs still name it: they lose it at the fencing, and a restart now counts without it)
-    gone = absent | (snapshot.refused & live)
-    serving = live - gone
-
-    led: Counter[int] = Counter()
-    preferred: Counter[int] = Counter()
-    preferred_led: Counter[int] = Counter()
-    hosted: Counter[int] = Counter()
-    out_of_isr: Counter[int] = Counter()
-    offline_hosted: Counter[int] = Counter()
-    offline_out: Counter[int] = Counter()
-    restart_under: Counter[int] = Counter()
-    restart_off: Counter[int] = Counter()
-    restart_topics: dict[int, set[str]] = {}
-
-    # each state once: its facts as lists indexed by state id (topics read them through map())
-    n = len(states)
-    n_rep = [0] * n
-    isr_if_led = [0] * n  # ISR size, 0 when offline (a topic's smallest ISR)
-    urp = [0] * n  # led with ISR < replicas
-    nonpref = [0] * n  # led by another broker than the first replica
-    live_isr = [0] * n  # live ISR members of a led partition (restart impact)
-    offline = bytearray(n)
-    for sid, m in mult.items():
-        leader, reps, isr = states[sid]
-        nr = len(reps)
-        ni = len(isr)
-        n_rep[sid] = nr
-        pref = reps[0] if reps else -1
-        preferred[pref] += m
-        for r in reps:
-            hosted[r] += m
-        if leader < 0 or (check_leader and leader not in live):
-            offline[sid] = 1
-            for r in reps:
-                offline_hosted[r] += m
-                if r not in isr:
-                    offline_out[r] += m
-            continue
-        isr_if_led[sid] = ni
-        led[leader] += m
-        if leader == pref:
-            preferred_led[leader] += m
-        else:
-            nonpref[sid] = 1
-        if ni < nr:
-            urp[sid] = 1
-            for r in reps:
-                if r not in isr:
-                    out_of_isr[r] += m
-        live_isr[sid] = ni if not gone or gone.isdisjoint(isr) else sum(1 for b in isr if b in serving)
-
-    class_of: dict[int, bytes] = {}  # min ISR -> every state's class
-    # min ISR -> states a restart can stop (restart_rule): the impact on an ISR member's and on another
-    # replica's restart
-    risky_of: dict[int, dict[int, tuple[Impact, Impact]]] = {}
-
-    def tables(min_isr: int) -> tuple[bytes, dict[int, tuple[Impact, Impact]]]:
-        cls = bytearray(n)
-        risky = {}
-        class_index, effective = rules.class_index, rules.effective_min_isr
-        for sid in mult:
-            leader, reps, isr = states[sid]
-            eff = effective(min_isr, n_rep[sid], capped)
-            cls[sid] = class_index(leader, reps, len(isr), eff, bool(offline[sid]))
-            # restart impact: an ISR member's restart keeps one fewer than the live ISR (restart_rule)
-            if offline[sid] or live_isr[sid] - 1 < eff:
-                kept = 0 if offline[sid] else live_isr[sid]
-                risky[sid] = (restart_impact(max(0, kept - 1), eff), restart_impact(kept, eff))
-        class_of[min_isr] = bytes(cls)
-        risky_of[min_isr] = risky
-        return class_of[min_isr], risky_of[min_isr]
-
-    min_isr_default = snapshot.broker_config("min.insync.replicas")
-    unclean_default = snapshot.broker_config("unclean.leader.election.enable")
-    topics: dict[str, TopicHealth] = {}
-    classes: dict[str, bytearray] = {}
-    totals = [0] * 6
-    urp_total = 0
-    nonpref_total = 0
-    # topics with the same states and min ISR (replica layouts repeat) share one computation
-    seen: dict[tuple[bytes, int], tuple[bytes, tuple[int, ...], int, int, int, int, int, list[tuple[int, int]]]] = {}
-    for name, c in cols.items():
-        t = snapshot.topics[name]
-        sts = c.states
-        min_isr, min_src = _min_isr(t.configs.get("min.insync.replicas", min_isr_default))
-        unclean, unclean_src = _unclean(t.configs.get("unclean.leader.election.enable", unclean_default))
-        key = (sts.tobytes(), min_isr)
-        agg = seen.get(key)
-        if agg is None:
-            if min_isr in class_of:
-                cls_table, risky = class_of[min_isr], risky_of[min_isr]
-            else:
-                cls_table, risky = tables(min_isr)
-            codes = bytes(map(cls_table.__getitem__, sts))
-            if sts:
-                rf = max(map(n_rep.__getitem__, sts))
-                min_rf = min(map(n_rep.__getitem__, sts))
-                smallest_isr = min(map(isr_if_led.__getitem__, sts))
-                t_urp = sum(map(urp.__getitem__, sts))
-                t_nonpref = sum(map(nonpref.__getitem__, sts))
-            else:
-                rf = min_rf = smallest_isr = t_urp = t_nonpref = 0
-            hits = [(sid, sts.count(sid)) for sid in risky.keys() & sts] if risky else []
-            agg = seen[key] = (
-                codes,
-                tuple(codes.count(k) for k in range(6)),
-                rf,
-                min_rf,
-                smallest_isr,
-                t_urp,
-                t_nonpref,
-                hits,
-            )
-        codes, counts, rf, min_rf, smallest_isr, t_urp, t_nonpref, hits = agg
-        for sid, k in hits:
-            _, reps, isr = states[sid]
-            in_isr, other = risky_of[min_isr][sid]
-            for b in reps:
-                if b not in serving:
-                    continue
-                impact = in_isr if b in isr else other
-                if impact:
-                    (restart_off if impact == Impact.OFFLINE else restart_under)[b] += k
-                    restart_topics.setdefault(b, set()).add(name)
-        cls = bytearray(codes)
-        for k in range(6):
-            totals[k] += counts[k]
-        urp_total += t_urp
-        nonpref_total += t_nonpref
-        worst = next((h for h in _ALL if counts[h]), Health.HEALTHY)
-        base = min(min_rf, min_isr)
-        loss = base - 1 if not unclean else min(base, smallest_isr) - 1
-        eff = rules.effective_min_isr(min_isr, min_rf, capped)
-        classes[name] = cls
-        topics[name] = TopicHealth(
-            name=name,
-            internal=is_internal(t),
-            partitions=len(sts),
-            worst=worst,
-            counts=counts,
-            rf=rf,
-            min_rf=min_rf,
-            min_isr=min_isr,
-            min_isr_source=min_src,
-            min_headroom=(smallest_isr - eff) if sts else 0,
-            smallest_isr=smallest_isr,
-            unclean=unclean,
-            unclean_source=unclean_src,
-            loss_tolerance=max(0, loss),
-            write_tolerance=max(0, min_rf - eff),
-            writes_blocked=rules.writes_blocked(min_isr, min_rf, capped) and bool(sts),
-            under_replicated_total=t_urp,
-            non_preferred_total=t_nonpref,
-            effective_min_isr=eff,
-        )
-    brokers: dict[int, BrokerHealth] = {}
-    for bid in sorted(live | absent):
-        info = listed.get(bid)
-        h_online = hosted[bid] - offline_hosted[bid]
-        o_online = out_of_isr[bid]
-        all_missing = h_online > 0 and o_online == h_online
-        under = restart_under[bid]
-        off = restart_off[bid]
-        brokers[bid] = BrokerHealth(
-            id=bid,
-            up=info is not None,
-            host=info.host if info else None,
-            port=info.port if info else None,
-            rack=info.rack if info else None,
-            controller=bid == snapshot.controller_id,
-            hosted=hosted[bid],
-            led=led[bid],
-            preferred=preferred[bid],
-            preferred_led=preferred_led[bid],
-            out_of_isr=o_online + offline_out[bid],
-            hosted_online=h_online,
-            out_of_isr_online=o_online,
-            missing_from_all_isrs=all_missing,
-            missing_from_most_isrs=not all_missing and h_online > 0 and o_online * 2 > h_online,
-            restart_safe=under == 0 and off == 0,
-            restart_under_min_isr=under,
-            restart_offline=off,
-            restart_topics=len(restart_topics.get(bid, ())),
-            refused=info is not None and bid in snapshot.refused,
-            unresponsive=bid in snapshot.unresponsive,
-        )
-
-    counts_c = ClusterCounts(
-        brokers_up=len(live - snapshot.refused),
-        brokers_total=len(live | absent),
-        brokers_absent=tuple(sorted(absent)),
-        brokers_refused=tuple(sorted(live & snapshot.refused)),
-        leader_refused=sum(led[b] for b in live & snapshot.refused),
-        controller_id=snapshot.controller_id,
-        topics=len(topics),
-        partitions=sum(totals),
-        offline=totals[0],
-        under_min_isr=totals[1],
-        at_min_isr=totals[2],
-        under_replicated=totals[3],
-        non_preferred_leader=totals[4],
-        healthy=totals[5],
-        under_replicated_total=urp_total,
-        non_preferred_total=nonpref_total,
-    )
-    return HealthReport(snapshot, topics, brokers, counts_c, live, classes, cols)
+    facts = passes.state_pass(snapshot, cols, table.states, live)
+    per_topic = passes.topic_pass(snapshot, cols, facts)
+    brokers = passes.broker_pass(snapshot, listed, facts, per_topic)
+    counts = passes.cluster_counts(snapshot, live, facts, per_topic)
+    return HealthReport(snapshot, per_topic.topics, brokers, counts, live, per_topic.classes, cols)

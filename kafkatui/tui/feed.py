@@ -15,18 +15,22 @@ from kafkatui.history.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.changes import Change, ChangeKind, diff
-from kafkatui.model.findings import Finding, findings
-from kafkatui.model.flapping import unexplained_counts
-from kafkatui.model.health import HealthReport, assess
+from kafkatui.model.evaluation import Assessment, evaluate
+from kafkatui.model.findings import Finding
+from kafkatui.model.flapping import WINDOW_S, unexplained_counts
+from kafkatui.model.health import HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
 
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
-SHRINK_WINDOW_S = 3600.0
+SHRINK_WINDOW_S = WINDOW_S
 
 
 @dataclass(frozen=True, slots=True)
 class ViewState:
-    """What the screens show: the latest good snapshot and its verdict, plus how fresh it is."""
+    """What the screens show: the latest good snapshot and its verdict, plus how fresh it is.
+
+    `assessment` is the one evaluation of the snapshot (`kafkatui.model.evaluation`); `snapshot`,
+    `report`, `findings` and `shrink_counts` are its parts, as the screens read them."""
 
     snapshot: ClusterSnapshot | None = None
     report: HealthReport | None = None
@@ -37,28 +41,23 @@ class ViewState:
     retry_in: float = 0.0  # seconds until the next attempt when failing
     generation: int = 0
     shrink_counts: dict[int, int] = field(default_factory=dict)
+    assessment: Assessment | None = None
 
     @classmethod
     def empty(cls) -> ViewState:
         """Before the first refresh: no data, no error."""
         return cls()
 
-    def succeeded(
-        self,
-        snapshot: ClusterSnapshot,
-        report: HealthReport,
-        found: tuple[Finding, ...],
-        changes: tuple[Change, ...],
-        shrink_counts: dict[int, int],
-    ) -> ViewState:
-        """The state after a refresh that read the cluster."""
+    def succeeded(self, assessment: Assessment, changes: tuple[Change, ...]) -> ViewState:
+        """The state after a refresh that read the cluster (and evaluated what it read)."""
         return ViewState(
-            snapshot=snapshot,
-            report=report,
-            findings=found,
+            snapshot=assessment.snapshot,
+            report=assessment.report,
+            findings=assessment.findings,
             changes=changes,
             generation=self.generation + 1,
-            shrink_counts=shrink_counts,
+            shrink_counts=dict(assessment.shrink_counts),
+            assessment=assessment,
         )
 
     def failed(self, error: str, retry_in: float) -> ViewState:
@@ -128,10 +127,10 @@ class Feed:
             self._since = None
         self._record(snapshot, None)
         changes = diff(prev.snapshot, snapshot)
-        report = assess(snapshot)
-        counts = self._count_shrinks(changes, snapshot, report)
-        found = findings(report, snapshot, bootstrap=self.bootstrap, shrink_counts=counts or None)
-        self.state = prev.succeeded(snapshot, report, tuple(found), tuple(changes), counts)
+        assessed = evaluate(
+            snapshot, lambda report: self._count_shrinks(changes, snapshot, report), bootstrap=self.bootstrap
+        )
+        self.state = prev.succeeded(assessed, tuple(changes))
         return self.state
 
     def _record(self, snapshot: ClusterSnapshot | None, failure: str | None) -> None:

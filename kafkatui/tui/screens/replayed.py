@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from kafkatui.history.replay_data import MINUTES, ReplayData
 from kafkatui.history.replay_schema import NOT_RECORDED
-from kafkatui.model.findings import findings
+from kafkatui.model.evaluation import Assessment, evaluate
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.present import HEALTH_STYLE, ids
@@ -32,8 +32,6 @@ from kafkatui.tui.screens.partition import PartitionScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.widgets.findings import FindingList
 from kafkatui.tui.widgets.summary import SummaryBar
-
-REPLAY_BOOTSTRAP = "BOOTSTRAP:9092"  # the replay does not know the cluster's address: commands show a placeholder
 
 
 def hhmm(minute: int) -> str:
@@ -60,7 +58,8 @@ def duration(seconds: float) -> str:
 
 @dataclass
 class ReplayMoment:
-    """The replayed cluster at one minute, as the live screens want it (findings built on demand)."""
+    """The replayed cluster at one minute, as the live screens want it (its evaluation, with the
+    findings, built on demand: scrubbing the timeline needs only the report)."""
 
     data: ReplayData
     minute: int
@@ -74,10 +73,17 @@ class ReplayMoment:
         return cls(data, minute, snapshot, report)
 
     @property
+    def assessment(self) -> Assessment:
+        """The one evaluation of the minute (`kafkatui.model.evaluation`): the ISR shrinks of the hour
+        before it (within the day) as history, the commands addressed to the snapshot's placeholder
+        bootstrap."""
+        return self.state.assessment  # type: ignore[return-value]  # always set by `state`
+
+    @property
     def state(self) -> ViewState:
         if self._state is None:
-            found = findings(self.report, self.snapshot, bootstrap=REPLAY_BOOTSTRAP)
-            self._state = ViewState.empty().succeeded(self.snapshot, self.report, tuple(found), (), {})
+            shrinks = self.data.shrink_counts(self.minute)
+            self._state = ViewState.empty().succeeded(evaluate(self.snapshot, shrinks, report=self.report), ())
         return self._state
 
 
