@@ -109,6 +109,7 @@ class ColumnSet(Generic[R]):
         """Columns by key, rebuilt (and checked) when `columns` is replaced (a test adds one)."""
         if self._built_for is not self.columns:
             self._by_key, self._fields = _index(self.columns, self.json_order)
+            self._plan = _plan(self._fields)
             self._built_for = self.columns
         return self._by_key
 
@@ -146,11 +147,11 @@ class ColumnSet(Generic[R]):
         """`row` as `check --json` writes it."""
         self._index()
         out: dict[str, Any] = {}
-        for f, outer, inner in self._fields:
-            if inner:
-                out.setdefault(outer, {})[inner] = f.value(row, context)
+        for outer, value, nested in self._plan:
+            if nested:
+                out[outer] = {inner: f(row, context) for inner, f in nested}
             else:
-                out[outer] = f.value(row, context)
+                out[outer] = value(row, context)
         return out
 
     def text_table(self, title: str, rows: Iterable[R], context: Context = NO_CONTEXT) -> Table:
@@ -207,3 +208,21 @@ def _index(
         outer, _, inner = f.name.partition(".")
         fields.append((f, outer, inner))
     return by_key, fields
+
+
+def _plan(
+    fields: list[tuple[Json[R], str, str]],
+) -> list[tuple[str, Callable[[R, Context], object], list[tuple[str, Callable[[R, Context], object]]]]]:
+    """The JSON object's keys in order, each with its value, or (for a nested object, placed where its
+    first key is) its keys and values: `record` walks this list once per row."""
+    plan: list[tuple[str, Callable[[R, Context], object], list[tuple[str, Callable[[R, Context], object]]]]] = []
+    groups: dict[str, list[tuple[str, Callable[[R, Context], object]]]] = {}
+    for f, outer, inner in fields:
+        if not inner:
+            plan.append((outer, f.value, []))
+        elif outer in groups:
+            groups[outer].append((inner, f.value))
+        else:
+            groups[outer] = [(inner, f.value)]
+            plan.append((outer, f.value, groups[outer]))
+    return plan
