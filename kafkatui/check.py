@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kafkatui.argparsing import Parser
+from kafkatui.columns import BROKERS, TOPICS, Context
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.mode import snapshot_mode
@@ -24,7 +25,6 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.unfenced import per_topic
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.textfilter import FilterTooSlow, select
-from kafkatui.tolerance import tolerance_cell, writes_now
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 # it uses them, and imports the findings and their catalog on a thread while the cluster answers.
 
 SCHEMA = "kafkatui.check/1"
-_NAMES = tuple(h.name.lower() for h in Health)  # by Health value: the JSON's class names
 TOPIC_FILTER_BUDGET_S = 2.0
 BRIEF_FINDINGS = 5  # findings `--brief` lists (the rest are counted)
 PIPE_WIDTH = 1000  # off a terminal: tables at their natural width, never cut at 80 columns
@@ -114,7 +113,7 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
     """The documented, stable JSON document of `kafkatui check --json`."""
     c = report.counts
     level, code = verdict(found)
-    down = per_topic(snapshot) if c.leader_refused else {}
+    context = Context(leader_down=per_topic(snapshot) if c.leader_refused else {})
     return {
         "schema": SCHEMA,
         "cluster": {
@@ -144,47 +143,8 @@ def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding
             "non_preferred_leader": c.non_preferred_total,
             "leader_down_not_moved": c.leader_refused,
         },
-        "brokers": [
-            {
-                "id": b.id,
-                "up": b.up,
-                "refuses_connections": b.refused,
-                "host": b.host,
-                "port": b.port,
-                "rack": b.rack,
-                "controller": b.controller,
-                "leaders": b.led,
-                "replicas": b.hosted,
-                "out_of_isr": b.out_of_isr,
-                "missing_from_all_isrs": b.missing_from_all_isrs,
-                "missing_from_most_isrs": b.missing_from_most_isrs,
-                "restart_safe": b.restart_safe,
-                "restart_under_min_isr": b.restart_under_min_isr,
-                "restart_offline": b.restart_offline,
-            }
-            for b in sorted(report.brokers.values(), key=lambda b: b.id)
-        ],
-        "topics": [
-            {
-                "name": t.name,
-                "internal": t.internal,
-                "worst": _NAMES[t.worst],
-                "partitions": t.partitions,
-                "counts": dict(zip(_NAMES, t.counts, strict=True)),
-                "replication_factor": t.rf,
-                "min_isr": t.min_isr,
-                "min_isr_source": t.min_isr_source,
-                "effective_min_isr": t.effective_min_isr,
-                "min_headroom": t.min_headroom,
-                "unclean_leader_election": t.unclean,
-                "tolerates_failures_without_data_loss": t.loss_tolerance,
-                "tolerates_failures_with_writes": t.write_tolerance,
-                "writes_blocked": t.writes_blocked,
-                "tolerates_now_with_writes": writes_now(t),
-                "leader_down_not_moved": down.get(t.name, 0),
-            }
-            for t in report.topics_worst_first()
-        ],
+        "brokers": [BROKERS.record(b, context) for b in sorted(report.brokers.values(), key=lambda b: b.id)],
+        "topics": [TOPICS.record(t, context) for t in report.topics_worst_first()],
         "findings": [f.to_dict() for f in found],
         "what_if": None
         if wi is None
@@ -217,19 +177,9 @@ def render(
     show_all: bool = False,
 ) -> None:
     """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    from kafkatui.present import (
-        SEVERITY_STYLE,
-        broker_state,
-        brokers_down_phrase,
-        min_isr_cell,
-        restart_now,
-        short_status,
-        source_word,
-    )
+    from kafkatui.present import SEVERITY_STYLE, brokers_down_phrase
 
     c = report.counts
     mode = snapshot_mode(snapshot)
@@ -255,47 +205,11 @@ def render(
         line.append(f"  leader down, not yet moved (writes fail) {c.leader_refused}", style="bold red")
     out.print(line)
 
-    brokers = Table(title="Brokers", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    brokers.add_column("id", justify="right")
-    brokers.add_column("state", no_wrap=True)
-    brokers.add_column("rack")
-    brokers.add_column("leads", justify="right")
-    brokers.add_column("hosts", justify="right")
-    brokers.add_column("out of ISR", justify="right")
-    brokers.add_column("restart now")
-    for b in sorted(report.brokers.values(), key=lambda b: b.id):
-        state = broker_state(b, down_word="ABSENT", mode=mode)
-        restart = restart_now(b, compact=True)
-        brokers.add_row(str(b.id), state, b.rack or "-", str(b.led), str(b.hosted), str(b.out_of_isr), restart)
-    out.print(brokers)
-
-    topics = Table(title="Topics, worst first", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    topics.add_column("status", no_wrap=True)
-    topics.add_column("topic", no_wrap=True, overflow="ellipsis", max_width=40)
-    for col in ("parts", "offl", "<min", "=min", "URP", "RF"):
-        topics.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-    topics.add_column("minISR", no_wrap=True)
-    topics.add_column("headroom", justify="right")
-    topics.add_column("tolerates", no_wrap=True)
-    hidden = 0
-    for t in report.topics_worst_first():
-        if t.worst == Health.HEALTHY and not show_all:
-            hidden += 1
-            continue
-        topics.add_row(
-            short_status(t.worst),
-            t.name,
-            str(t.partitions),
-            str(t.count(Health.OFFLINE)),
-            str(t.count(Health.UNDER_MIN_ISR)),
-            str(t.count(Health.AT_MIN_ISR)),
-            str(t.under_replicated_total),
-            str(t.rf),
-            min_isr_cell(t, source_word(t.min_isr_source)),
-            f"{t.min_headroom:+d}",
-            tolerance_cell(t),
-        )
-    out.print(topics)
+    context = Context(mode=mode)
+    out.print(BROKERS.text_table("Brokers", sorted(report.brokers.values(), key=lambda b: b.id), context))
+    shown = [t for t in report.topics_worst_first() if show_all or t.worst != Health.HEALTHY]
+    hidden = len(report.topics) - len(shown)
+    out.print(TOPICS.text_table("Topics, worst first", shown, context))
     legend = (
         "offl offline, <min under minISR, =min at minISR, URP under-replicated; headroom: in-sync replicas "
         "above the effective minISR (worst partition; 3.7+ brokers cap minISR at RF: shown as config→effective); "

@@ -1,9 +1,9 @@
 """The dashboard's table cells and key tables, as rich renderables (no Textual).
 
-Screens share these instead of importing each other: the broker table (overview, replay), the partition
-cells (topic, replay), the key tables (help, replay help), a headless tool's output in the guided
-previews (elections, RF change). Words and symbols come from `kafkatui.present`,
-which `check` uses too.
+Screens share these instead of importing each other: the partition cells (topic, replay), the key tables
+(help, replay help), a headless tool's output in the guided previews (elections, RF change). Words and
+symbols come from `kafkatui.present`, which `check` uses too; the broker and topic tables are defined
+once for the dashboard and `check` in `kafkatui.columns`.
 """
 
 from __future__ import annotations
@@ -11,55 +11,10 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from kafkatui.model.health import BrokerHealth, Health, OutOfSyncReplica, PartitionHealth
-from kafkatui.model.mode import Mode
-from kafkatui.present import broker_state, human_bytes, ids, restart_now, short_status
-from kafkatui.tui.widgets.columns import Column
+from kafkatui.model.health import Health, OutOfSyncReplica, PartitionHealth
+from kafkatui.present import human_bytes, ids, short_status
 
 GAUGE_CELLS = 6
-
-BROKER_COLUMNS = [
-    Column("id", "broker", 6, "right"),
-    Column("state", "state", 18, min_width=10),
-    Column("rack", "rack", 10, min_width=4),
-    Column("led", "leads", 5, "right"),
-    Column("hosted", "hosts", 5, "right"),
-    Column("out", "out ISR", 7, "right"),
-    Column("restart", "restart now", 22, min_width=8),
-]
-
-
-def broker_cell(b: BrokerHealth, key: str, mode: Mode | None = None) -> str | Text:
-    """A cell of the broker table (overview, replay): state and restart safety in words and symbols
-    (`mode`: the cluster's, for the words of a dead broker still listed)."""
-    if key == "id":
-        return str(b.id)
-    if key == "state":
-        return broker_state(b, mode=mode)
-    if key == "rack":
-        return b.rack or "-"
-    if key == "led":
-        return str(b.led)
-    if key == "hosted":
-        return str(b.hosted)
-    if key == "out":
-        return Text(str(b.out_of_isr), style="red" if b.out_of_isr else "")
-    if key == "restart":
-        return restart_now(b)
-    return ""
-
-
-def broker_sort(b: BrokerHealth, key: str) -> object:
-    """What the broker table sorts a column by."""
-    return {
-        "id": b.id,
-        "state": (b.serving, not b.missing_from_all_isrs),
-        "rack": b.rack or "",
-        "led": b.led,
-        "hosted": b.hosted,
-        "out": b.out_of_isr,
-        "restart": (b.restart_safe, -b.restart_under_min_isr),
-    }.get(key, b.id)
 
 
 def replicas_text(ph: PartitionHealth, live: frozenset[int] | None = None) -> Text:

@@ -78,12 +78,12 @@ class Observer:
                 self.compare(every[0], every[1], "every topic")
 
     def compare(self, report: Any, quorum: Any, topics: str) -> None:
-        from kafkatui.tui.format import broker_cell
+        from kafkatui.columns import BROKERS
 
         for b in report.brokers.values():
             if not b.serving:
                 continue
-            cell = str(broker_cell(b, "restart"))  # the cell's text, as the broker table shows it
+            cell = str(BROKERS.cell(b, "restart"))  # the cell's text, as the broker table shows it
             dashboard = cell == "✔ safe"
             verdict = gate(report, b.id, 0, quorum)
             if topics == "rolled topics":
@@ -122,12 +122,12 @@ def test_a_gated_roll_loses_no_write_and_matches_the_dashboard(roll_lab: LabClus
 
     def on_safe(broker: int) -> None:
         """The gate let `broker` go: the dashboard, read now, says so too."""
-        from kafkatui.tui.format import broker_cell
+        from kafkatui.columns import BROKERS
         from tests.lab.support import snapshot
 
         report, _, _ = judge(None, snapshot(lab), argparse.Namespace(topic=EXCEPT_UNSAFE), None)
 
-        at_gate.append(str(broker_cell(report.brokers[broker], "restart")))
+        at_gate.append(str(BROKERS.cell(report.brokers[broker], "restart")))
 
     with collector_off():  # the observer's clients too (librdkafka's threads: roll.collector_off)
         observer.thread.start()

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from kafkatui.columns import BROKERS as BROKER_TABLE
 from kafkatui.model.health import HealthReport, assess
 from kafkatui.model.restart_gate import gate, zookeeper_quorum
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.model.whatif import restart_safety
-from kafkatui.tui.format import broker_cell
 from tests.model.builders import snap, topic
 
 BROKERS = (1, 2, 3, 4)
@@ -71,7 +71,7 @@ def roll(topics: tuple[str, ...]) -> Iterator[tuple[str, ClusterSnapshot]]:
 
 def answers(s: ClusterSnapshot, report: HealthReport, b: int) -> tuple[bool, bool, bool]:
     """(dashboard cell, restart advice, gate) for broker `b`: is its restart safe now?"""
-    cell = str(broker_cell(report.brokers[b], "restart"))
+    cell = str(BROKER_TABLE.cell(report.brokers[b], "restart"))
     return cell == "✔ safe", restart_safety(s, b).safe, gate(report, b, 0, zookeeper_quorum(report)).safe
 
 

@@ -8,75 +8,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 
+from kafkatui.columns import BROKERS, TOPICS, Context
 from kafkatui.model.changes import Change, summarize
-from kafkatui.model.health import Health, TopicHealth
 from kafkatui.model.mode import snapshot_mode
-from kafkatui.present import HEALTH_STYLE, problems_sentence, short_status, source_word
-from kafkatui.tolerance import tolerance_cell, writes_now
+from kafkatui.present import problems_sentence
 from kafkatui.tui.feed import ViewState
-from kafkatui.tui.format import BROKER_COLUMNS, broker_cell, broker_sort
 from kafkatui.tui.messages import OpenBroker, OpenTopic, StartAlter
 from kafkatui.tui.screens.base import DashScreen
+from kafkatui.tui.widgets.columns import table_columns
 from kafkatui.tui.widgets.events import EventLog
-from kafkatui.tui.widgets.vtable import Column, VirtualTable
-
-TOPIC_COLUMNS = [
-    Column("status", "status", 9),
-    Column("topic", "topic", 32, min_width=18),
-    Column("partitions", "parts", 5, "right"),
-    Column("offline", "offl", 4, "right"),
-    Column("under", "<min", 4, "right"),
-    Column("at", "=min", 4, "right"),
-    Column("urp", "URP", 4, "right"),
-    Column("rf", "RF", 2, "right"),
-    Column("minisr", "minISR", 10, min_width=8),
-    Column("headroom", "headroom", 8, "right"),
-    Column("survives", "tolerates", 24, min_width=1),
-]
-
-
-def topic_cell(t: TopicHealth, key: str) -> str | Text:
-    if key == "status":
-        return short_status(t.worst)
-    if key == "topic":
-        return Text(t.name, style="dim" if t.internal else "")
-    if key == "partitions":
-        return str(t.partitions)
-    counts = {"offline": Health.OFFLINE, "under": Health.UNDER_MIN_ISR, "at": Health.AT_MIN_ISR}
-    if key in counts:
-        n = t.count(counts[key])
-        return Text(str(n), style=HEALTH_STYLE[counts[key]] if n else "dim")
-    if key == "urp":
-        return Text(str(t.under_replicated_total), style="yellow" if t.under_replicated_total else "dim")
-    if key == "rf":
-        return str(t.rf)
-    if key == "minisr":
-        return f"{t.min_isr} {source_word(t.min_isr_source)}"
-    if key == "headroom":
-        return Text(
-            f"{t.min_headroom:+d}",
-            style="red" if t.min_headroom < 0 else ("yellow" if t.min_headroom == 0 else "green"),
-        )
-    if key == "survives":
-        return tolerance_cell(t)
-    return ""
-
-
-def topic_sort(t: TopicHealth, key: str) -> object:
-    values: dict[str, object] = {
-        "status": (t.worst, -t.affected, t.name),
-        "topic": t.name,
-        "partitions": t.partitions,
-        "offline": t.count(Health.OFFLINE),
-        "under": t.count(Health.UNDER_MIN_ISR),
-        "at": t.count(Health.AT_MIN_ISR),
-        "urp": t.under_replicated_total,
-        "rf": t.rf,
-        "minisr": t.min_isr,
-        "headroom": t.min_headroom,
-        "survives": (t.write_tolerance, writes_now(t) if writes_now(t) is not None else -1),
-    }
-    return values.get(key, t.name)
+from kafkatui.tui.widgets.vtable import VirtualTable
 
 
 class OverviewScreen(DashScreen):
@@ -97,8 +38,8 @@ class OverviewScreen(DashScreen):
     """
 
     def body(self) -> ComposeResult:
-        yield VirtualTable[int](BROKER_COLUMNS, id="brokers")
-        yield VirtualTable[str](TOPIC_COLUMNS, id="topics")
+        yield VirtualTable[int](table_columns(BROKERS), id="brokers")
+        yield VirtualTable[str](table_columns(TOPICS), id="topics")
         yield EventLog(id="events")
 
     def on_mount(self) -> None:
@@ -136,14 +77,12 @@ class OverviewScreen(DashScreen):
         topics: VirtualTable[str] = self.query_one("#topics", VirtualTable)
         bh = report.brokers
         th = report.topics
-        mode = snapshot_mode(state.snapshot) if state.snapshot is not None else None
-        brokers.load(
-            sorted(bh), lambda k, c: broker_cell(bh[k], c, mode), lambda k, c: broker_sort(bh[k], c), lambda k: str(k)
-        )
+        context = Context(mode=snapshot_mode(state.snapshot) if state.snapshot is not None else None)
+        brokers.load(sorted(bh), lambda k, c: BROKERS.cell(bh[k], c, context), lambda k, c: BROKERS.sort(bh[k], c), str)
         ordered = [t.name for t in report.topics_worst_first()]
         # a cursor the user has not moved stays on the worst topic: a reordering must not scroll it away
         at_top = topics.cursor_row == 0
-        topics.load(ordered, lambda k, c: topic_cell(th[k], c), lambda k, c: topic_sort(th[k], c), lambda k: k)
+        topics.load(ordered, lambda k, c: TOPICS.cell(th[k], c), lambda k, c: TOPICS.sort(th[k], c), lambda k: k)
         if at_top:
             topics.cursor_to_top()
         self._layout()

@@ -24,11 +24,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
+from kafkatui.columns import BROKERS
 from kafkatui.history.replay_data import MINUTES, ReplayData, ReplayDataError
 from kafkatui.history.replay_files import read_summary
 from kafkatui.model.health import Health, PartitionHealth
 from kafkatui.tui.feed import ViewState
-from kafkatui.tui.format import BROKER_COLUMNS, broker_cell, broker_sort, keys_table, partition_cell
+from kafkatui.tui.format import keys_table, partition_cell
 from kafkatui.tui.screens.help import LEGEND, HelpScreen
 from kafkatui.tui.screens.replayed import (
     Replayed,
@@ -38,6 +39,7 @@ from kafkatui.tui.screens.replayed import (
     hhmm,
     replay_markup,
 )
+from kafkatui.tui.widgets.columns import table_columns
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
@@ -154,7 +156,7 @@ class ReplayScreen(Replayed):
         yield Static(id="partitions-caption", classes="caption")
         yield VirtualTable[PartitionKey](PARTITION_COLUMNS, id="partitions")
         yield Static(id="brokers-caption", classes="caption")
-        yield VirtualTable[int](BROKER_COLUMNS, id="brokers")
+        yield VirtualTable[int](table_columns(BROKERS), id="brokers")
 
     def on_mount(self) -> None:  # DashScreen.on_mount runs next (Textual calls each class's handler)
         n = len(self._incidents)
@@ -289,7 +291,7 @@ class ReplayScreen(Replayed):
         )
         bh = report.brokers
         brokers: VirtualTable[int] = self.query_one("#brokers", VirtualTable)
-        brokers.load(sorted(bh), lambda k, c: broker_cell(bh[k], c), lambda k, c: broker_sort(bh[k], c), str)
+        brokers.load(sorted(bh), lambda k, c: BROKERS.cell(bh[k], c), lambda k, c: BROKERS.sort(bh[k], c), str)
         brokers.styles.height = len(bh) + 1
         self.query_one("#brokers-caption", Static).update(
             f"brokers at {hhmm(m.minute)} · Enter opens one" + day_shrinks(self.data)

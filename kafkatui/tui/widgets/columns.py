@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from kafkatui.columns import ColumnSet
 
 CellValue = str | Text
 GAP = 1  # blank cells in front of every column
@@ -42,6 +45,11 @@ class Column:
             raise ValueError(f"column {self.key!r}: width must be at least 1")
         if self.min_width is not None and not 1 <= self.min_width <= self.width:
             raise ValueError(f"column {self.key!r}: min_width must be between 1 and width")
+
+
+def table_columns(table: ColumnSet[Any]) -> list[Column]:
+    """The virtual table's columns of a table defined in `kafkatui.columns` (with `check`'s and the JSON's)."""
+    return [Column(c.key, c.label, c.width, c.justify, min_width=c.min_width, short=c.short) for c in table.columns]
 
 
 def layout_widths(columns: Sequence[Column], width: int) -> list[int]:
