@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))  # replay_day: the bench day
 
-from kafkatui.history.recorder import Recorder  # noqa: E402
+from kafkatui.history.record.recorder import Recorder  # noqa: E402
 from kafkatui.model.snapshot import ClusterSnapshot  # noqa: E402
 from kafkatui.tui.app import KafkaTuiApp  # noqa: E402
 from kafkatui.tui.feed import Feed  # noqa: E402

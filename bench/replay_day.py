@@ -9,7 +9,7 @@ Then, in one run: the replay job in local mode (wall time including Spark start-
 process so the JVM starts from cold), the DuckDB anchor (`replay_duckdb.py`, the tool a user with one
 machine would pick: the same outputs, checked against the job's, wall time and ratio; needs the
 ``bench`` extra) and a single-process plain-Python baseline that reads the same
-files with `kafkatui.history.recorder.read_events` and computes the same aggregation (class
+files with `kafkatui.history.record.recorder.read_events` and computes the same aggregation (class
 intervals, per-minute timeline, incidents with first broker out, broker shrinks/expands, top
 partitions). Prints events/s of both, the ratio, and whether their results agree.
 """
@@ -167,7 +167,7 @@ def _classify(leader: int, isr: list[int], replicas: list[int], min_isr: int, of
 
 def baseline(history: Path) -> dict[str, Any]:
     """The same aggregation in one Python process (no carry-in, no gaps: the bench day has neither)."""
-    from kafkatui.history.recorder import read_events
+    from kafkatui.history.record.recorder import read_events
 
     d1 = D0 + 86_400_000
     cur: dict[tuple[str, int], tuple[str, int, list[int]]] = {}  # class, since, isr
@@ -276,7 +276,7 @@ def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) ->
         return {}
     from replay_duckdb import anchor, job_view
 
-    from kafkatui.history.replay_files import FrameStats, frame_files, frame_lines
+    from kafkatui.history.view.files import FrameStats, frame_files, frame_lines
 
     t = time.perf_counter()
     got = anchor(history, DAY, D0, out)
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         [
             sys.executable,
             "-m",
-            "kafkatui.history.replay_job",
+            "kafkatui.history.replay.job",
             "--day",
             DAY,
             "--history",
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr)
         raise SystemExit(f"replay job failed ({proc.returncode})")
-    from kafkatui.history.replay_schema import SUMMARY_FILE
+    from kafkatui.history.replay.schema import SUMMARY_FILE
 
     summary = json.loads((out / SUMMARY_FILE).read_text())
     duck = _duckdb(history, root / "duckdb-out", summary, out)
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         and {b["broker"]: b["shrinks"] for b in summary["brokers"]} == {int(k): v for k, v in base["shrinks"].items()}
         and [[p["topic"], p["partition"], p["under_min_isr_s"]] for p in summary["top_partitions"]] == base["top"]
     )
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
 
     t = time.perf_counter()
     loaded = ReplayData.load(out)  # what `kafkatui --replay OUT` reads before the screen opens

@@ -47,8 +47,8 @@ asyncio.run(run())
 
 LATE = r"""
 import sys, time
-from kafkatui.history.replay_data import ReplayData
-from kafkatui.history.replay_files import read_summary
+from kafkatui.history.view.data import ReplayData
+from kafkatui.history.view.files import read_summary
 s = read_summary(__import__("pathlib").Path(sys.argv[1]))
 first = s.incidents[0].start_ms if s.incidents else s.day_start_ms
 hour = (first - s.day_start_ms) // 3_600_000

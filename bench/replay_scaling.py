@@ -33,7 +33,7 @@ def run(master: str, history: Path, out: Path, env: dict[str, str]) -> tuple[flo
         [
             sys.executable,
             "-m",
-            "kafkatui.history.replay_job",
+            "kafkatui.history.replay.job",
             "--master",
             master,
             "--day",

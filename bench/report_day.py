@@ -41,7 +41,7 @@ def _ensure_out(root: Path) -> Path:
         here = Path(__file__).resolve().parent.parent
         env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
         t = time.perf_counter()
-        cmd = [sys.executable, "-m", "kafkatui.history.replay_job", "--day", DAY, "--history", str(history)]
+        cmd = [sys.executable, "-m", "kafkatui.history.replay.job", "--day", DAY, "--history", str(history)]
         subprocess.run([*cmd, "--out", str(out)], env=env, check=True, capture_output=True)
         print(f"replayed the bench day in {time.perf_counter() - t:.1f} s")
     return out
@@ -107,7 +107,7 @@ def _chromium_png(html: Path) -> float | None:
 
 
 def main() -> dict[str, float]:
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
     from kafkatui.report import facts
     from kafkatui.report.write import write_report
 

@@ -147,7 +147,7 @@ def judge(
     source: KafkaClusterSource | None, snapshot: ClusterSnapshot, ns: argparse.Namespace, broker: int | None
 ) -> tuple[HealthReport, Quorum | None, int | None]:
     """The report of `snapshot` (after --topic), the controller side, and the quorum leader's id (KRaft)."""
-    from kafkatui.check import filter_topics
+    from kafkatui.check_cmd import filter_topics
     from kafkatui.model.health import assess
     from kafkatui.model.restart_gate import Quorum, is_kraft, kraft_quorum, zookeeper_quorum
 
@@ -403,7 +403,7 @@ def run_plan(ns: argparse.Namespace, out: TextIO | None = None) -> int:
 
     out = out or sys.stdout
     if ns.demo is not None:
-        from kafkatui.check import demo_snapshot
+        from kafkatui.check_cmd import demo_snapshot
 
         snap = demo_snapshot(ns.demo, ns.at or "6m", 10.0 if ns.timeout is None else ns.timeout)
         report, quorum, leader = judge(None, snap, ns, None)
@@ -479,7 +479,7 @@ def run_rolling(ns: argparse.Namespace) -> int:
     try:
         _validate(ns)
         if ns.topic:
-            from kafkatui.check import filter_topics
+            from kafkatui.check_cmd import filter_topics
             from kafkatui.model.snapshot import ClusterSnapshot
 
             filter_topics(ClusterSnapshot(None, -1, (), {}), ns.topic)

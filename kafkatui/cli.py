@@ -28,7 +28,7 @@ SUBCOMMANDS = {
 
 def _top_parser() -> argparse.ArgumentParser:
     from kafkatui.options import add_connection_arguments
-    from kafkatui.tui.run import add_tui_arguments
+    from kafkatui.tui.cmd import add_tui_arguments
 
     p = Parser(
         prog="kafkatui",
@@ -79,23 +79,23 @@ def _main(argv: list[str] | None) -> int:
     # kafka-python logs every refused connection at ERROR; kafkatui reports problems itself, once
     logging.getLogger("kafka").setLevel(logging.CRITICAL)
     if args and args[0] == "alter":
-        from kafkatui.alter.cli import main_alter
+        from kafkatui.alter.cmd import main_alter
 
         return main_alter(args[1:])
     if args and args[0] == "elect":
-        from kafkatui.alter.elect_cli import main_elect
+        from kafkatui.alter.elect_cmd import main_elect
 
         return main_elect(args[1:])
     if args and args[0] == "reassign":
-        from kafkatui.alter.reassign_cli import main_reassign
+        from kafkatui.alter.reassign_cmd import main_reassign
 
         return main_reassign(args[1:])
     if args and args[0] == "record":
-        from kafkatui.history.record_cmd import main_record
+        from kafkatui.history.record.cmd import main_record
 
         return main_record(args[1:])
     if args and args[0] == "replay":
-        from kafkatui.history.replay_cmd import main_replay
+        from kafkatui.history.replay.cmd import main_replay
 
         return main_replay(args[1:])
     if args and args[0] == "report":
@@ -103,15 +103,15 @@ def _main(argv: list[str] | None) -> int:
 
         return main_report(args[1:])
     if args and args[0] == "check":
-        from kafkatui.check import main_check
+        from kafkatui.check_cmd import main_check
 
         return main_check(args[1:])
     if args and args[0] == "sim":
-        from kafkatui.sim.console import main_sim
+        from kafkatui.sim.cmd import main_sim
 
         return main_sim(args[1:])
     if args and args[0] == "lab":
-        from kafkatui.lab.console import main_lab
+        from kafkatui.lab.cmd import main_lab
 
         return main_lab(args[1:])
     parser = _top_parser()
@@ -119,7 +119,7 @@ def _main(argv: list[str] | None) -> int:
     if ns.demo is None and ns.bootstrap is None and ns.profile is None and ns.replay is None:
         parser.print_help()
         return 0
-    from kafkatui.tui.run import run_tui
+    from kafkatui.tui.cmd import run_tui
 
     return run_tui(ns)
 

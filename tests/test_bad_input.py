@@ -485,7 +485,7 @@ def _history_case(name: str, home: Home) -> tuple[str, dict[str, int]]:
     ],
 )
 def test_damaged_history_is_read_around_and_counted(name: str, home: Home) -> None:
-    from kafkatui.history.recorder import read_day
+    from kafkatui.history.record.recorder import read_day
 
     day, expected = _history_case(name, home)
     before = home.hashes()
@@ -500,7 +500,7 @@ def test_damaged_history_is_read_around_and_counted(name: str, home: Home) -> No
 
 
 def test_a_bad_day_name_is_one_clear_error(home: Home) -> None:
-    from kafkatui.history.recorder import read_day
+    from kafkatui.history.record.recorder import read_day
 
     with pytest.raises(ValueError) as info:
         read_day(home.history, "yesterday")

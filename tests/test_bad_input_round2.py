@@ -77,7 +77,7 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
             with contextlib.suppress(OSError), open(target / "filler", "wb") as f:
                 f.write(b"x" * (1 << 20))
         else:
-            from kafkatui.history import schema
+            from kafkatui.history.record import schema
 
             now = time.time()
             for ts in (now, now + 3600):
@@ -104,7 +104,7 @@ def _dashboard(bootstrap: str, history_dir: Path) -> tuple[int, list[str], str]:
     then q. Returns the exit code, the notifications shown and what went to stderr."""
     import io
 
-    from kafkatui.tui import run as tui_run
+    from kafkatui.tui import cmd as tui_run
     from kafkatui.tui.app import KafkaTuiApp
 
     shown: list[str] = []

@@ -73,7 +73,7 @@ def test_the_topics_json_keeps_schema_1s_order() -> None:
 def test_the_columns_import_neither_rich_nor_textual() -> None:
     """`check --json` imports them, and no rich (issue 17's start-up budget); nor may they import the TUI."""
     code = (
-        "import sys, kafkatui.columns, kafkatui.check; "
+        "import sys, kafkatui.columns, kafkatui.check_cmd; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'rich', 'textual'}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

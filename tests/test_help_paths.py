@@ -22,7 +22,7 @@ def help_of(*args: str, env_state: Path | None) -> str:
 
 
 def test_help_names_the_history_directory_under_xdg_state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kafkatui.history.record_cmd import default_history_dir
+    from kafkatui.history.record.cmd import default_history_dir
 
     state = tmp_path / "state"
     out = help_of(env_state=state)

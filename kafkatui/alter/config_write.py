@@ -1,6 +1,6 @@
 """Apply a config `ChangePlan` the write-ahead way: re-read, compare, intent, send, verify, outcome.
 
-Shared by ``kafkatui alter`` and the dashboard (`kafkatui.tui.alter_jobs`): the cluster is read again
+Shared by ``kafkatui alter`` and the dashboard (`kafkatui.tui.write.alter_jobs`): the cluster is read again
 just before sending; when what the user saw (`seen`) differs, nothing is sent (`ChangedMeanwhileError`,
 exit 23). Otherwise the intent, with the before-values of that read, is on disk before the request.
 """

@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from kafkatui.model import audit as A
+from kafkatui.model import durability as A
 from kafkatui.model.finding import (
     BROKER_SOURCES,
     CLUSTER_SOURCES,

@@ -2,7 +2,7 @@
 
 `evaluate(snapshot, history)` is the one pipeline from a `ClusterSnapshot` to what kafkatui says about
 it: `kafkatui check`, the dashboard's feed (`kafkatui.tui.feed`) and the Replay screen
-(`kafkatui.tui.screens.replayed`) each call it and show its `Assessment`, so they cannot drift apart.
+(`kafkatui.tui.screens.replay_drill`) each call it and show its `Assessment`, so they cannot drift apart.
 What differs between them is only the input: the snapshot (read now, or rebuilt from the recording),
 the ISR-shrink history (`check --history`, the dashboard's own count, the replayed day's), the address
 the printed commands connect to, and `check --what-if-down`.

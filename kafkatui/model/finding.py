@@ -21,7 +21,7 @@ import yaml
 
 from kafkatui.model.health import HealthReport, TopicHealth
 from kafkatui.model.paste import CHANGE, command_kinds, paste_block
-from kafkatui.model.plans import Planner, file_cmd
+from kafkatui.model.reassign_plans import Planner, file_cmd
 from kafkatui.model.snapshot import (
     ASSUMED_DEFAULT,
     DEFAULT_CONFIG,

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kafkatui.model import audit as A
+from kafkatui.model import durability as A
 from kafkatui.model.config_findings import ConfigFindings
 from kafkatui.model.finding import (
     EXAMPLES,

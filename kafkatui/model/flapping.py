@@ -6,7 +6,7 @@ absent-broker and refused-connections findings, not flapping. A shrink episode (
 or went down within `DOWN_GRACE_S` after it (a leader drops a dead follower after
 replica.lag.time.max.ms, 30 s by default, and a controlled shutdown takes the broker out of its ISRs
 moments before it leaves). The dashboard (`kafkatui.tui.feed`), `check --history`
-(`kafkatui.history.shrinks`) and the Replay screen (`ReplayData.shrink_counts`) all count with
+(`kafkatui.history.record.shrinks`) and the Replay screen (`ReplayData.shrink_counts`) all count with
 `unexplained_counts`, over the same `WINDOW_S`.
 """
 

@@ -22,7 +22,7 @@ The class rule (`CLASS_RULES`): an ordered table of conditions over a partition'
 replicas, ISR, effective min ISR and whether its leader is live; the first that holds gives the
 class. `classify` evaluates it in Python (`kafkatui.model.health.assess` per distinct state, the
 history recorder per partition); the Spark replay job builds its ``F.when`` chain from the same
-table (`kafkatui.history.replay_job`). No Kafka client and no I/O here.
+table (`kafkatui.history.replay.job`). No Kafka client and no I/O here.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from kafkatui.history.replay_schema import MINUTE_MS, MINUTES
+from kafkatui.history.replay.schema import MINUTE_MS, MINUTES
 from kafkatui.report.facts import Postmortem
 
 WIDTH, HEIGHT = 960, 260

@@ -47,7 +47,7 @@ def say_written(written: Written) -> str:
 
 def report_dir(out: Path, to: Path | None, audit_log: Path | None, no_audit: bool) -> int:
     """Write the report of OUT; prints where it went, or one line and the error's exit code."""
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
     from kafkatui.report.write import write_report
 
     try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from kafkatui.history.replay_data import Change, Incident, ReplayData
+from kafkatui.history.view.data import Change, Incident, ReplayData
 from kafkatui.model.finding import Finding
 from kafkatui.model.health import Health
 

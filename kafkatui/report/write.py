@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.view.data import ReplayData
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.report import facts, render
 from kafkatui.report.chart import timeline_svg

@@ -29,8 +29,8 @@ from importlib import resources
 from pathlib import Path
 
 from kafkatui.argparsing import whole
-from kafkatui.history import schema
-from kafkatui.history.recorder import Recorder, RecorderError
+from kafkatui.history.record import schema
+from kafkatui.history.record.recorder import Recorder, RecorderError
 from kafkatui.sim import brokerlog as bl
 from kafkatui.sim import scenario
 from kafkatui.sim.clock import VirtualClock

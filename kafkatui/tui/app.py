@@ -49,7 +49,7 @@ from kafkatui.tui.themes import DEFAULT_THEME, load_themes
 if TYPE_CHECKING:  # typing only: the replay data and the demo narrator pull in history and the simulator
     from pathlib import Path
 
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
     from kafkatui.kafka.profiles import ReplayTarget
     from kafkatui.tui.demo import DemoNarrator
 
@@ -410,7 +410,9 @@ class KafkaTuiApp(App[None]):
         self._show_record_error()
         if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
             self._settled = True
-            from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+            from kafkatui.tui.write import (
+                actions as write_actions,  # lazy: the alter layer, not needed to show a replay
+            )
 
             write_actions.settle_interrupted(self, message.state.snapshot)
         for screen in self.screen_stack:
@@ -500,22 +502,22 @@ class KafkaTuiApp(App[None]):
             self.push_screen(WhatIfScreen())
 
     def action_revert_last(self) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_revert(self, self.session)
 
     def action_change_history(self) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.open_history(self, self.session)
 
     def action_alter_defaults(self) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_alter(self, self.session, [BROKER_DEFAULT])
 
     def action_elect_all(self) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_preferred(self, self.session, None)
 
@@ -545,21 +547,21 @@ class KafkaTuiApp(App[None]):
             self.request_refresh()
 
     def on_start_alter(self, message: StartAlter) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_alter(self, self.session, message.targets)
 
     def on_start_preferred_election(self, message: StartPreferredElection) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_preferred(self, self.session, message.topics)
 
     def on_start_unclean_election(self, message: StartUncleanElection) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_unclean(self, self.session, message.topic, message.partition)
 
     def on_start_reassign(self, message: StartReassign) -> None:
-        from kafkatui.tui import write_actions  # lazy: the alter layer, not needed to show a replay
+        from kafkatui.tui.write import actions as write_actions  # lazy: the alter layer, not needed to show a replay
 
         write_actions.start_reassign(self, self.session, message.topic)

@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from kafkatui.history.recorder import Recorder, RecorderError
+from kafkatui.history.record.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.changes import Change, ChangeKind, diff

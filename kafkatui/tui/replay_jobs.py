@@ -4,7 +4,7 @@
 with its defaults: today (UTC; up to now), this dashboard's own recording directory, the profile's
 ``replay:`` master and settings (else ``local[2]``), a new output directory under the state directory.
 Starting flushes the dashboard's recorder (an outage going on is written as a gap), then runs
-`kafkatui replay` through `kafkatui.history.replay_launch` and shows its progress in a panel while the
+`kafkatui replay` through `kafkatui.history.replay.launch` and shows its progress in a panel while the
 dashboard goes on refreshing. On success the Replay screen opens at the first incident's minute with
 its first broker out under the brokers' cursor; a failure is one line with the log's path.
 """
@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatui.history.replay_launch import (
+from kafkatui.history.replay.launch import (
     DEFAULT_MASTER,
     Launch,
     LaunchSpec,
@@ -30,7 +30,7 @@ from kafkatui.tui.screens.launcher import LauncherScreen, LaunchFields, Progress
 if TYPE_CHECKING:
     from textual.app import App
 
-    from kafkatui.history.recorder import Recorder
+    from kafkatui.history.record.recorder import Recorder
     from kafkatui.kafka.profiles import ReplayTarget
 
 
@@ -214,7 +214,7 @@ class ReplayJobs:
     # landing ------------------------------------------------------------------------------------
     def land(self, out: Path) -> None:
         """Open the Replay screen on OUT (read in a worker thread) at its first incident."""
-        from kafkatui.history.replay_data import ReplayDataError
+        from kafkatui.history.view.data import ReplayDataError
         from kafkatui.tui.screens.replay import ReplayScreen, open_day
 
         def load() -> None:
@@ -234,7 +234,7 @@ class ReplayJobs:
 
 def landing_line(summary: Any) -> str:
     """What the user is told as the Replay screen opens."""
-    from kafkatui.tui.screens.replayed import clock
+    from kafkatui.tui.screens.replay_drill import clock
 
     if not summary.incidents:
         return f"replayed {summary.day}: no incident (no partition under minISR or offline)"

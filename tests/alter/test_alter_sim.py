@@ -12,7 +12,7 @@ import pytest
 
 from kafkatui.alter import revert
 from kafkatui.alter.apply import ConfigAlterer
-from kafkatui.alter.cli import main_alter
+from kafkatui.alter.cmd import main_alter
 from kafkatui.alter.plan import ChangePlan, ConfigChange
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource

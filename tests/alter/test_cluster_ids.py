@@ -10,7 +10,7 @@ import pytest
 from kafkatui.alter import audit
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.scenario import load
-from kafkatui.tui.run import start_demo
+from kafkatui.tui.cmd import start_demo
 
 
 def test_each_cluster_gets_its_own_id_unless_one_is_asked_for() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.alter.elect_cli import main_elect
+from kafkatui.alter.elect_cmd import main_elect
 from kafkatui.sim.runner import SimRunner
 from tests.alter.support import Tty, offline_cluster, records, sim_leaders, skewed_cluster
 

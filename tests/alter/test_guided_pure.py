@@ -227,7 +227,7 @@ def test_rf_risks(rf: int, min_isr: str, fragment: str | None) -> None:
 def test_the_findings_planner_and_reassign_place_replicas_by_one_rule(racks: dict[int, str] | None) -> None:
     """Raising RF 1 -> 3 with `kafkatui reassign` and with the findings' rf plan picks the same brokers."""
     from kafkatui.model.health import assess
-    from kafkatui.model.plans import Planner
+    from kafkatui.model.reassign_plans import Planner
 
     busy = topic("busy", [(2, [2], [2]), (2, [2, 4], [2, 4]), (3, [3], [3])])
     s = snap(topic("t", [(1, [1], [1]), (5, [5], [5]), (6, [6], [6])]), busy, brokers=range(1, 7), racks=racks)

@@ -231,7 +231,7 @@ def test_alter_never_imports_textual() -> None:
     import sys
 
     code = (
-        "import sys, kafkatui.alter.cli, kafkatui.alter.audit, kafkatui.alter.export; "
+        "import sys, kafkatui.alter.cmd, kafkatui.alter.audit, kafkatui.alter.export; "
         "print(any(m == 'textual' or m.startswith('textual.') for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.alter.reassign_cli import main_reassign
+from kafkatui.alter.reassign_cmd import main_reassign
 from kafkatui.sim.cluster import SimCluster
 from kafkatui.sim.events import EventKind
 from kafkatui.sim.runner import SimRunner

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.recorder import read_day
+from kafkatui.history.record.recorder import read_day
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.kafka.source import ClusterSource
 from kafkatui.model.snapshot import ClusterSnapshot

@@ -29,7 +29,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from kafkatui.history.recorder import Recorder
+from kafkatui.history.record.recorder import Recorder
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import PROBE_SECONDS, KafkaClusterSource
 from kafkatui.sim.cluster import SimCluster

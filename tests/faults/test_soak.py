@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.history.recorder import Recorder
+from kafkatui.history.record.recorder import Recorder
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.tui.feed import Feed

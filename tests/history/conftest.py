@@ -16,7 +16,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from kafkatui.history.spark_session import find_java, spark_session
+    from kafkatui.history.replay.spark_session import find_java, spark_session
 
     if find_java() is None:
         from tests.ci import cannot_run
@@ -44,8 +44,8 @@ class Reference:
 @pytest.fixture(scope="session")
 def reference(spark: Any) -> Iterator[Reference]:
     """Under /var/tmp, not /tmp: the cluster test's workers cannot see the driver's /tmp."""
-    from kafkatui.history.replay_inputs import parse_day
-    from kafkatui.history.replay_job import ReplayConfig, run_job
+    from kafkatui.history.replay.inputs import parse_day
+    from kafkatui.history.replay.job import ReplayConfig, run_job
     from tests.history import replay_days as rd
 
     base = Path(tempfile.mkdtemp(prefix="kafkatui-reference-", dir="/var/tmp"))

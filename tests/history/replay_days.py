@@ -20,7 +20,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kafkatui.history.recorder import Recorder
+from kafkatui.history.record.recorder import Recorder
 from kafkatui.model.snapshot import ClusterSnapshot
 from tests.model.builders import healthy, snap
 

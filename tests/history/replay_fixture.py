@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.recorder import classify
+from kafkatui.history.record.recorder import classify
 from kafkatui.model.health import Health
 from kafkatui.model.snapshot import PartitionInfo
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kafkatui.history import recorder
+from kafkatui.history.record import recorder
 from kafkatui.model import rules
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import PartitionInfo
@@ -55,8 +55,8 @@ def _recorder(version: rules.KafkaVersion) -> list[str]:
 def _spark(spark: Any, version: rules.KafkaVersion) -> list[str]:
     from pyspark.sql import functions as F
 
-    from kafkatui.history.replay_read import effective_min_isr
-    from kafkatui.history.replay_stages import class_expression
+    from kafkatui.history.replay.read import effective_min_isr
+    from kafkatui.history.replay.stages import class_expression
 
     rows = [
         (i, leader, list(isr), list(reps), m, version.capped, leader >= 0 and leader not in LIVE)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kafkatui.history.min_isr_note import min_isr_note
-from kafkatui.history.replay_cmd import report
-from kafkatui.history.replay_job import ReplayResult
+from kafkatui.history.replay.cmd import report
+from kafkatui.history.replay.job import ReplayResult
+from kafkatui.history.replay.min_isr_note import min_isr_note
 
 
 def test_marked_logs_need_no_note() -> None:

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kafkatui.argparsing import Parser
-from kafkatui.history import record_cmd
-from kafkatui.history.recorder import read_day
+from kafkatui.history.record import cmd as record_cmd
+from kafkatui.history.record.recorder import read_day
 from kafkatui.sim.runner import SimRunner
 
 

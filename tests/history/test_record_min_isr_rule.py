@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from kafkatui.history.recorder import Recorder, read_day
-from kafkatui.history.replay_inputs import parse_day
-from kafkatui.history.replay_job import run_job
-from kafkatui.history.replay_read import ReplayConfig
+from kafkatui.history.record.recorder import Recorder, read_day
+from kafkatui.history.replay.inputs import parse_day
+from kafkatui.history.replay.job import run_job
+from kafkatui.history.replay.read import ReplayConfig
 from kafkatui.model import rules
 from kafkatui.model.snapshot import ClusterSnapshot
 from tests.model.builders import snap, topic

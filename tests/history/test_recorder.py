@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-import kafkatui.history.recorder as recmod
-from kafkatui.history.recorder import (
+import kafkatui.history.record.recorder as recmod
+from kafkatui.history.record.recorder import (
     ReadStats,
     Recorder,
     RecorderError,

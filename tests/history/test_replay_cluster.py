@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from kafkatui.history.spark_session import find_java
+from kafkatui.history.replay.spark_session import find_java
 from tests.ci import cannot_run
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
@@ -123,7 +123,7 @@ def runs(cluster: Cluster, ref: Reference) -> Iterator[dict[str, Run]]:
     """The three runs at once (each worker has a core for each cluster run): spark-submit and
     ``kafkatui replay --master`` on the cluster, and spark-submit on an unreachable HDFS."""
     submit = str(cluster.home / "bin" / "spark-submit")
-    job = str(ROOT / "kafkatui" / "history" / "replay_job.py")
+    job = str(ROOT / "kafkatui" / "history" / "replay" / "job.py")
     day = ["--day", rd.DAY, "--history", f"file://{ref.history}", "--broker-logs", f"file://{ref.logs}/server.log.*"]
     started = {
         "submit": _start(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.history.spark_session import find_java
+from kafkatui.history.replay.spark_session import find_java
 from tests.ci import cannot_run
 from tests.history import jvm
 from tests.history import replay_days as rd

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.history.replay_data import INFERRED, MINUTES, RECORDED, ReplayData, ReplayDataError
-from kafkatui.history.replay_frames import FrameParser
+from kafkatui.history.view.data import INFERRED, MINUTES, RECORDED, ReplayData, ReplayDataError
+from kafkatui.history.view.frames import FrameParser
 from kafkatui.model.health import Health
 from tests.history.replay_fixture import DAY_START_MS, DayBuilder, at, incident_day
 
@@ -235,7 +235,7 @@ def test_moving_a_minute_on_a_big_day_is_incremental(tmp_path: Path) -> None:
 
 def test_loading_reports_how_many_frames_it_has_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`kafkatui --replay` shows a count while a big day loads (every 262,144 frames; every 2 here)."""
-    from kafkatui.history import replay_data
+    from kafkatui.history.view import data as replay_data
 
     out = incident_day(tmp_path)
     monkeypatch.setattr(replay_data, "_PROGRESS_MASK", 1)

@@ -19,9 +19,9 @@ from typing import Any, NoReturn
 import pyspark
 import pytest
 
-from kafkatui.history.replay_inputs import parse_day
-from kafkatui.history.replay_job import EXIT_UNWRITABLE, ReplayConfig, ReplayError, run_job
-from kafkatui.history.spark_session import find_java
+from kafkatui.history.replay.inputs import parse_day
+from kafkatui.history.replay.job import EXIT_UNWRITABLE, ReplayConfig, ReplayError, run_job
+from kafkatui.history.replay.spark_session import find_java
 from tests.ci import cannot_run
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
@@ -30,7 +30,7 @@ from tests.history.jvm import env as quick_jvm_env
 from tests.history.replay_compare import assert_same
 
 ROOT = Path(__file__).resolve().parents[2]
-JOB = ROOT / "kafkatui" / "history" / "replay_job.py"
+JOB = ROOT / "kafkatui" / "history" / "replay" / "job.py"
 # a hang (as before spark.locality.wait=0 on local masters) fails in minutes, not at the suite's end
 pytestmark = [pytest.mark.hdfs, pytest.mark.timeout(600)]
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 from kafkatui.history.logparse import parse_logs
-from kafkatui.history.recorder import ReadStats, read_file
-from kafkatui.history.replay_inputs import (
+from kafkatui.history.record.recorder import ReadStats, read_file
+from kafkatui.history.replay.inputs import (
     HourScan,
     carry_files,
     hour_files,

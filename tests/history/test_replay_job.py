@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from kafkatui.history import replay_job, replay_schema
-from kafkatui.history.replay_data import ReplayData
-from kafkatui.history.replay_inputs import parse_day
-from kafkatui.history.replay_job import EXIT_NO_INPUT, ReplayConfig, ReplayError, ReplayResult, run_job
+from kafkatui.history.replay import job as replay_job
+from kafkatui.history.replay import schema as replay_schema
+from kafkatui.history.replay.inputs import parse_day
+from kafkatui.history.replay.job import EXIT_NO_INPUT, ReplayConfig, ReplayError, ReplayResult, run_job
+from kafkatui.history.view.data import ReplayData
 from tests.history import replay_days as rd
 from tests.history.conftest import Reference
 
@@ -288,7 +289,7 @@ def test_no_state_is_carried_past_where_the_recording_ends(spark: Any, tmp_path:
     known after 12:19."""
     import dataclasses
 
-    from kafkatui.history.recorder import Recorder
+    from kafkatui.history.record.recorder import Recorder
 
     rec = Recorder(tmp_path / "history")
     s = dataclasses.replace(rd.base(), taken_at=rd.ts("12:18:00.000"))
@@ -320,7 +321,7 @@ def test_a_recording_still_being_written_is_read_as_it_was_at_launch(spark: Any,
     line of a small live file: 0 incidents, a flat timeline)."""
     import dataclasses
 
-    from kafkatui.history.recorder import Recorder
+    from kafkatui.history.record.recorder import Recorder
 
     rec = Recorder(tmp_path / "history")
     s = dataclasses.replace(rd.base(), taken_at=rd.ts("12:18:00.000"))

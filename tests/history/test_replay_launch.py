@@ -9,8 +9,8 @@ import time
 from datetime import date
 from pathlib import Path
 
-from kafkatui.history.replay_launch import Launch, LaunchSpec, Outcome, error_line, pid_alive, split_sources
-from kafkatui.history.replay_read import ReplayConfig, recording_ends
+from kafkatui.history.replay.launch import Launch, LaunchSpec, Outcome, error_line, pid_alive, split_sources
+from kafkatui.history.replay.read import ReplayConfig, recording_ends
 from kafkatui.kafka.profiles import ReplayTarget, load_profile
 
 DAY = date(2026, 11, 20)

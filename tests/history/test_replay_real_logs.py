@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from kafkatui.history.logparse import parse_logs
-from kafkatui.history.replay_data import ReplayData
-from kafkatui.history.replay_files import FrameStats, frame_files, records
-from kafkatui.history.replay_fs import HadoopFs
-from kafkatui.history.replay_inputs import log_rows
-from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
-from kafkatui.history.replay_read import read_logs
+from kafkatui.history.replay.fs import HadoopFs
+from kafkatui.history.replay.inputs import log_rows
+from kafkatui.history.replay.job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.replay.read import read_logs
+from kafkatui.history.view.data import ReplayData
+from kafkatui.history.view.files import FrameStats, frame_files, records
 from tests.history import real_logs as rl
 from tests.lab.broker_log_fixtures import MIN_ISR
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from kafkatui.history import replay_schema as schema
+from kafkatui.history.replay import schema
 
 
 def test_the_readers_row_types_have_the_spark_tables_columns() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.replay.job import ReplayConfig, ReplayResult, run_job
 from kafkatui.sim.simday import generate
 
 DAY = date(2026, 11, 20)
@@ -74,7 +74,7 @@ def test_broker_logs_alone_give_the_same_incidents(from_recordings: ReplayResult
 
 def test_racks_come_through_the_replay(from_recordings: ReplayResult) -> None:
     """Snapshot records list each broker's rack; a broker down at midnight keeps the rack it had."""
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
     from tests.history.test_replay_job import frames
 
     rack = {1: "eu-west-1a", 2: "eu-west-1b", 3: "eu-west-1c", 4: "eu-west-1a", 5: "eu-west-1b", 6: "eu-west-1c"}

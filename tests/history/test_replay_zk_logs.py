@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.replay.job import ReplayConfig, ReplayResult, run_job
 from tests.history import real_logs as rl
 
 pytestmark = pytest.mark.timeout(900)

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from kafkatui.alter import audit
-from kafkatui.history.replay_data import ReplayData
-from kafkatui.history.replay_job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.replay.job import ReplayConfig, ReplayResult, run_job
+from kafkatui.history.view.data import ReplayData
 from kafkatui.report import facts, render
 from kafkatui.report.write import write_report
 from tests.report.tables import assert_incident_matches, unavailable_rows

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.view.data import ReplayData
 from kafkatui.report import facts, render
 from kafkatui.report.write import write_report
 from tests.report.tables import assert_incident_matches, unavailable_rows

@@ -6,9 +6,9 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from kafkatui.check import history_shrinks
-from kafkatui.history.recorder import Recorder
-from kafkatui.history.shrinks import shrink_counts
+from kafkatui.check_cmd import history_shrinks
+from kafkatui.history.record.recorder import Recorder
+from kafkatui.history.record.shrinks import shrink_counts
 from kafkatui.model.findings import findings
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import ClusterSnapshot

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from kafkatui.history.logparse import IsrLogEvent, parse_line, parse_logs
-from kafkatui.history.recorder import read_day
+from kafkatui.history.record.recorder import read_day
 from kafkatui.sim.brokerlog import BrokerLogWriter
-from kafkatui.sim.console import main_sim
+from kafkatui.sim.cmd import main_sim
 from kafkatui.sim.simday import DayResult, EventTap, build_cluster, day_script, generate
 from kafkatui.sim.snapshot import SnapshotBuilder, cluster_snapshot
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kafkatui.check import main_check
+from kafkatui.check_cmd import main_check
 from kafkatui.sim.runner import SimRunner
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kafkatui.check import main_check
+from kafkatui.check_cmd import main_check
 
 
 def run_check(*args: str) -> subprocess.CompletedProcess[str]:

@@ -8,18 +8,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from kafkatui import check
+from kafkatui import check_cmd as check
 from kafkatui.demo_cluster import play
-from kafkatui.history.recorder import Recorder
-from kafkatui.history.replay_data import ReplayData
-from kafkatui.history.shrinks import shrink_counts
+from kafkatui.history.record.recorder import Recorder
+from kafkatui.history.record.shrinks import shrink_counts
+from kafkatui.history.view.data import ReplayData
 from kafkatui.model.evaluation import Assessment
 from kafkatui.model.health import Health
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.sim.clock import VirtualClock
 from kafkatui.sim.snapshot import cluster_snapshot
 from kafkatui.tui.feed import Feed
-from kafkatui.tui.screens.replayed import ReplayMoment
+from kafkatui.tui.screens.replay_drill import ReplayMoment
 from tests.history.replay_fixture import DAY_START_MS, DayBuilder, incident_day
 from tests.model.builders import snap, topic
 

@@ -205,12 +205,12 @@ def test_no_secret_in_any_artefact_of_a_full_session(
 def run_dashboard(home: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
     """The dashboard on the profile, logging to its file at DEBUG, with one refresh; returns SVG screenshots of the
     overview and of broker 1's screen."""
-    from kafkatui.history.recorder import Recorder
+    from kafkatui.history.record.recorder import Recorder
     from kafkatui.kafka.profiles import resolve_connection
     from kafkatui.kafka.source import KafkaClusterSource
     from kafkatui.tui.app import KafkaTuiApp
+    from kafkatui.tui.cmd import log_to_file
     from kafkatui.tui.feed import Feed
-    from kafkatui.tui.run import log_to_file
 
     for key in ("HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "KAFKATUI_AUDIT_LOG", ENV_VAR):
         monkeypatch.setenv(key, env[key])

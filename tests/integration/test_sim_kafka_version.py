@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, Producer
 
-from kafkatui.check import main_check
+from kafkatui.check_cmd import main_check
 from kafkatui.sim.runner import SimRunner
 
 

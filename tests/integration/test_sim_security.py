@@ -20,7 +20,7 @@ from kafka.admin import KafkaAdminClient
 from kafka.protocol.metadata.api_versions import ApiVersionsRequest
 from kafka.protocol.sasl import SaslHandshakeRequest, SaslHandshakeResponse
 
-from kafkatui.check import main_check
+from kafkatui.check_cmd import main_check
 from kafkatui.kafka.errors import AuthenticationError, KafkaTuiError, NotKafkaError
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource

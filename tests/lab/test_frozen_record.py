@@ -2,7 +2,7 @@
 starts the incident within 2 s of the leader's "Shrinking ISR" line (issue 26; the walk measured +12.7 s).
 
 The topic's min ISR is 3, so the shrink makes the partition UNDER_MIN_ISR: its first such record is where a
-replay of the recording starts the incident (`kafkatui.history.replay_job.incidents`: the earliest bad
+replay of the recording starts the incident (`kafkatui.history.replay.job.incidents`: the earliest bad
 interval). Measured before the fix (+6.4 s): the broker froze just after answering its own config request,
 the topic configs were on their way to it, and that snapshot waited out the whole timeout; and a client
 that had found a broker frozen later sent it a metadata request, which waited out an attempt (1.1-1.6 s)."""
@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.recorder import read_day
+from kafkatui.history.record.recorder import read_day
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import ROOT, create_topic, describe, wait_for
 from tests.lab.test_faults import loaded, shrink_lines

@@ -11,7 +11,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kafkatui.history.recorder import read_day
+from kafkatui.history.record.recorder import read_day
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import ROOT, create_topic, describe, wait_for
 from tests.procs import sigint_as_at_a_terminal

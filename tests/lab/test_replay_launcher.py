@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from kafkatui.history.recorder import Recorder
-from kafkatui.history.spark_session import find_java
+from kafkatui.history.record.recorder import Recorder
+from kafkatui.history.replay.spark_session import find_java
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
 from kafkatui.lab.cluster import LabCluster
@@ -23,7 +23,7 @@ from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.launcher import LauncherScreen
 from kafkatui.tui.screens.replay import ReplayScreen
-from kafkatui.tui.screens.replayed import clock
+from kafkatui.tui.screens.replay_drill import clock
 from tests.ci import cannot_run
 from tests.lab.support import create_topic, describe, wait_for
 from tests.tui.test_launcher import brokers_cursor, wait_until

@@ -142,12 +142,12 @@ def test_no_secret_of_a_secured_session_anywhere(
 
 def dashboard(lab: LabCluster, home: Path) -> str:
     """The dashboard over OAUTHBEARER, logging to its file at DEBUG with librdkafka's debug lines; an SVG."""
-    from kafkatui.history.recorder import Recorder
+    from kafkatui.history.record.recorder import Recorder
     from kafkatui.kafka.profiles import resolve_connection
     from kafkatui.kafka.source import KafkaClusterSource
     from kafkatui.tui.app import KafkaTuiApp
+    from kafkatui.tui.cmd import log_to_file
     from kafkatui.tui.feed import Feed
-    from kafkatui.tui.run import log_to_file
 
     args = x_args(lab, "oauthbearer")
     x = [args[i + 1] for i in range(2, len(args), 2)] + ["debug=security,broker,protocol"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from kafkatui.check import to_json
+from kafkatui.check_cmd import to_json
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.model.changes import diff
 from kafkatui.model.election_order import IN_ELR, next_leaders

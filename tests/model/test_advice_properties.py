@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from kafkatui.model import audit as A
+from kafkatui.model import durability as A
 from kafkatui.model.commands import (
     apply_commands,
     commands_of,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kafkatui.model import audit as A
-from kafkatui.model.audit import audit, looks_like_dev
+from kafkatui.model import durability as A
+from kafkatui.model.durability import audit, looks_like_dev
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import TopicInfo
 from tests.model.builders import healthy, snap, topic

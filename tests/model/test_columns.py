@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkatui.kafka.source import _add_elr, _read_partitions
-from kafkatui.model import audit as A
-from kafkatui.model.audit import audit, rack_cap
+from kafkatui.model import durability as A
 from kafkatui.model.changes import diff
+from kafkatui.model.durability import audit, rack_cap
 from kafkatui.model.health import Health, assess, effective_min_isr, effective_unclean
 from kafkatui.model.restart_rule import Impact, kept_in_sync, restart_impact
 from kafkatui.model.snapshot import (

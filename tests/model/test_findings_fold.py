@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafkatui.model import audit as A
+from kafkatui.model import durability as A
 from kafkatui.model.finding import Finding, finding_sort_key
 from kafkatui.model.findings import _Builder, findings
 from kafkatui.model.health import assess

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from rich.console import Console
 
-from kafkatui.check import render
+from kafkatui.check_cmd import render
 from kafkatui.model.changes import diff
 from kafkatui.model.findings import findings
 from kafkatui.model.health import assess

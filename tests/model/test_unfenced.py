@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from kafkatui.check import to_json, verdict
+from kafkatui.check_cmd import to_json, verdict
 from kafkatui.model.changes import diff
 from kafkatui.model.findings import findings
 from kafkatui.model.health import assess

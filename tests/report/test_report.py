@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.view.data import ReplayData
 from kafkatui.report import facts, render
 from kafkatui.report.chart import incident_window, timeline_svg
 from kafkatui.report.write import write_report

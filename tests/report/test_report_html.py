@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.view.data import ReplayData
 from kafkatui.report.write import write_report
 from tests.ci import cannot_run
 from tests.history.replay_fixture import incident_day

@@ -25,13 +25,13 @@ from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.sim.runner import SimRunner
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
-from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
-from kafkatui.tui.screens.alter_wizard import AlterWizardScreen
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.vtable import VirtualTable
+from kafkatui.tui.write.alter_preview import AlterPreviewScreen
+from kafkatui.tui.write.alter_wizard import AlterWizardScreen
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.readonly import ReadOnlyScreen
 from tests.tui.test_screens import FIXED, SIZE, FakeSource, incident, ready, screen_text, snapshot_of, text_of
 from tests.tui.waits import WAIT
 
@@ -225,9 +225,9 @@ def test_wizard_recommends_for_n_failures_on_a_topic_with_rf_3(n: int, rf: int, 
 
 def test_wizard_plan_never_yields_a_configuration_the_audit_flags() -> None:
     """Every goal and N on RF-2 and RF-3 topics and the broker default: apply the plan, audit again."""
-    from kafkatui.model.audit import audit
     from kafkatui.model.commands import apply_commands
-    from kafkatui.tui.screens.alter_wizard import FAILURES, GOALS, goal_failures, plan_for_recommendation
+    from kafkatui.model.durability import audit
+    from kafkatui.tui.write.alter_wizard import FAILURES, GOALS, goal_failures, plan_for_recommendation
     from tests.model.builders import healthy, snap
 
     s = snap(
@@ -539,7 +539,7 @@ def test_writes_need_the_write_option_or_the_profile(
     args: list[str], profile_writes: bool, read_only: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from kafkatui import cli
-    from kafkatui.tui import run as tui_run
+    from kafkatui.tui import cmd as tui_run
 
     profiles = tmp_path / "clusters.yaml"
     profiles.write_text(f"profiles:\n  p:\n    bootstrap: 127.0.0.1:1\n    writes: {str(profile_writes).lower()}\n")
@@ -556,7 +556,7 @@ def test_writes_need_the_write_option_or_the_profile(
 
 # ---------------------------------------------------------------------------- history, revert rules
 def _alter_cli(sim: SimRunner, value: str) -> None:
-    from kafkatui.alter.cli import main_alter
+    from kafkatui.alter.cmd import main_alter
 
     assert (
         main_alter(
@@ -642,11 +642,11 @@ def test_the_dashboard_reports_an_interrupted_change_at_start(cluster: SimRunner
 
 
 def test_the_change_history_reverts_the_change_chosen(cluster: SimRunner, audit_log: Path) -> None:
-    from kafkatui.tui.screens.history import HistoryScreen
+    from kafkatui.tui.write.changes import HistoryScreen
 
     cluster.call(lambda c: c.create_topic("payments", 2, 3))
     _alter_cli(cluster, "2")  # orders
-    from kafkatui.alter.cli import main_alter
+    from kafkatui.alter.cmd import main_alter
 
     assert (
         main_alter(

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from kafkatui.check import render, to_json
+from kafkatui.check_cmd import render, to_json
 from kafkatui.columns import BROKERS, TOPICS, ColumnSet, ColumnSpec, Context, Json
 from kafkatui.model.findings import findings
 from kafkatui.model.health import HealthReport, TopicHealth, assess

@@ -78,7 +78,7 @@ def test_close_closes_the_source() -> None:
 def test_the_dashboard_records_history_and_a_full_disk_does_not_stop_it(tmp_path: object) -> None:
     from pathlib import Path
 
-    from kafkatui.history.recorder import Recorder, read_day
+    from kafkatui.history.record.recorder import Recorder, read_day
 
     directory = Path(str(tmp_path)) / "history"
     a = replace(snap(topic("t", [(1, [1, 2, 3], [1, 2, 3])])), taken_at=1_763_604_000.0)

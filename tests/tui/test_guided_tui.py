@@ -19,13 +19,13 @@ from kafkatui.model.snapshot import ClusterSnapshot, ReplicaLog
 from kafkatui.sim.runner import SimRunner
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
 from kafkatui.tui.screens.partition import PartitionScreen
-from kafkatui.tui.screens.readonly import ReadOnlyScreen
-from kafkatui.tui.screens.reassign import ReassignScreen
 from kafkatui.tui.screens.topic import TopicScreen
-from kafkatui.tui.screens.unclean import UncleanScreen
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.elect_preview import ElectPreviewScreen
+from kafkatui.tui.write.readonly import ReadOnlyScreen
+from kafkatui.tui.write.reassign import ReassignScreen
+from kafkatui.tui.write.unclean import UncleanScreen
 from tests.alter.support import (
     offline_cluster,
     racked_cluster,

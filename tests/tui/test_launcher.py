@@ -21,9 +21,9 @@ from textual.css.query import NoMatches
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from kafkatui.history.recorder import Recorder
-from kafkatui.history.replay_launch import pid_alive
-from kafkatui.history.spark_session import find_java
+from kafkatui.history.record.recorder import Recorder
+from kafkatui.history.replay.launch import pid_alive
+from kafkatui.history.replay.spark_session import find_java
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.launcher import LauncherScreen, Progress, ProgressScreen
@@ -257,7 +257,7 @@ def test_snapshot_error(snap_state: None, snap_compare: Any) -> None:
 
 
 def test_replay_without_out_opens_the_launcher(snap_state: None, tmp_path: Path) -> None:
-    from kafkatui.tui.run import LAUNCHER, add_tui_arguments
+    from kafkatui.tui.cmd import LAUNCHER, add_tui_arguments
 
     p = argparse.ArgumentParser()
     add_tui_arguments(p)
@@ -307,7 +307,7 @@ def test_the_launcher_key_is_in_the_footer_at_80_columns(snap_state: None) -> No
 
 def test_the_recording_end_leads_the_caption_at_80_columns(tmp_path: Path) -> None:
     """Landed at 80x24, the incidents' caption was cut before "the recording ends at": the end comes first."""
-    from kafkatui.history.replay_data import ReplayData
+    from kafkatui.history.view.data import ReplayData
     from tests.history.replay_fixture import incident_day
 
     data = ReplayData.load(incident_day(tmp_path / "out"))

@@ -13,12 +13,12 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from kafkatui.cli import main
-from kafkatui.history.replay_data import ReplayData
+from kafkatui.history.view.data import ReplayData
 from kafkatui.model.health import Health
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.screens.overview import OverviewScreen
 from kafkatui.tui.screens.replay import ReplayDirPrompt, ReplayHelpScreen, ReplayScreen
-from kafkatui.tui.screens.replayed import ReplayBrokerScreen, ReplayPartitionScreen, ReplayTopicScreen
+from kafkatui.tui.screens.replay_drill import ReplayBrokerScreen, ReplayPartitionScreen, ReplayTopicScreen
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.timeline import TimelineStrip
 from kafkatui.tui.widgets.vtable import VirtualTable
@@ -209,7 +209,7 @@ def test_80x24_shows_the_strip_the_incidents_and_the_tables(out: Path) -> None:
 def test_the_palette_opens_a_replay_in_the_live_dashboard(
     out: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kafkatui.history import replay_data
+    from kafkatui.history.view import data as replay_data
 
     monkeypatch.setattr(replay_data, "_PROGRESS_MASK", 1)  # a progress report every 2 frames, a toast every 8
 

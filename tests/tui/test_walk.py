@@ -20,15 +20,15 @@ from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.feed import Feed
 from kafkatui.tui.screens.base import DashScreen
 from kafkatui.tui.screens.broker import BrokerScreen
-from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
 from kafkatui.tui.screens.overview import OverviewScreen
 from kafkatui.tui.screens.partition import PartitionScreen
-from kafkatui.tui.screens.readonly import ReadOnlyScreen
 from kafkatui.tui.screens.replay import ReplayDirPrompt
 from kafkatui.tui.screens.topic import TopicScreen
 from kafkatui.tui.widgets.events import EventLog
 from kafkatui.tui.widgets.summary import SummaryBar
 from kafkatui.tui.widgets.vtable import VirtualTable
+from kafkatui.tui.write.elect_preview import ElectPreviewScreen
+from kafkatui.tui.write.readonly import ReadOnlyScreen
 from tests.tui.test_screens import FIXED, FakeSource, drive, incident, make_app, refreshed, text_of
 
 
@@ -363,7 +363,7 @@ def test_snapshot_help_80x24(snap_compare: Any) -> None:
 
 
 def test_snapshot_alter_wizard_80x24(snap_compare: Any) -> None:
-    from kafkatui.tui.screens.alter_wizard import AlterWizardScreen
+    from kafkatui.tui.write.alter_wizard import AlterWizardScreen
     from tests.tui.test_alter_tui import fake_app, pushing
     from tests.tui.test_screens import snapshot_of
 
@@ -376,7 +376,7 @@ def test_snapshot_alter_wizard_80x24(snap_compare: Any) -> None:
 
 def test_snapshot_alter_preview_80x24(snap_compare: Any) -> None:
     from kafkatui.alter.plan import ChangePlan, ConfigChange
-    from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
+    from kafkatui.tui.write.alter_preview import AlterPreviewScreen
     from tests.tui.test_alter_tui import fake_app, pushing
     from tests.tui.test_screens import snapshot_of
 
@@ -396,7 +396,7 @@ def test_snapshot_alter_preview_80x24(snap_compare: Any) -> None:
 
 def test_snapshot_alter_confirmation_80x24(snap_compare: Any) -> None:
     from kafkatui.alter.plan import ChangePlan, ConfigChange
-    from kafkatui.tui.screens.confirm import ConfirmScreen
+    from kafkatui.tui.write.confirm import ConfirmScreen
     from tests.tui.test_alter_tui import fake_app, pushing
     from tests.tui.test_screens import incident, snapshot_of
 
@@ -420,7 +420,7 @@ def test_snapshot_election_preview_80x24(snap_compare: Any) -> None:
 
 
 def test_snapshot_reassignment_plan_80x24(snap_compare: Any) -> None:
-    from kafkatui.tui.screens.reassign import ReassignScreen
+    from kafkatui.tui.write.reassign import ReassignScreen
     from tests.tui.test_guided_tui import guided_app
     from tests.tui.test_screens import snapshot_of
 
@@ -432,7 +432,7 @@ def test_snapshot_reassignment_plan_80x24(snap_compare: Any) -> None:
 
 
 def test_snapshot_unclean_warning_80x24(snap_compare: Any) -> None:
-    from kafkatui.tui.screens.unclean import UncleanScreen
+    from kafkatui.tui.write.unclean import UncleanScreen
     from tests.tui.test_alter_tui import pushing
     from tests.tui.test_guided_tui import guided_app
     from tests.tui.test_screens import snapshot_of
@@ -443,7 +443,7 @@ def test_snapshot_unclean_warning_80x24(snap_compare: Any) -> None:
 
 
 def test_snapshot_unclean_second_confirmation_80x24(snap_compare: Any) -> None:
-    from kafkatui.tui.screens.unclean import UncleanScreen
+    from kafkatui.tui.write.unclean import UncleanScreen
     from tests.tui.test_alter_tui import pushing
     from tests.tui.test_guided_tui import guided_app
     from tests.tui.test_screens import snapshot_of

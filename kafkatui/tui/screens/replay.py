@@ -3,10 +3,10 @@
 `kafkatui --replay OUT` opens it without any cluster connection; in the live dashboard the command
 palette's "Replay a day…" asks for OUT. The header says REPLAY, the day and the minute (UTC) on every
 replay screen. Tables show the state at the END of the selected minute; the timeline strip shows the
-worst state at any moment of each minute (see `kafkatui.history.replay_data`).
+worst state at any moment of each minute (see `kafkatui.history.view.data`).
 
 Drill-down reuses the live topic, partition and broker screens, fed the replayed minute instead of
-the feed (`kafkatui.tui.screens.replayed`).
+the feed (`kafkatui.tui.screens.replay_drill`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from kafkatui.columns import BROKERS
-from kafkatui.history.replay_data import MINUTES, ReplayData, ReplayDataError
-from kafkatui.history.replay_files import read_summary
+from kafkatui.history.view.data import MINUTES, ReplayData, ReplayDataError
+from kafkatui.history.view.files import read_summary
 from kafkatui.model.health import Health, PartitionHealth
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import keys_table, partition_cell
 from kafkatui.tui.screens.help import LEGEND, HelpScreen
-from kafkatui.tui.screens.replayed import (
+from kafkatui.tui.screens.replay_drill import (
     Replayed,
     ReplayMoment,
     clock,

@@ -17,7 +17,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from kafkatui.history.replay_data import MINUTES, MinuteCounts
+from kafkatui.history.view.data import MINUTES, MinuteCounts
 from kafkatui.model.health import Health
 
 BLOCKS = {

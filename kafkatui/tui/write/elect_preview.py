@@ -17,13 +17,13 @@ from kafkatui.alter.elect import PreferredPlan, election_command, leader_counts,
 from kafkatui.alter.elect_apply import ElectionOutcome
 from kafkatui.alter.elect_render import BY_HAND_MAX, counts_table, render_preferred
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import tool_lines
-from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.messages import RefreshRequested
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.guided import GuidedScreen
+from kafkatui.tui.write import guided_jobs
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.guided import GuidedScreen
+from kafkatui.tui.write.job_result import result_or_error
 
 
 def targets_of(plan: PreferredPlan) -> dict[str, list[int]]:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from kafkatui.argparsing import Parser, seconds, whole
-from kafkatui.history.recorder import Recorder, RecorderError
+from kafkatui.history.record.recorder import Recorder, RecorderError
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.options import add_connection_arguments, connection_from
 

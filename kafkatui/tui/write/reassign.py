@@ -3,7 +3,7 @@ confirm, start, then follow the new replicas into the ISR at every refresh, with
 
 The plan is `plan_replication_factor` with `rf_risks`, rendered as ``kafkatui reassign`` prints it;
 the export is the kafka-reassign-partitions.sh JSON and command lines. Starting, polling and cancelling
-are `kafkatui.tui.guided_jobs` steps in workers: the screen never waits on the network.
+are `kafkatui.tui.write.guided_jobs` steps in workers: the screen never waits on the network.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from kafkatui.alter.reassign_render import render_plan
 from kafkatui.alter.throttle import parse_rate
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui import guided_jobs
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import tool_lines
-from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.messages import RefreshRequested
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.guided import GuidedScreen
 from kafkatui.tui.widgets.marks import MarkedRadioButton
+from kafkatui.tui.write import guided_jobs
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.guided import GuidedScreen
+from kafkatui.tui.write.job_result import result_or_error
 
 MAX_RF_CHOICES = 7
 

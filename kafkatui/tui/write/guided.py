@@ -21,7 +21,7 @@ from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.messages import RefreshRequested
-from kafkatui.tui.screens.preview_modal import PreviewModal
+from kafkatui.tui.write.preview_modal import PreviewModal
 
 STALE_REFRESHES = 2
 """A destructive action refuses a snapshot older than this many refresh intervals when it cannot refresh."""

@@ -39,7 +39,8 @@ from itertools import compress, islice
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.replay_files import (
+from kafkatui.history.replay.schema import MINUTE_MS, MINUTES, Gap, Incident, MinuteCounts, Summary, as_int
+from kafkatui.history.view.files import (
     FrameStats,
     ReplayDataError,
     fail,
@@ -50,8 +51,7 @@ from kafkatui.history.replay_files import (
     records,
     time_sorted,
 )
-from kafkatui.history.replay_frames import NO_CLASS, Columns, FrameParser
-from kafkatui.history.replay_schema import MINUTE_MS, MINUTES, Gap, Incident, MinuteCounts, Summary, as_int
+from kafkatui.history.view.frames import NO_CLASS, Columns, FrameParser
 from kafkatui.model.flapping import WINDOW_S, unexplained_counts
 from kafkatui.model.health import Health, HealthReport, assess
 from kafkatui.model.snapshot import (

@@ -4,15 +4,15 @@ Run it from kafkatui (``kafkatui replay --day 2026-11-20 --history DIR``) or on 
 spark-submit (recipes: docs/replay-cluster.md); inputs and ``--out`` are paths or Hadoop URIs::
 
     kafkatui replay --spark-submit --day 2026-11-20 --history hdfs:///kafkatui/history   # prints:
-    spark-submit --py-files ~/.cache/kafkatui/ship/kafkatui-VERSION-HASH.zip kafkatui/history/replay_job.py \\
+    spark-submit --py-files ~/.cache/kafkatui/ship/kafkatui-VERSION-HASH.zip kafkatui/history/replay/job.py \\
         --day 2026-11-20 --history hdfs:///kafkatui/history --out hdfs:///kafkatui/replay/2026-11-20
 
 Only pyspark and the Python standard library are needed besides ``kafkatui``, which the job ships to the
-executors itself (`kafkatui.history.ship`); the driver needs it installed or as ``--py-files``.
+executors itself (`kafkatui.history.replay.ship`); the driver needs it installed or as ``--py-files``.
 
 The stages (states, class intervals, timeline, incidents, brokers, top partitions) are
-`kafkatui.history.replay_stages`; this module runs them, writes the outputs (their names and
-columns: `kafkatui.history.replay_schema`) and is spark-submit's entry point.
+`kafkatui.history.replay.stages`; this module runs them, writes the outputs (their names and
+columns: `kafkatui.history.replay.schema`) and is spark-submit's entry point.
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from kafkatui.history import replay_inputs as inp
-from kafkatui.history import replay_schema as schema
-from kafkatui.history.min_isr_note import min_isr_note
-from kafkatui.history.replay_fs import MARKER, HadoopFs, is_uri, join, local_path
-from kafkatui.history.replay_read import (
+from kafkatui.history.replay import inputs as inp
+from kafkatui.history.replay import schema
+from kafkatui.history.replay.fs import MARKER, HadoopFs, is_uri, join, local_path
+from kafkatui.history.replay.min_isr_note import min_isr_note
+from kafkatui.history.replay.read import (
     EXIT_FAILED,
     EXIT_NO_INPUT,
     EXIT_UNWRITABLE,
@@ -49,7 +49,7 @@ from kafkatui.history.replay_read import (
     describe_inputs,
     read_inputs,
 )
-from kafkatui.history.replay_stages import (
+from kafkatui.history.replay.stages import (
     HOUR_MS,
     KEY,
     brokers,
@@ -342,12 +342,12 @@ def replay(
 ) -> ReplayResult:
     """Start Spark (in a thread) while the driver checks what it can without it, then run the job.
 
-    The job ships its own code to a cluster's executors (`kafkatui.history.ship`). Raises
+    The job ships its own code to a cluster's executors (`kafkatui.history.replay.ship`). Raises
     ReplayError, NoJavaError (before anything starts) and whatever Spark raises; the session is
     stopped at the end unless it was there before (spark-submit).
     """
-    from kafkatui.history.ship import ship
-    from kafkatui.history.spark_session import NoJavaError, find_java, spark_session, under_spark_submit
+    from kafkatui.history.replay.ship import ship
+    from kafkatui.history.replay.spark_session import NoJavaError, find_java, spark_session, under_spark_submit
 
     if find_java() is None and not under_spark_submit() and SparkSession.getActiveSession() is None:
         raise NoJavaError(
@@ -495,9 +495,9 @@ def conf_from(ns: argparse.Namespace) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """spark-submit entry point: run the job, print where the outputs went; returns the exit code."""
-    from kafkatui.history.spark_session import NoJavaError
+    from kafkatui.history.replay.spark_session import NoJavaError
 
-    p = argparse.ArgumentParser(prog="replay_job.py", description="Replay a day of Kafka ISR history (PySpark).")
+    p = argparse.ArgumentParser(prog="job.py", description="Replay a day of Kafka ISR history (PySpark).")
     add_arguments(p)
     ns = p.parse_args(argv)
     t0 = time.perf_counter()

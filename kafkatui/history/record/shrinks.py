@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history.recorder import read_events
+from kafkatui.history.record.recorder import read_events
 from kafkatui.model.flapping import DOWN_GRACE_S, WINDOW_S, unexplained_counts
 
 __all__ = ["WINDOW_S", "shrink_counts"]

@@ -22,14 +22,14 @@ from kafkatui.alter.plan import ChangePlan
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
 from kafkatui.tui.messages import Target
-from kafkatui.tui.screens.alter_preview import AlterPreviewScreen
-from kafkatui.tui.screens.alter_wizard import AlterWizardScreen, title_of
-from kafkatui.tui.screens.elect_preview import ElectPreviewScreen
-from kafkatui.tui.screens.history import HistoryScreen
-from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
-from kafkatui.tui.screens.reassign import ReassignScreen
-from kafkatui.tui.screens.unclean import UncleanScreen
 from kafkatui.tui.session import Session
+from kafkatui.tui.write.alter_preview import AlterPreviewScreen
+from kafkatui.tui.write.alter_wizard import AlterWizardScreen, title_of
+from kafkatui.tui.write.changes import HistoryScreen
+from kafkatui.tui.write.elect_preview import ElectPreviewScreen
+from kafkatui.tui.write.readonly import CONFIG_EXPORT, ReadOnlyScreen
+from kafkatui.tui.write.reassign import ReassignScreen
+from kafkatui.tui.write.unclean import UncleanScreen
 
 
 def _writes_or_export(

@@ -15,11 +15,11 @@ from kafkatui.alter.elect_apply import ElectionOutcome
 from kafkatui.alter.elect_render import LOSE_DATA
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui import guided_jobs
-from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.messages import RefreshRequested
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.guided import GuidedScreen
+from kafkatui.tui.write import guided_jobs
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.guided import GuidedScreen
+from kafkatui.tui.write.job_result import result_or_error
 
 
 def warning_text(plan: UncleanPlan, by_hand: str) -> Text:

@@ -1,6 +1,6 @@
 """The files of a replay job's output directory (OUT): summary.json, checked and typed, and the frames' lines.
 
-``summary.json`` is checked here and typed by `kafkatui.history.replay_schema`; ``frames/partitions``
+``summary.json`` is checked here and typed by `kafkatui.history.replay.schema`; ``frames/partitions``
 and ``frames/brokers`` hold Spark's JSON output,
 ``part-*.json.gz`` files of JSON Lines (per ``hour=H`` folder since layout 1; each file in time order
 when ``frames/layout.json`` says so, layout 2). Damage is one line (`ReplayDataError`, exit 3) for the summary,
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from kafkatui.history.replay_schema import FRAMES, LAYOUT, SCHEMA, SCHEMA_PREFIX, SUMMARY_FILE, Summary, parse_summary
+from kafkatui.history.replay.schema import FRAMES, LAYOUT, SCHEMA, SCHEMA_PREFIX, SUMMARY_FILE, Summary, parse_summary
 from kafkatui.kafka.errors import KafkaTuiError
 
 _CHUNK = 1 << 16

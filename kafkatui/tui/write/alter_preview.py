@@ -3,7 +3,7 @@
 Per change: the resource, the key, the current value and its source, the new value, and the risks
 `kafkatui.alter.risk.preview` finds in the live snapshot. Export (kafka-configs.sh command lines,
 Strimzi YAML) is always offered. Apply exists only with writes on; every network step runs in a worker
-thread (`kafkatui.tui.alter_jobs`) while a spinner turns, and the brokers' errors are shown verbatim.
+thread (`kafkatui.tui.write.alter_jobs`) while a spinner turns, and the brokers' errors are shown verbatim.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from kafkatui.alter.render import age_text, render_preview
 from kafkatui.alter.risk import ChangePreview, preview
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui import alter_jobs
 from kafkatui.tui.feed import ViewState
-from kafkatui.tui.job_result import result_or_error
 from kafkatui.tui.messages import RefreshRequested
-from kafkatui.tui.screens.confirm import ConfirmScreen
-from kafkatui.tui.screens.preview_modal import PreviewModal
 from kafkatui.tui.widgets.marks import MarkedCheckbox
+from kafkatui.tui.write import alter_jobs
+from kafkatui.tui.write.confirm import ConfirmScreen
+from kafkatui.tui.write.job_result import result_or_error
+from kafkatui.tui.write.preview_modal import PreviewModal
 
 
 def preview_items(plan: ChangePlan, snapshot: ClusterSnapshot, strimzi: bool = False) -> list[ChangePreview]:

@@ -1,7 +1,7 @@
 """The replay job's stages: a day's events -> partition states, class intervals, and the aggregates.
 
 Inputs become one event table (ts_ms, topic, partition, leader, isr, replicas, min_isr, ...) in Spark
-stages (`kafkatui.history.replay_read`): recordings (partition records, snapshot records expanded to
+stages (`kafkatui.history.replay.read`): recordings (partition records, snapshot records expanded to
 every partition, broker up/down, gaps) and broker-log events. Events before midnight collapse into one
 state per partition at 00:00 (carried from the previous day); a recorder gap inserts an UNKNOWN
 state for every partition from the gap's start until the next real state (the after-gap
@@ -44,7 +44,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from kafkatui.history.replay_read import _IDS, LAST_SEQ, Inputs, ReplayConfig
+from kafkatui.history.replay.read import _IDS, LAST_SEQ, Inputs, ReplayConfig
 from kafkatui.model import rules
 
 CLASSES = list(rules.CLASS_NAMES)

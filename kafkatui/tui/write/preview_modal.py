@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, LoadingIndicator, Static, TextArea
 
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.tui.screens.readonly import CONFIG_EXPORT, ReadOnlyScreen
 from kafkatui.tui.session import LiveView
+from kafkatui.tui.write.readonly import CONFIG_EXPORT, ReadOnlyScreen
 
 READ_ONLY_STATUS = (
     "read-only: Apply needs kafkatui started with --write (or writes: true in the profile); Export is always allowed."

@@ -25,9 +25,9 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kafkatui.history import schema
 from kafkatui.history.logparse import IsrLogEvent
-from kafkatui.history.recorder import ReadStats, decode_line, read_file
+from kafkatui.history.record import schema
+from kafkatui.history.record.recorder import ReadStats, decode_line, read_file
 
 DAY_MS = 86_400_000
 _CHUNK = 1 << 16

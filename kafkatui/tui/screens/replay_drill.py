@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kafkatui.history.replay_data import MINUTES, ReplayData
-from kafkatui.history.replay_schema import NOT_RECORDED
+from kafkatui.history.replay.schema import NOT_RECORDED
+from kafkatui.history.view.data import MINUTES, ReplayData
 from kafkatui.model.evaluation import Assessment, evaluate
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot

@@ -2,7 +2,7 @@
 
 The job never runs in the dashboard's interpreter: `Launch.start` runs ``python -m kafkatui.cli
 replay ... --progress-lines`` in a new session (its own process group, which the driver's JVM joins),
-reads its JSON progress lines (`kafkatui.history.replay_progress`) in a thread and hands each to a
+reads its JSON progress lines (`kafkatui.history.replay.progress`) in a thread and hands each to a
 callback; stderr goes to the job's log file. `Launch.cancel` ends the process group (SIGTERM, then
 SIGKILL) and removes the run's output directory, so nothing half-written is left for `--replay`
 to open. No textual here.

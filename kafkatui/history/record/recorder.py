@@ -1,7 +1,7 @@
 """Record ISR history: tap the snapshots the dashboard gets and append changes to gzip JSON Lines.
 
 `Recorder.record(snapshot)` writes what changed since the previous snapshot (format: see
-`kafkatui.history.schema`), plus a full ``snapshot`` record at its first write and at the first
+`kafkatui.history.record.schema`), plus a full ``snapshot`` record at its first write and at the first
 write of every UTC hour, so any minute can be rebuilt from the nearest snapshot record forward.
 `Recorder.record_failure(ts, reason)` notes that the cluster could not be read; the next
 successful `record` writes a ``gap`` record (and a fresh snapshot record) before anything else, and
@@ -40,7 +40,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kafkatui.history import schema
+from kafkatui.history.record import schema
 from kafkatui.kafka.errors import KafkaTuiError
 from kafkatui.model import rules
 from kafkatui.model.health import ASSUMED_DEFAULT, Health, effective_min_isr

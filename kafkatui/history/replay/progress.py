@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from pyspark.sql import SparkSession
 
-from kafkatui.history.replay_job import STAGES
+from kafkatui.history.replay.job import STAGES
 
 POLL_S = 0.5
 

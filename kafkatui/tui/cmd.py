@@ -149,7 +149,7 @@ def run_replay(ns: argparse.Namespace) -> int:
         )
         return UsageError.exit_code
     if ns.replay == LAUNCHER:
-        from kafkatui.history.record_cmd import default_history_dir
+        from kafkatui.history.record.cmd import default_history_dir
 
         app = KafkaTuiApp(
             None,
@@ -214,8 +214,8 @@ def run_tui(ns: argparse.Namespace) -> int:
         problem = None
         if not ns.no_record:
             # lazy: the recorder loads only when the dashboard records
-            from kafkatui.history.record_cmd import default_history_dir, writable_problem
-            from kafkatui.history.recorder import Recorder
+            from kafkatui.history.record.cmd import default_history_dir, writable_problem
+            from kafkatui.history.record.recorder import Recorder
 
             # the demo records too (so its replay launcher has a day to replay), apart from real clusters
             directory = ns.history_dir or (

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from kafkatui.history.replay_files import FrameStats
+from kafkatui.history.view.files import FrameStats
 from kafkatui.model.health import Health
 
 NO_CLASS = 255  # a frame without a class (the code in the class column)

@@ -299,7 +299,7 @@ def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[
             "isr-flapping is judged from ISR history, which one check run does not have: pass "
             "--history DIR (written by `kafkatui record` or the dashboard), or watch the dashboard"
         )
-    from kafkatui.history.shrinks import WINDOW_S, shrink_counts
+    from kafkatui.history.record.shrinks import WINDOW_S, shrink_counts
 
     counts = shrink_counts(directory, snapshot.cluster_id, snapshot.taken_at, WINDOW_S)
     if counts is None:

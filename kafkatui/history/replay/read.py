@@ -38,8 +38,6 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from kafkatui.history import replay_inputs as inp
-from kafkatui.history import schema
 from kafkatui.history.logparse import (
     MAX_EXAMPLES,
     BrokerLogEvent,
@@ -49,8 +47,10 @@ from kafkatui.history.logparse import (
     derive_offline,
     iter_bytes,
 )
-from kafkatui.history.replay_fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
-from kafkatui.history.replay_schema import NOT_RECORDED
+from kafkatui.history.record import schema
+from kafkatui.history.replay import inputs as inp
+from kafkatui.history.replay.fs import FileInfo, HadoopFs, is_uri, join, local_path, to_uri
+from kafkatui.history.replay.schema import NOT_RECORDED
 from kafkatui.model.rules import mode_words
 
 LAST_SEQ = 1 << 62

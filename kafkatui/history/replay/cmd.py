@@ -12,7 +12,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from kafkatui.argparsing import Parser
-from kafkatui.history.replay_job import (
+from kafkatui.history.replay.job import (
     EXIT_FAILED,
     EXIT_NO_JAVA,
     STAGES,
@@ -23,7 +23,7 @@ from kafkatui.history.replay_job import (
     conf_from,
     config_from,
 )
-from kafkatui.history.replay_schema import outputs_text
+from kafkatui.history.replay.schema import outputs_text
 
 DESCRIPTION = (
     "Replay a day of ISR history (recordings and/or broker logs) through PySpark: per-minute "
@@ -124,7 +124,7 @@ def report(console: Console, result: ReplayResult) -> None:
 
 def run(ns: argparse.Namespace, console: Console | None = None) -> int:
     """Run the replay for parsed arguments; returns the exit code."""
-    from kafkatui.history.replay_job import replay
+    from kafkatui.history.replay.job import replay
 
     console = console or Console()
     try:
@@ -166,8 +166,8 @@ def run(ns: argparse.Namespace, console: Console | None = None) -> int:
 def _failed(exc: BaseException, cfg: ReplayConfig) -> int:
     """A replay that did not finish: one line on stderr, and its exit code (for `run` and the launcher's
     `--progress-lines` alike). Spark / Java failures arrive as Py4J errors: the log has the rest."""
-    from kafkatui.history.replay_job import spark_error_line, spark_log_path
-    from kafkatui.history.spark_session import NoJavaError
+    from kafkatui.history.replay.job import spark_error_line, spark_log_path
+    from kafkatui.history.replay.spark_session import NoJavaError
 
     if isinstance(exc, ReplayError):
         _err(str(exc))
@@ -203,8 +203,8 @@ EXIT_REPORT_REMOTE = 3
 def _run_with_lines(cfg: ReplayConfig, master: str | None, conf: dict[str, str]) -> int:
     """The job for the dashboard: progress as JSON Lines on stdout (`replay_progress`), errors as
     one line on stderr, the exit codes of `run`."""
-    from kafkatui.history.replay_job import replay
-    from kafkatui.history.replay_progress import ProgressLines
+    from kafkatui.history.replay.job import replay
+    from kafkatui.history.replay.progress import ProgressLines
 
     lines = ProgressLines()
     try:
@@ -224,8 +224,8 @@ def submit_command(ns: argparse.Namespace, conf: dict[str, str]) -> str:
     (the driver imports it from there; the executors get it from the job either way)."""
     import shlex
 
-    from kafkatui.history import replay_job
-    from kafkatui.history.ship import package_zip
+    from kafkatui.history.replay import job as replay_job
+    from kafkatui.history.replay.ship import package_zip
 
     args = ["spark-submit"]
     if ns.master:

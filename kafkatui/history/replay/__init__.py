@@ -1,0 +1,1 @@
+"""The PySpark replay job: its inputs, stages, output schema, Spark session and `kafkatui replay`."""

@@ -1,0 +1,1 @@
+"""The dashboard's write screens (config change, elections, RF change, revert) and their worker glue."""
