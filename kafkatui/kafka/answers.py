@@ -10,7 +10,7 @@ import concurrent.futures as cf
 import threading
 import time
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,20 +61,31 @@ class _EarlyBrokerConfigs:
         self._hosts: dict[int, tuple[str, int]] = {}
         self._taken = threading.Event()
 
-    def run(self, described: cf.Future[Any]) -> None:
+    def run(self, described: cf.Future[Any], hint: Callable[[], Sequence[tuple[int, str, int]]] | None = None) -> None:
+        """Send once the brokers are known: from DescribeCluster, or from `hint` ((id, host, port) of the
+        brokers another client's Metadata answer named, empty while unknown), whichever comes first. With
+        librdkafka 2.10+ DescribeCluster waits for a connection to a learnt broker (the bootstrap
+        connection is dropped after the first Metadata): 2-3 round trips after kafka-python's bootstrap
+        Metadata named the same brokers."""
+        nodes: Sequence[tuple[int, str, int]] = ()
         while not described.done():
+            nodes = hint() if hint is not None else ()
+            if nodes:
+                break
             if self._taken.wait(POLL_SECONDS / 2) or time.monotonic() >= self._deadline:
                 return
-        if described.cancelled() or described.exception() is not None:
-            return
-        for node in getattr(described.result(), "nodes", None) or ():
+        if not nodes:
+            if described.cancelled() or described.exception() is not None:
+                return
+            nodes = [(n.id, n.host, n.port) for n in getattr(described.result(), "nodes", None) or ()]
+        for bid, host, port in nodes:
             with self._lock:
                 if self._taken.is_set():
                     return
-                res = ConfigResource(ResourceType.BROKER, str(node.id))
+                res = ConfigResource(ResourceType.BROKER, str(bid))
                 timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
-                self._futures[node.id] = self.admin.describe_configs([res], request_timeout=timeout)[res]
-                self._hosts[node.id] = (node.host, node.port)
+                self._futures[bid] = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                self._hosts[bid] = (host, port)
 
     def answered(self, wait: float) -> list[tuple[str, int]]:
         """(host, port) of the brokers whose config request answered, waiting up to `wait` for a first one:

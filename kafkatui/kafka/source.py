@@ -66,7 +66,7 @@ from kafkatui.kafka.answers import (
     _outcome,
     _read_partitions,
 )
-from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address
+from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address, _kp_brokers, _kp_connected
 from kafkatui.kafka.clients import (
     _new_kafka_python_admin as _new_kafka_python_admin,  # re-exported: alter's write paths use it
 )
@@ -128,6 +128,8 @@ TOPICS_PER_DESCRIBE = 1000
 DOWN_PROBE_AFTER = 0.3
 """Seconds after the config requests went out when brokers still silent are probed: refused = down."""
 STRAGGLER_SECONDS = 1.0
+PREFER_SECONDS = 0.2
+"""At most this much longer topic configs wait for a broker kafka-python is connected to (see `_answered`)."""
 ABSENT_PROBE_SECONDS = 0.5
 KNOWN_HUNG_GRACE = 0.25
 """How long a broker found frozen by the previous snapshot is waited for once the others have answered."""
@@ -168,8 +170,13 @@ def _used_states(parts: Mapping[str, Any]) -> set[int]:
     return used
 
 
-def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float) -> list[int]:
-    """The listed brokers whose own config request answered (waiting up to `wait` for a first one)."""
+def _answered(
+    broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float, prefer: frozenset[int] = frozenset()
+) -> list[int]:
+    """The listed brokers whose own config request answered (waiting up to `wait` for a first one), those
+    among `prefer` first. When the first to answer is not one of `prefer`, one of those is waited for a
+    little longer (as long as the first took, at most `PREFER_SECONDS`): their requests went out together,
+    so at a high latency they answer within moments of each other, and on a LAN the first came at once."""
 
     def now_answered() -> list[int]:
         return [
@@ -179,13 +186,19 @@ def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float
         ]
 
     found = now_answered()
-    deadline = time.monotonic() + wait
+    start = time.monotonic()
+    deadline = start + wait
     pending = [f for f in broker_futures.values() if not f.done()]
     while not found and pending and time.monotonic() < deadline:
         cf.wait(pending, timeout=max(0.0, deadline - time.monotonic()), return_when=cf.FIRST_COMPLETED)
         pending = [f for f in pending if not f.done()]
         found = now_answered()
-    return found
+    waiting = [f for bid, f in broker_futures.items() if bid in prefer and bid in md.brokers and not f.done()]
+    if found and waiting and not prefer.intersection(found):
+        extra = min(PREFER_SECONDS, time.monotonic() - start, max(0.0, deadline - time.monotonic()))
+        cf.wait(waiting, timeout=extra, return_when=cf.FIRST_COMPLETED)
+        found = now_answered()
+    return sorted(found, key=lambda bid: bid not in prefer)
 
 
 # --------------------------------------------------------------------------- the source
@@ -219,10 +232,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # the racks and tells "connected, but the full metadata is slow" from "no answer"
         cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
         early = _EarlyBrokerConfigs(admin, deadline)
-        self._pool().submit(early.run, cluster)
         deferred = self._defer_kafka_python
+        starting: cf.Future[Any] | None = None
         if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
-            self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
+            starting = self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
+        # a first read: kafka-python's bootstrap Metadata names the brokers before DescribeCluster does
+        self._pool().submit(early.run, cluster, None if starting is None else lambda: _kp_brokers(starting))
         try:
             md, admin = self._metadata(admin, start, deadline, cluster)
         except BaseException as exc:
@@ -311,13 +326,22 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
         kp_configs: cf.Future[list[Any]] | None = None
-        # topic configs go to a broker that just answered its own config request: not one that died
-        # since the metadata (still listed until fenced), nor a hung one
-        answered = _answered(broker_futures, md, min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic()))
-        node = answered[0] if answered else None
-        kadmin: Any = (
-            self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names and not deferred else None
-        )
+        # topic configs go to a broker that just answered: its own config request (not one that died since
+        # the metadata, still listed until fenced, nor a hung one), or, on a first read, the kafka-python
+        # connection opened to the bootstrap server's broker while the metadata was on its way (it answered
+        # that connection's ApiVersions moments ago; `_wait_unless_down` watches it like the others)
+        kadmin: Any = None
+        node = self._warm_node(self._kadmin)
+        if node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
+            kadmin = self._kadmin
+        else:
+            # one kafka-python is connected to already spares that connection's ApiVersions round trip
+            connected = frozenset(bid for bid in broker_ids if _kp_connected(self._kadmin, bid))
+            wait = min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic())
+            answered = _answered(broker_futures, md, wait, connected)
+            if topic_names and not deferred:
+                kadmin = self._kafka_python_for_configs(md, answered, phase_deadline)
+            node = answered[0] if answered else None
         if kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
             kp_configs = self._pool().submit(_kp_send, kadmin, requests, node, budget)
