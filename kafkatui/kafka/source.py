@@ -5,8 +5,8 @@
 * confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
   alongside for the racks) and for broker configs: one DescribeConfigs per broker (librdkafka
   allows one BROKER resource per call, and a broker's own configs must be asked of that broker),
-  sent as soon as DescribeCluster names the brokers, while the metadata of every topic is still
-  on its way;
+  sent as soon as DescribeCluster (or, on a first read, kafka-python's bootstrap) names the brokers,
+  while the metadata of every topic is still on its way;
 * kafka-python's KafkaAdminClient for topic configs (DescribeConfigs naming only the kept keys,
   `TOPICS_PER_DESCRIBE` topics a request, all in flight at once: `kafkatui.kafka.topicconfigs`;
   confluent-kafka reads them when kafka-python cannot), DescribeLogDirs (replica sizes and offset
@@ -130,6 +130,8 @@ DOWN_PROBE_AFTER = 0.3
 STRAGGLER_SECONDS = 1.0
 PREFER_SECONDS = 0.2
 """At most this much longer topic configs wait for a broker kafka-python is connected to (see `_answered`)."""
+PREFER_MIN_SECONDS = 0.05
+"""At least this long, when the first answer was in at once."""
 ABSENT_PROBE_SECONDS = 0.5
 KNOWN_HUNG_GRACE = 0.25
 """How long a broker found frozen by the previous snapshot is waited for once the others have answered."""
@@ -175,8 +177,8 @@ def _answered(
 ) -> list[int]:
     """The listed brokers whose own config request answered (waiting up to `wait` for a first one), those
     among `prefer` first. When the first to answer is not one of `prefer`, one of those is waited for a
-    little longer (as long as the first took, at most `PREFER_SECONDS`): their requests went out together,
-    so at a high latency they answer within moments of each other, and on a LAN the first came at once."""
+    little longer (as long as the first took, between `PREFER_MIN_SECONDS` and `PREFER_SECONDS`): their
+    requests went out together, so they answer within moments of each other."""
 
     def now_answered() -> list[int]:
         return [
@@ -195,7 +197,8 @@ def _answered(
         found = now_answered()
     waiting = [f for bid, f in broker_futures.items() if bid in prefer and bid in md.brokers and not f.done()]
     if found and waiting and not prefer.intersection(found):
-        extra = min(PREFER_SECONDS, time.monotonic() - start, max(0.0, deadline - time.monotonic()))
+        took = max(PREFER_MIN_SECONDS, time.monotonic() - start)  # sent earlier (a refresh's) may answer at once
+        extra = min(PREFER_SECONDS, took, max(0.0, deadline - time.monotonic()))
         cf.wait(waiting, timeout=extra, return_when=cf.FIRST_COMPLETED)
         found = now_answered()
     return sorted(found, key=lambda bid: bid not in prefer)
@@ -259,7 +262,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         self.waiting_on = "the brokers' configs"
         was_hung = self._hung
         try:
-            snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
+            snap = self._details(admin, md, cluster, deadline, early, deferred)
         except KafkaException as exc:  # raised by a call itself, not through a future
             err = _exc_kafka_error(exc)
             if err is None:
@@ -305,7 +308,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         md: Any,
         cluster: cf.Future[Any],
         deadline: float,
-        early: Mapping[int, cf.Future[Any]],
+        early: _EarlyBrokerConfigs,
         deferred: bool,
     ) -> _Details:
         phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
@@ -315,9 +318,10 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         topic_names = sorted(md.topics)
 
         # configs: all requests in flight at once
+        taken = early.take(admin)
         broker_futures: dict[int, cf.Future[Any]] = {}
         for bid in broker_ids:
-            sent = early.get(bid)
+            sent = taken.get(bid)
             if sent is None:
                 res = ConfigResource(ResourceType.BROKER, str(bid))
                 sent = admin.describe_configs([res], request_timeout=budget)[res]
@@ -326,12 +330,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
         kp_configs: cf.Future[list[Any]] | None = None
-        # topic configs go to a broker that just answered: its own config request (not one that died since
-        # the metadata, still listed until fenced, nor a hung one), or, on a first read, the kafka-python
-        # connection opened to the bootstrap server's broker while the metadata was on its way (it answered
-        # that connection's ApiVersions moments ago; `_wait_unless_down` watches it like the others)
+        # topic configs go to a broker that just answered its own config request (not one that died since
+        # the metadata, still listed until fenced, nor a hung one), or, on a first read, to the bootstrap
+        # server's broker on the kafka-python connection opened while the metadata was on its way, unless that
+        # broker is slower than the others (`_warm_node`; `_wait_unless_down` watches it like the others)
         kadmin: Any = None
-        node = self._warm_node(self._kadmin)
+        node = self._warm_node(self._kadmin, early.answered_at)
         if node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
             kadmin = self._kadmin
         else:
