@@ -312,6 +312,9 @@ def _warm_findings() -> None:
     """Import the findings and parse their catalog: start-up CPU work that needs no cluster, done on a
     thread while the cluster answers (its network waits release the GIL)."""
     try:
+        from kafkatui.kafka.clients import import_kafka_python
+
+        import_kafka_python()  # first: the snapshot's topic configs wait for it, the findings do not
         from kafkatui.model.finding import load_catalog
         from kafkatui.model.findings import findings  # noqa: F401  (imported for its cost)
 

@@ -7,10 +7,11 @@ outcome of a future, and the broker configs sent early (`_EarlyBrokerConfigs`). 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import threading
 import time
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ _SOURCES = {
 
 
 class _EarlyBrokerConfigs:
-    """Broker DescribeConfigs sent as soon as DescribeCluster names the brokers, while the metadata of
+    """Broker DescribeConfigs sent as soon as DescribeCluster (or a hint) names the brokers, while the metadata of
     every topic is still on its way: a request to, and often a first connection with, each broker
     off the critical path. `run` goes on a pool thread (not DescribeCluster's done-callback: that runs
     on a librdkafka thread); `take` ends it."""
@@ -60,21 +61,37 @@ class _EarlyBrokerConfigs:
         self._futures: dict[int, cf.Future[Any]] = {}
         self._hosts: dict[int, tuple[str, int]] = {}
         self._taken = threading.Event()
+        self.answered_at: dict[int, float] = {}
+        """When each broker's request answered (monotonic seconds)."""
 
-    def run(self, described: cf.Future[Any]) -> None:
+    def run(self, described: cf.Future[Any], hint: Callable[[], Sequence[tuple[int, str, int]]] | None = None) -> None:
+        """Send once the brokers are known: from DescribeCluster, or from `hint` ((id, host, port) of the
+        brokers another client's Metadata answer named, empty while unknown), whichever comes first. With
+        librdkafka 2.10+ DescribeCluster waits for a connection to a learnt broker (the bootstrap
+        connection is dropped after the first Metadata): 2-3 round trips after kafka-python's bootstrap
+        Metadata named the same brokers."""
+        nodes: Sequence[tuple[int, str, int]] = ()
         while not described.done():
+            nodes = hint() if hint is not None else ()
+            if nodes:
+                break
             if self._taken.wait(POLL_SECONDS / 2) or time.monotonic() >= self._deadline:
                 return
-        if described.cancelled() or described.exception() is not None:
-            return
-        for node in getattr(described.result(), "nodes", None) or ():
+        if not nodes:
+            if described.cancelled() or described.exception() is not None:
+                return
+            nodes = [(n.id, n.host, n.port) for n in getattr(described.result(), "nodes", None) or ()]
+        for bid, host, port in nodes:
             with self._lock:
                 if self._taken.is_set():
                     return
-                res = ConfigResource(ResourceType.BROKER, str(node.id))
+                res = ConfigResource(ResourceType.BROKER, str(bid))
                 timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
-                self._futures[node.id] = self.admin.describe_configs([res], request_timeout=timeout)[res]
-                self._hosts[node.id] = (node.host, node.port)
+                fut = self._futures[bid] = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                self._hosts[bid] = (host, port)
+            # stamped into the dict alone: a callback holding `self` would tie the future, this object and its
+            # client in a cycle, and keep librdkafka's threads alive after `close()` until a full collection
+            fut.add_done_callback(functools.partial(_stamp, self.answered_at, bid))
 
     def answered(self, wait: float) -> list[tuple[str, int]]:
         """(host, port) of the brokers whose config request answered, waiting up to `wait` for a first one:
@@ -99,6 +116,12 @@ class _EarlyBrokerConfigs:
         with self._lock:
             self._taken.set()
             return dict(self._futures) if admin is self.admin else {}
+
+
+def _stamp(answered_at: dict[int, float], bid: int, fut: cf.Future[Any]) -> None:
+    """Done-callback of a broker's config request: when it answered, if it did."""
+    if not fut.cancelled() and fut.exception() is None:
+        answered_at[bid] = time.monotonic()
 
 
 @dataclass(slots=True)

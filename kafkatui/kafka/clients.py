@@ -16,7 +16,7 @@ import importlib
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from confluent_kafka import KafkaException
@@ -76,6 +76,33 @@ def _new_kafka_python_admin(kwargs: dict[str, Any]) -> Any:
     return _AdminClient(**kwargs)
 
 
+def import_kafka_python() -> None:
+    """Import kafka-python's admin client (~0.2 s of CPU, more under load). A thread that would compete
+    for the GIL with it meanwhile calls this first: a concurrent import of the same module waits for it."""
+    importlib.import_module("kafka.admin")
+
+
+def _kp_brokers(starting: cf.Future[Any]) -> list[tuple[int, str, int]]:
+    """(id, host, port) of the brokers kafka-python's bootstrap Metadata named, once `starting` (the
+    client being started, `SourceClients._start_kafka_python`) is up; empty until then or if it failed."""
+    if not starting.done() or starting.cancelled() or starting.exception() is not None:
+        return []
+    try:
+        return sorted((int(b.node_id), str(b.host), int(b.port)) for b in starting.result()._manager.cluster.brokers())
+    except Exception as exc:  # another kafka-python: DescribeCluster names the brokers instead
+        log.debug("kafka-python broker list unavailable: %s", exc)
+        return []
+
+
+def _kp_connected(kadmin: Any, node: int) -> bool:
+    """Whether kafka-python (`kadmin`, may be None) has a connection up to broker `node`."""
+    try:
+        conn = kadmin._manager._conns.get(node) if kadmin is not None else None
+        return bool(conn is not None and conn.connected)
+    except Exception:  # another kafka-python
+        return False
+
+
 class SourceClients:
     """A source's clients, pool and shared state (see the module docstring)."""
 
@@ -113,6 +140,8 @@ class SourceClients:
         self._admin: AdminClient | None = None
         self._kadmin: Any = None
         self._kp_start: cf.Future[Any] | None = None  # kafka-python being started (`_start_kafka_python`)
+        # a broker, kafka-python's connection to it coming up and when it came up (`_warm_node`)
+        self._kp_warm: tuple[int, Any, list[float]] | None = None
         self._executor: cf.ThreadPoolExecutor | None = None
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
@@ -139,6 +168,7 @@ class SourceClients:
             admin, self._admin = self._admin, None
             self._md_admin = None
             kadmin, self._kadmin = self._kadmin, None
+            self._kp_warm = None
             executor, self._executor = self._executor, None
         self._close_kadmin(kadmin)
         if executor is not None:
@@ -273,12 +303,59 @@ class SourceClients:
         With one bootstrap server and no broker learnt yet (a first read, `check`), that server is the one
         the metadata must come from anyway: kafka-python bootstraps from it at once, while the metadata
         is on its way, instead of a round trip or two later (each a full RTT from a far bastion)."""
-        importlib.import_module("kafka.admin")
+        import_kafka_python()
         servers: list[str] = []
-        if len(self.settings.bootstrap) != 1 or self._learnt:
+        first = len(self.settings.bootstrap) == 1 and not self._learnt
+        if not first:
             wait = min(ANSWERED_WAIT_SECONDS, deadline - time.monotonic())
             servers = [_address(host, port) for host, port in early.answered(wait)]
-        return self._create_kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
+        client = self._create_kafka_python(deadline, servers, KP_BOOTSTRAP_SECONDS)
+        if first:
+            self._warm_connection(client)
+        return client
+
+    def _warm_connection(self, kadmin: Any) -> None:
+        """Open kafka-python's connection to the bootstrap server's broker now (its bootstrap connection is
+        closed once bootstrapped), while the metadata is still on its way: the topic configs then go out on
+        it as soon as the metadata names the topics, not a round trip (ApiVersions, and the TLS and SASL
+        handshakes) later. Not waited for: `_warm_node` says whether it came up."""
+        try:
+            manager = kadmin._manager
+            (server,) = self.settings.bootstrap
+            node = next(b.node_id for b in manager.cluster.brokers() if _address(b.host, b.port) == server)
+            ready: list[float] = []
+
+            def connect() -> Any:
+                conn = manager.get_connection(node)
+                conn.init_future.add_callback(lambda _: ready.append(time.monotonic()))
+                return conn
+
+            self._kp_warm = (int(node), manager.call_soon(connect), ready)
+        except Exception as exc:  # advertised under another address, or another kafka-python: not warmed
+            log.debug("no kafka-python connection opened early: %s", exc)
+
+    def _warm_node(self, kadmin: Any, answered_at: Mapping[int, float]) -> int | None:
+        """The broker whose kafka-python connection `_warm_connection` opened (one use: the first read's topic
+        configs), unless it is slower than the others: its connection came up (ApiVersions, one round trip)
+        after another broker answered its own config request (ApiVersions and DescribeConfigs on a new
+        connection, two, sent at about the same time: `answered_at`), or it is still coming up while one has.
+        Still coming up and no other broker heard from: requests sent meanwhile wait for it, which is sooner
+        than on a new connection."""
+        warm, self._kp_warm = self._kp_warm, None
+        if warm is None or kadmin is None or kadmin is not self._kadmin:
+            return None
+        node, opened, ready = warm
+        others = [at for bid, at in answered_at.items() if bid != node]
+        first_other = min(others) if others else None
+        try:
+            conn = opened.value if opened.is_done and opened.succeeded() else None
+            if conn is None or conn.closed:
+                return None
+        except Exception:
+            return None
+        if ready:
+            return node if first_other is None or ready[0] <= first_other else None
+        return node if first_other is None else None
 
     def _kafka_python_for_configs(self, md: Any, answered: Sequence[int], deadline: float) -> Any:
         """The kafka-python client for topic configs, or None (then confluent-kafka reads them).

@@ -5,8 +5,8 @@
 * confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
   alongside for the racks) and for broker configs: one DescribeConfigs per broker (librdkafka
   allows one BROKER resource per call, and a broker's own configs must be asked of that broker),
-  sent as soon as DescribeCluster names the brokers, while the metadata of every topic is still
-  on its way;
+  sent as soon as DescribeCluster (or, on a first read, kafka-python's bootstrap) names the brokers,
+  while the metadata of every topic is still on its way;
 * kafka-python's KafkaAdminClient for topic configs (DescribeConfigs naming only the kept keys,
   `TOPICS_PER_DESCRIBE` topics a request, all in flight at once: `kafkatui.kafka.topicconfigs`;
   confluent-kafka reads them when kafka-python cannot), DescribeLogDirs (replica sizes and offset
@@ -66,7 +66,7 @@ from kafkatui.kafka.answers import (
     _outcome,
     _read_partitions,
 )
-from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address
+from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address, _kp_brokers, _kp_connected
 from kafkatui.kafka.clients import (
     _new_kafka_python_admin as _new_kafka_python_admin,  # re-exported: alter's write paths use it
 )
@@ -128,6 +128,10 @@ TOPICS_PER_DESCRIBE = 1000
 DOWN_PROBE_AFTER = 0.3
 """Seconds after the config requests went out when brokers still silent are probed: refused = down."""
 STRAGGLER_SECONDS = 1.0
+PREFER_SECONDS = 0.2
+"""At most this much longer topic configs wait for a broker kafka-python is connected to (see `_answered`)."""
+PREFER_MIN_SECONDS = 0.05
+"""At least this long, when the first answer was in at once."""
 ABSENT_PROBE_SECONDS = 0.5
 KNOWN_HUNG_GRACE = 0.25
 """How long a broker found frozen by the previous snapshot is waited for once the others have answered."""
@@ -168,8 +172,13 @@ def _used_states(parts: Mapping[str, Any]) -> set[int]:
     return used
 
 
-def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float) -> list[int]:
-    """The listed brokers whose own config request answered (waiting up to `wait` for a first one)."""
+def _answered(
+    broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float, prefer: frozenset[int] = frozenset()
+) -> list[int]:
+    """The listed brokers whose own config request answered (waiting up to `wait` for a first one), those
+    among `prefer` first. When the first to answer is not one of `prefer`, one of those is waited for a
+    little longer (as long as the first took, between `PREFER_MIN_SECONDS` and `PREFER_SECONDS`): their
+    requests went out together, so they answer within moments of each other."""
 
     def now_answered() -> list[int]:
         return [
@@ -179,13 +188,20 @@ def _answered(broker_futures: Mapping[int, cf.Future[Any]], md: Any, wait: float
         ]
 
     found = now_answered()
-    deadline = time.monotonic() + wait
+    start = time.monotonic()
+    deadline = start + wait
     pending = [f for f in broker_futures.values() if not f.done()]
     while not found and pending and time.monotonic() < deadline:
         cf.wait(pending, timeout=max(0.0, deadline - time.monotonic()), return_when=cf.FIRST_COMPLETED)
         pending = [f for f in pending if not f.done()]
         found = now_answered()
-    return found
+    waiting = [f for bid, f in broker_futures.items() if bid in prefer and bid in md.brokers and not f.done()]
+    if found and waiting and not prefer.intersection(found):
+        took = max(PREFER_MIN_SECONDS, time.monotonic() - start)  # sent earlier (a refresh's) may answer at once
+        extra = min(PREFER_SECONDS, took, max(0.0, deadline - time.monotonic()))
+        cf.wait(waiting, timeout=extra, return_when=cf.FIRST_COMPLETED)
+        found = now_answered()
+    return sorted(found, key=lambda bid: bid not in prefer)
 
 
 # --------------------------------------------------------------------------- the source
@@ -219,10 +235,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # the racks and tells "connected, but the full metadata is slow" from "no answer"
         cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
         early = _EarlyBrokerConfigs(admin, deadline)
-        self._pool().submit(early.run, cluster)
         deferred = self._defer_kafka_python
+        starting: cf.Future[Any] | None = None
         if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
-            self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
+            starting = self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
+        # a first read: kafka-python's bootstrap Metadata names the brokers before DescribeCluster does
+        self._pool().submit(early.run, cluster, None if starting is None else lambda: _kp_brokers(starting))
         try:
             md, admin = self._metadata(admin, start, deadline, cluster)
         except BaseException as exc:
@@ -244,7 +262,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         self.waiting_on = "the brokers' configs"
         was_hung = self._hung
         try:
-            snap = self._details(admin, md, cluster, deadline, early.take(admin), deferred)
+            snap = self._details(admin, md, cluster, deadline, early, deferred)
         except KafkaException as exc:  # raised by a call itself, not through a future
             err = _exc_kafka_error(exc)
             if err is None:
@@ -290,7 +308,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         md: Any,
         cluster: cf.Future[Any],
         deadline: float,
-        early: Mapping[int, cf.Future[Any]],
+        early: _EarlyBrokerConfigs,
         deferred: bool,
     ) -> _Details:
         phase_deadline = max(deadline, time.monotonic() + MIN_PHASE_SECONDS)
@@ -300,9 +318,10 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         topic_names = sorted(md.topics)
 
         # configs: all requests in flight at once
+        taken = early.take(admin)
         broker_futures: dict[int, cf.Future[Any]] = {}
         for bid in broker_ids:
-            sent = early.get(bid)
+            sent = taken.get(bid)
             if sent is None:
                 res = ConfigResource(ResourceType.BROKER, str(bid))
                 sent = admin.describe_configs([res], request_timeout=budget)[res]
@@ -311,13 +330,22 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
         kp_configs: cf.Future[list[Any]] | None = None
-        # topic configs go to a broker that just answered its own config request: not one that died
-        # since the metadata (still listed until fenced), nor a hung one
-        answered = _answered(broker_futures, md, min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic()))
-        node = answered[0] if answered else None
-        kadmin: Any = (
-            self._kafka_python_for_configs(md, answered, phase_deadline) if topic_names and not deferred else None
-        )
+        # topic configs go to a broker that just answered its own config request (not one that died since
+        # the metadata, still listed until fenced, nor a hung one), or, on a first read, to the bootstrap
+        # server's broker on the kafka-python connection opened while the metadata was on its way, unless that
+        # broker is slower than the others (`_warm_node`; `_wait_unless_down` watches it like the others)
+        kadmin: Any = None
+        node = self._warm_node(self._kadmin, early.answered_at)
+        if node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
+            kadmin = self._kadmin
+        else:
+            # one kafka-python is connected to already spares that connection's ApiVersions round trip
+            connected = frozenset(bid for bid in broker_ids if _kp_connected(self._kadmin, bid))
+            wait = min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic())
+            answered = _answered(broker_futures, md, wait, connected)
+            if topic_names and not deferred:
+                kadmin = self._kafka_python_for_configs(md, answered, phase_deadline)
+            node = answered[0] if answered else None
         if kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
             kp_configs = self._pool().submit(_kp_send, kadmin, requests, node, budget)
