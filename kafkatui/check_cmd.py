@@ -22,7 +22,9 @@ from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, Ka
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.mode import snapshot_mode
 from kafkatui.model.snapshot import ClusterSnapshot
-from kafkatui.model.unfenced import per_topic
+from kafkatui.model.unfenced import SHORT as UNFENCED_SHORT
+from kafkatui.model.unfenced import SYMBOL as UNFENCED_SYMBOL
+from kafkatui.model.unfenced import per_topic, writes_failing_first
 from kafkatui.options import add_connection_arguments, connection_from
 from kafkatui.textfilter import FilterTooSlow, select
 
@@ -205,9 +207,11 @@ def render(
         line.append(f"  leader down, not yet moved (writes fail) {c.leader_refused}", style="bold red")
     out.print(line)
 
-    context = Context(mode=mode)
+    down = per_topic(snapshot) if c.leader_refused else {}
+    context = Context(mode=mode, leader_down=down)
     out.print(BROKERS.text_table("Brokers", sorted(report.brokers.values(), key=lambda b: b.id), context))
-    shown = [t for t in report.topics_worst_first() if show_all or t.worst != Health.HEALTHY]
+    ordered = writes_failing_first(report.topics_worst_first(), down)
+    shown = [t for t in ordered if show_all or t.worst != Health.HEALTHY or t.name in down]
     hidden = len(report.topics) - len(shown)
     out.print(TOPICS.text_table("Topics, worst first", shown, context))
     legend = (
@@ -271,9 +275,19 @@ def render_brief(out: Console, snapshot: ClusterSnapshot, report: HealthReport, 
         f"under-replicated {c.under_replicated_total} · non-preferred leaders {c.non_preferred_total}",
         highlight=False,
     )
-    worst = [t for t in report.topics_worst_first() if t.worst != Health.HEALTHY]
+    down = per_topic(snapshot) if c.leader_refused else {}
+    worst = [
+        t
+        for t in writes_failing_first(report.topics_worst_first(), down)
+        if t.worst != Health.HEALTHY or t.name in down
+    ]
     if worst:
-        names = ", ".join(f"{t.name} ({t.worst.symbol} {SHORT_LABEL[t.worst]})" for t in worst[:4])
+        names = ", ".join(
+            f"{t.name} ({UNFENCED_SYMBOL} {UNFENCED_SHORT})"
+            if t.name in down
+            else f"{t.name} ({t.worst.symbol} {SHORT_LABEL[t.worst]})"
+            for t in worst[:4]
+        )
         more = f" +{len(worst) - 4} more" if len(worst) > 4 else ""
         out.print(f"worst topics: {names}{more}", markup=False, highlight=False, soft_wrap=True)
     counts = {sev: sum(1 for f in found if f.severity == sev) for sev in ("critical", "warning", "info")}

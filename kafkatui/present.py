@@ -62,6 +62,16 @@ def short_status(h: Health) -> Text:
     return Text(f"{h.symbol} {SHORT_LABEL[h]}", style=HEALTH_STYLE[h])
 
 
+def leader_down_status() -> Text:
+    """'⊘ ldr dn': a topic or partition whose leader refuses connections and has not been moved yet (its
+    class still follows the metadata's ISR; writes to it fail until the controller moves it)."""
+    from rich.text import Text
+
+    from kafkatui.model.unfenced import SYMBOL
+
+    return Text(f"{SYMBOL} ldr dn", style="bold red")
+
+
 def severity_text(severity: str) -> Text:
     """'✖ critical', '▲ warning', 'ℹ info': a symbol and a word, never colour alone."""
     from rich.text import Text

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kafkatui.columns.spec import ColumnSet, ColumnSpec, Json
+from kafkatui.columns.spec import ColumnSet, ColumnSpec, Context, Json
 from kafkatui.model.health import Health, TopicHealth
-from kafkatui.present import HEALTH_STYLE, min_isr_cell, short_status, source_word
+from kafkatui.present import HEALTH_STYLE, leader_down_status, min_isr_cell, short_status, source_word
 from kafkatui.tolerance import tolerance_cell, writes_now
 
 if TYPE_CHECKING:
@@ -54,6 +54,14 @@ def _class_count(health: Health) -> Json[TopicHealth]:
     return Json(f"counts.{CLASS_JSON[health]}", lambda t, _: t.count(health))
 
 
+def _status(t: TopicHealth, c: Context) -> Text:
+    """The topic's class; `⊘ ldr dn` when a partition's leader is down and not yet moved (writes fail now),
+    unless one is offline, the worse of the two (nothing will bring it back by itself)."""
+    if c.leader_down.get(t.name) and t.worst != Health.OFFLINE:
+        return leader_down_status()
+    return short_status(t.worst)
+
+
 def _now(t: TopicHealth) -> int:
     now = writes_now(t)
     return -1 if now is None else now
@@ -65,8 +73,8 @@ TOPICS: ColumnSet[TopicHealth] = ColumnSet(
             "status",
             "status",
             9,
-            cell=lambda t, _: short_status(t.worst),
-            text=lambda t, _: short_status(t.worst),
+            cell=_status,
+            text=_status,
             sort=lambda t: (t.worst, -t.affected, t.name),
             json=(Json("worst", lambda t, _: CLASS_JSON[t.worst]),),
             no_wrap=True,

@@ -12,7 +12,9 @@ any partition; `ClusterCounts.leader_refused` counts them cluster-wide.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
+from kafkatui.model.health import Health, TopicHealth
 from kafkatui.model.snapshot import ClusterSnapshot, PartitionInfo
 
 STATE = "leader down, not yet moved: writes fail"
@@ -31,6 +33,12 @@ def leader_down(snapshot: ClusterSnapshot) -> list[PartitionInfo]:
 def per_topic(snapshot: ClusterSnapshot) -> Counter[str]:
     """How many partitions of each topic are led by a broker that refuses connections."""
     return Counter(p.topic for p in leader_down(snapshot))
+
+
+def writes_failing_first(topics: Iterable[TopicHealth], down: Mapping[str, int]) -> list[TopicHealth]:
+    """`topics` (worst first) with those whose writes fail now first: offline ones and those whose leader
+    is down and not yet moved (whatever their class says), in their worst-first order."""
+    return sorted(topics, key=lambda t: not (down.get(t.name) or t.worst == Health.OFFLINE))
 
 
 def is_leader_down(snapshot: ClusterSnapshot, p: PartitionInfo) -> bool:

@@ -60,3 +60,33 @@ def test_the_events_say_when_leadership_moved_off_the_dead_broker() -> None:
     texts = [c.text for c in diff(dead, moved)]
     assert "orders-1 leader 2 -> 3: leadership moved off down broker 2, writes resume" in texts, texts
     assert "orders-2 leader 2 -> 1: leadership moved off down broker 2, writes resume" in texts
+
+
+def test_check_puts_the_topic_whose_writes_fail_first_and_says_why() -> None:
+    """The topics table and the brief line name the topic as `⊘ ldr dn`, above the worse classes."""
+    import io
+
+    from rich.console import Console
+
+    from kafkatui.check_cmd import render, render_brief
+
+    # `payments` is at min ISR (a worse class than `orders`' whole ISRs), but orders' writes fail now
+    healthy, s = killed()
+    s = dataclasses.replace(
+        s, topics={**s.topics, **snap(topic("payments", [(1, [1, 3], [1])], min_insync_replicas="1")).topics}
+    )
+    r = assess(s)
+    found = findings(r, s, bootstrap="kafka:9092")
+    out = Console(file=io.StringIO(), width=120, color_system=None)
+    render(out, s, r, found, None)
+    table = out.file.getvalue()  # type: ignore[attr-defined]
+    rows = [line for line in table.splitlines() if "orders" in line or "payments" in line]
+    assert rows[0].lstrip().startswith("⊘ ldr dn") and "orders" in rows[0], rows
+    assert "payments" in rows[1], rows
+    brief = Console(file=io.StringIO(), width=120, color_system=None)
+    render_brief(brief, s, r, found)
+    assert "worst topics: orders (⊘ leader down), payments" in brief.file.getvalue()  # type: ignore[attr-defined]
+    # once the controller has moved the leaders, orders is no longer shown as failing
+    calm = Console(file=io.StringIO(), width=120, color_system=None)
+    render(calm, healthy, assess(healthy), findings(assess(healthy), healthy, bootstrap="kafka:9092"), None)
+    assert "ldr dn" not in calm.file.getvalue()  # type: ignore[attr-defined]

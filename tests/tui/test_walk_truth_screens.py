@@ -10,11 +10,16 @@ from typing import Any
 from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.screens.broker import BrokerScreen
 from kafkatui.tui.screens.partition import PartitionScreen
+from kafkatui.tui.screens.topic import TopicScreen
 from tests.tui.test_screens import incident, make_app, snapshot_of
 
 
 def _orders_1(app: KafkaTuiApp) -> None:
     app.push_screen(PartitionScreen("orders", 1))
+
+
+def _orders(app: KafkaTuiApp) -> None:
+    app.push_screen(TopicScreen("orders"))
 
 
 def _payments_0(app: KafkaTuiApp) -> None:
@@ -28,6 +33,17 @@ def _broker_3(app: KafkaTuiApp) -> None:
 def test_snapshot_partition_whose_leader_is_down_not_moved(snap_compare: Any) -> None:
     killed = replace(incident(), refused=frozenset({2}))  # broker 2 leads orders-1, killed, not fenced yet
     assert snap_compare(make_app(killed), terminal_size=(80, 24), run_before=snapshot_of(_orders_1))
+
+
+def test_snapshot_overview_puts_the_topics_whose_leader_is_down_first(snap_compare: Any) -> None:
+    """The verdict's `⊘ ldr down` count has its topics at the top of the table, as `⊘ ldr dn`."""
+    killed = replace(incident(), refused=frozenset({2}))
+    assert snap_compare(make_app(killed), terminal_size=(80, 24))
+
+
+def test_snapshot_topic_marks_the_partitions_whose_leader_is_down(snap_compare: Any) -> None:
+    killed = replace(incident(), refused=frozenset({2}))
+    assert snap_compare(make_app(killed), terminal_size=(80, 24), run_before=snapshot_of(_orders))
 
 
 def test_snapshot_offline_partition_names_who_brings_it_back(snap_compare: Any) -> None:

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from kafkatui.columns import BROKERS, TOPICS, Context
 from kafkatui.model.changes import Change, summarize
 from kafkatui.model.mode import snapshot_mode
+from kafkatui.model.unfenced import per_topic, writes_failing_first
 from kafkatui.present import problems_sentence
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.messages import OpenBroker, OpenTopic, StartAlter
@@ -77,12 +78,16 @@ class OverviewScreen(DashScreen):
         topics: VirtualTable[str] = self.query_one("#topics", VirtualTable)
         bh = report.brokers
         th = report.topics
-        context = Context(mode=snapshot_mode(state.snapshot) if state.snapshot is not None else None)
+        snap = state.snapshot
+        down = per_topic(snap) if snap is not None and report.counts.leader_refused else {}
+        context = Context(mode=snapshot_mode(snap) if snap is not None else None, leader_down=down)
         brokers.load(sorted(bh), lambda k, c: BROKERS.cell(bh[k], c, context), lambda k, c: BROKERS.sort(bh[k], c), str)
-        ordered = [t.name for t in report.topics_worst_first()]
+        ordered = [t.name for t in writes_failing_first(report.topics_worst_first(), down)]
         # a cursor the user has not moved stays on the worst topic: a reordering must not scroll it away
         at_top = topics.cursor_row == 0
-        topics.load(ordered, lambda k, c: TOPICS.cell(th[k], c), lambda k, c: TOPICS.sort(th[k], c), lambda k: k)
+        topics.load(
+            ordered, lambda k, c: TOPICS.cell(th[k], c, context), lambda k, c: TOPICS.sort(th[k], c), lambda k: k
+        )
         if at_top:
             topics.cursor_to_top()
         self._layout()

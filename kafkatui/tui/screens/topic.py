@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
-from kafkatui.present import HEALTH_STYLE, ids, min_isr_cell, source_word
+from kafkatui.present import HEALTH_STYLE, ids, leader_down_status, min_isr_cell, source_word
 from kafkatui.tolerance import durability_words
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.format import headroom_text, lag_text, partition_cell
@@ -84,6 +84,7 @@ class TopicScreen(DashScreen):
         self._details: dict[int, PartitionHealth] = {}
         self._infos: dict[int, PartitionInfo] = {}
         self._report: HealthReport | None = None
+        self._down_leaders: frozenset[int] = frozenset()  # listed brokers refusing connections
 
     def body(self) -> ComposeResult:
         yield Static(Text(f"{self.topic}: waiting for the first snapshot…", style="dim"), id="topic-header")
@@ -120,6 +121,8 @@ class TopicScreen(DashScreen):
             table.load([], self._cell)
             return
         self._report = report
+        snap = state.snapshot
+        self._down_leaders = snap.refused & snap.broker_ids if snap is not None else frozenset()
         self._infos = {p.partition: p for p in info.partitions}
         header.update(topic_header(th))
         table.load([p.partition for p in info.partitions], self._cell, self._sort, self._search)
@@ -137,6 +140,8 @@ class TopicScreen(DashScreen):
 
     def _cell(self, key: int, col: str) -> str | Text:
         ph = self.detail(key)
+        if col == "status" and ph.leader in self._down_leaders:  # writes fail now, whatever the class says
+            return leader_down_status()
         shared = partition_cell(ph, col, self._report.live if self._report is not None else None)
         if shared is not None:
             return shared
