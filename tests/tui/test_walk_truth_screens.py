@@ -35,12 +35,6 @@ def test_snapshot_partition_whose_leader_is_down_not_moved(snap_compare: Any) ->
     assert snap_compare(make_app(killed), terminal_size=(80, 24), run_before=snapshot_of(_orders_1))
 
 
-def test_snapshot_overview_puts_the_topics_whose_leader_is_down_first(snap_compare: Any) -> None:
-    """The verdict's `⊘ ldr down` count has its topics at the top of the table, as `⊘ ldr dn`."""
-    killed = replace(incident(), refused=frozenset({2}))
-    assert snap_compare(make_app(killed), terminal_size=(80, 24))
-
-
 def test_snapshot_topic_marks_the_partitions_whose_leader_is_down(snap_compare: Any) -> None:
     killed = replace(incident(), refused=frozenset({2}))
     assert snap_compare(make_app(killed), terminal_size=(80, 24), run_before=snapshot_of(_orders))
