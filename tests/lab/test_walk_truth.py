@@ -1,6 +1,6 @@
-"""What the 3 a.m. walk found wrong, on real Kafka 4.1 (ELR on): the offline advice names the broker
-Kafka's election order brings back, and the partitions a just-killed broker still leads count as unable
-to take writes before the controller fences it."""
+"""What the 3 a.m. walk found wrong, on real Kafka (4.1+: ELR on; 4.0: the last ISR member stays in
+the ISR): the offline advice names the broker Kafka's election order brings back, and the partitions a
+just-killed broker still leads count as unable to take writes before the controller fences it."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import time
 from kafkatui.check_cmd import to_json
 from kafkatui.lab.cluster import LabCluster
 from kafkatui.model.changes import diff
-from kafkatui.model.election_order import IN_ELR, next_leaders
+from kafkatui.model.election_order import IN_ELR, IN_ISR, next_leaders
 from kafkatui.model.findings import Finding, findings
 from kafkatui.model.health import assess
 from kafkatui.model.snapshot import PartitionInfo
 from kafkatui.model.unfenced import leader_down
-from tests.lab.support import create_topic, describe, produce, snapshot, wait_for
+from tests.lab.support import create_topic, describe, elr_on, produce, snapshot, wait_for
 
 
 def test_offline_advice_names_the_elr_broker_and_that_broker_alone_brings_it_back(full_lab: LabCluster) -> None:
@@ -39,13 +39,17 @@ def test_offline_advice_names_the_elr_broker_and_that_broker_alone_brings_it_bac
             return (p, f[0]) if f else None
 
         p, f = wait_for("the offline finding with the partition's ELR", offline_finding, 60)
-        # Kafka 4.1 keeps the last ISR member as the eligible leader replica and empties the ISR
-        assert p.isr == () and p.elr == (3,), p
-        assert next_leaders(p).rule == IN_ELR
-        assert (
-            "Bring back broker 3: it is the eligible leader replica (KIP-966): it becomes leader with every "
-            "acknowledged write." in f.steps
-        ), f.steps
+        if elr_on(lab.rel):
+            # Kafka 4.1+ keeps the last ISR member as the eligible leader replica and empties the ISR
+            assert p.isr == () and p.elr == (3,), p
+            assert next_leaders(p).rule == IN_ELR
+            why = "it is the eligible leader replica (KIP-966)"
+        else:
+            # 4.0 (no ELR on a new cluster): the last ISR member stays in the ISR, the ELR is empty
+            assert p.isr == (3,) and p.elr == (), p
+            assert next_leaders(p).rule == IN_ISR
+            why = "it is the last in-sync replica"
+        assert f"Bring back broker 3: {why}: it becomes leader with every acknowledged write." in f.steps, f.steps
         assert not any("2, 3" in step for step in f.steps), f.steps
         lab.restore("3")  # that broker alone
         wait_for("walk-elr-0 back with leader 3", lambda: describe(lab, "walk-elr")[0]["leader"] == 3, 90)
