@@ -60,6 +60,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.screen import Screen
 
+import kafkatui.model.evaluation as evaluation_module
 import kafkatui.tui.feed as feed_module
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
@@ -432,8 +433,9 @@ class RefreshProbe:
 
         source.snapshot = step("snapshot", inner_snapshot)  # type: ignore[method-assign]
         feed_module.diff = step("diff", feed_module.diff)  # type: ignore[assignment]
-        feed_module.assess = step("assess", feed_module.assess)  # type: ignore[assignment]
-        feed_module.findings = step("findings", feed_module.findings)  # type: ignore[assignment]
+        # the feed runs assess -> findings through evaluation.evaluate, which looks both up there
+        evaluation_module.assess = step("assess", evaluation_module.assess)  # type: ignore[assignment]
+        evaluation_module.findings = step("findings", evaluation_module.findings)  # type: ignore[assignment]
         feed.refresh = refresh  # type: ignore[method-assign]
 
     def on_handler(self, seconds: float) -> None:

@@ -4,12 +4,21 @@ recordings end, the profile's replay target, and cancel ending a whole process g
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from datetime import date
 from pathlib import Path
 
-from kafkatui.history.replay.launch import Launch, LaunchSpec, Outcome, error_line, pid_alive, split_sources
+from kafkatui.history.replay.launch import (
+    JOB_NICENESS,
+    Launch,
+    LaunchSpec,
+    Outcome,
+    error_line,
+    pid_alive,
+    split_sources,
+)
 from kafkatui.history.replay.read import ReplayConfig, recording_ends
 from kafkatui.kafka.profiles import ReplayTarget, load_profile
 
@@ -112,6 +121,8 @@ def test_cancel_ends_the_process_group_and_removes_the_output(tmp_path: Path) ->
         time.sleep(0.05)
     pid = launch.jvm_pid
     assert pid_alive(pid) and lines[1]["tasks_total"] == 4
+    # the job and its JVM yield the CPU to the dashboard (relative: the suite may itself run niced)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + JOB_NICENESS)
     launch.cancel()
     launch.wait(10)
     assert not pid_alive(pid) and not launch.running
