@@ -7,10 +7,12 @@ How "nothing is lost" is judged, exactly as a poller can observe it:
   produced at wall time ``h`` shows exactly the events emitted before ``h``; replaying the log gives
   each partition's (leader, ISR) and the set of registered (unfenced) brokers at any instant. The
   replay is checked against the simulator's own final state, so the log itself is complete.
-* `TimedSource` remembers, for every refresh, the window ``[taken_at, end]`` within which the
-  cluster answered. A snapshot is correct when every partition's (leader, ISR) and the broker set
-  equal the truth at some instant of that window; when the truth did not change during the window,
-  there is exactly one such value. Changes that come and go between two refreshes cannot be seen by a
+* `TimedSource` remembers, for every refresh, the window ``[asked, end]`` within which the cluster
+  answered: from the attempt's start to its return. (``taken_at`` is stamped when the Metadata answer
+  has been read, which under load is a little after the cluster produced it, so a change in that gap
+  is legitimately not in the snapshot.) A snapshot is correct when every partition's (leader, ISR)
+  and the broker set equal the truth at some instant of that window; when the truth did not change
+  during the window, there is exactly one such value. Changes that come and go between two refreshes cannot be seen by a
   poller and are not required (several ISR or leader changes between refreshes coalesce into the last).
 * The recording is read back and replayed: after each successful refresh it must equal that refresh's
   snapshot exactly (no change dropped, none invented), every record must belong to a refresh, and
@@ -51,6 +53,7 @@ class Poll:
     snapshot: ClusterSnapshot | None  # None when failed, or not kept (see `digest`)
     error: str | None
     digest: int | None = None  # `state_digest` of the snapshot (kept when the snapshot is not)
+    asked: float = field(kw_only=True)  # when the attempt began: the cluster's answer was produced in [asked, end]
 
     @property
     def ok(self) -> bool:
@@ -75,13 +78,14 @@ class TimedSource:
             try:
                 snap = self.inner.snapshot()
             except KafkaTuiError as exc:
-                self.polls.append(Poll(start, time.time(), None, str(exc)))
+                self.polls.append(Poll(start, time.time(), None, str(exc), asked=start))
                 raise
             end = time.time()
             if self.keep:
-                self.polls.append(Poll(snap.taken_at, end, snap, None))
+                self.polls.append(Poll(snap.taken_at, end, snap, None, asked=start))
             else:
-                self.polls.append(Poll(snap.taken_at, end, None, None, state_digest(*snapshot_state(snap))))
+                digest = state_digest(*snapshot_state(snap))
+                self.polls.append(Poll(snap.taken_at, end, None, None, digest, asked=start))
             return snap
 
     def in_flight_since(self) -> float | None:
@@ -190,14 +194,14 @@ def check_snapshots_against_truth(polls: list[Poll], truth: Truth) -> int:
     parts, brokers = truth.timeline()
     checked = 0
     for poll in polls:
-        if poll.snapshot is None or poll.start < truth.since:
+        if poll.snapshot is None or poll.asked < truth.since:
             continue
         seen_parts, seen_brokers = snapshot_state(poll.snapshot)
         assert set(seen_parts) == set(parts), "partitions missing from a snapshot"
         for key, state in seen_parts.items():
-            possible = states_during(parts[key], poll.start, poll.end)
+            possible = states_during(parts[key], poll.asked, poll.end)
             assert state in possible, f"{key}: saw {state}, cluster was {possible} during the refresh"
-        possible_b = states_during(brokers, poll.start, poll.end)
+        possible_b = states_during(brokers, poll.asked, poll.end)
         assert seen_brokers in possible_b, f"brokers: saw {sorted(seen_brokers)}, cluster had {possible_b}"
         checked += 1
     return checked
