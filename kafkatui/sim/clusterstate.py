@@ -252,6 +252,12 @@ class ClusterState:
             return min(value, len(p.replicas))
         return value
 
+    def hw_stalled(self, p: Partition) -> bool:
+        """Whether `p`'s leader holds its high watermark: since 3.7 (KAFKA-15583) a partition under
+        its effective min ISR does not advance it ("Not increasing HWM because partition is under min
+        ISR"), so acks=1 writes stay invisible to consumers and acks=all waiters time out."""
+        return self.caps_min_isr and len(p.isr) < self.effective_min_isr(p)
+
     def summary(self) -> dict[str, int]:
         """Counts an operator looks at first (what the simulator itself believes)."""
         counts = {"partitions": 0, "offline": 0, "under_min_isr": 0, "at_min_isr": 0, "under_replicated": 0}

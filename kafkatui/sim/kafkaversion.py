@@ -5,8 +5,10 @@ By default the simulator advertises every version it serves (they read as Kafka 
 line does, as far as it serves it: each API's range cut to that line's (the real brokers' answers
 kafka-python keeps in ``kafka.protocol.broker_version_data``), APIs the line lacks left out. It then
 behaves as that line for min ISR: from 3.7 a partition's leader holds acks=all to
-``min(min.insync.replicas, RF)`` (KAFKA-15583), before 3.7 to min.insync.replicas itself, so a topic
-whose min ISR is above its RF rejects every acks=all write with NOT_ENOUGH_REPLICAS.
+``min(min.insync.replicas, RF)`` (KAFKA-15583), and holds the high watermark while the ISR is under
+that minimum (acks=1 writes stay invisible to consumers until the ISR is back); before 3.7 it holds
+acks=all to min.insync.replicas itself, so a topic whose min ISR is above its RF rejects every acks=all
+write with NOT_ENOUGH_REPLICAS, and the high watermark follows the ISR whatever its size.
 """
 
 from __future__ import annotations

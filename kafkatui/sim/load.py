@@ -44,7 +44,9 @@ class LoadGen(Replication):
             if t is None:
                 continue
             per_partition = load.rate * dt / 1000.0 / len(t.partitions)
-            min_isr = self.configs.min_insync_replicas(t.name) if load.acks == -1 else 0
+            configured = self.configs.min_insync_replicas(t.name)
+            min_isr = configured if load.acks == -1 else 0
+            caps = self.caps_min_isr
             accepted = rejected = 0
             for p in t.partitions:
                 credit = p.load_credit + per_partition
@@ -58,15 +60,17 @@ class LoadGen(Replication):
                     rejected += n
                     continue
                 isr = p.isr
-                if min_isr and len(isr) < (min(min_isr, len(p.replicas)) if self.caps_min_isr else min_isr):
+                if min_isr and len(isr) < (min(min_isr, len(p.replicas)) if caps else min_isr):
                     rejected += n  # acks=all: NOT_ENOUGH_REPLICAS
                     continue
+                # 3.7+: under its effective min ISR the leader holds the high watermark (hw_stalled)
+                stalled = caps and len(isr) < min(configured, len(p.replicas))
                 key = (p.topic, p.index)
                 replicas = p.replicas
                 # Will this step's replication bring every in-sync follower to the new log end (so
                 # HW becomes the end)? Only if the leader can change the ISR and serve fetches and
                 # each in-sync follower copies n records within the step.
-                commits = isr_changes[leader] and fetching[leader]
+                commits = isr_changes[leader] and fetching[leader] and not stalled
                 if commits:
                     lead_slow = brokers[leader].slow_factor
                     for r in isr:
@@ -84,7 +88,7 @@ class LoadGen(Replication):
                 # follower had the whole log), all replicas are in sync and all copy these n records
                 # within the step, so all reach the log end, the ISR stays and HW is the end.
                 steady = commits and key not in active and len(isr) == len(replicas) and not p.adding
-                alone = len(isr) == 1 and isr[0] == leader
+                alone = len(isr) == 1 and isr[0] == leader and not stalled
                 log = p.log
                 lasts = log.lasts
                 # Records join the tail batch while it is generated, unfetched (payload None) and

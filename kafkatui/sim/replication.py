@@ -79,7 +79,7 @@ class Replication(Reassignment):
                 else:
                     settled = False
         isr = p.isr
-        if isr:
+        if isr and not self.hw_stalled(p):
             new_hw = min([leo.get(r, 0) for r in isr])
             if new_hw > p.hw:
                 # replicas hold whole batches: the high watermark stays on a batch boundary (a
@@ -147,7 +147,7 @@ class Replication(Reassignment):
         p.log.append(base, base + record_count - 1, payload, max_timestamp if max_timestamp >= 0 else self._now)
         p.leo[p.leader] = p.log.end_offset
         self._active.add((topic, index))
-        if len(p.isr) == 1 and p.isr == [p.leader]:
+        if len(p.isr) == 1 and p.isr == [p.leader] and not self.hw_stalled(p):
             p.hw = p.log.end_offset
         if acks == -1 and callback is not None:
             waiter = AckWaiter((topic, index), p.log.end_offset, p.leader_epoch, self._now + timeout_ms, callback)
