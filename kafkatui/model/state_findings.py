@@ -145,6 +145,11 @@ class StateFindings(Context):
             "count": len(parts),
             "missing_brokers": ids_text(missing),
             "isr_brokers": ids_text(isr_brokers),
+            # 3.7+ (KAFKA-15583): a leader under its effective min ISR holds the high watermark, so
+            # consumers see no new acks=0/1 write until the ISR is back; before 3.7 they read them
+            "hw_held": self.s.kafka.caps_min_isr is True,
+            "hw_moves": self.s.kafka.caps_min_isr is False,
+            "hw_unknown": self.s.kafka.caps_min_isr is None,
             "leader_alone": th.effective_min_isr <= 1,
             "not_leader_alone": th.effective_min_isr > 1,
             "unclean_on": th.unclean,

@@ -570,6 +570,7 @@ def test_under_min_isr_names_both_errors_single_copy_writes_and_the_producer_che
     text = " ".join(f.steps)
     assert "NOT_ENOUGH_REPLICAS (19)" in text and "NOT_ENOUGH_REPLICAS_AFTER_APPEND (20)" in text
     assert "acks=0 and acks=1 producers are not refused" in text and "a single copy" in text
+    assert "(the brokers' version is not known here)" in text  # which rule holds the high watermark
     for item in (
         "acks=all",
         "enable.idempotence=true",
@@ -687,3 +688,17 @@ def test_helpers() -> None:
     assert kafkatopic_name("orders.v1") == "orders.v1"
     name = kafkatopic_name("Orders_V1")
     assert name.startswith("orders-v1---") and len(name) == len("orders-v1---") + 40
+
+
+@pytest.mark.parametrize(("line", "held"), [("3.9", True), ("2.8", False)])
+def test_under_min_isr_says_whether_consumers_see_acks_1_writes(line: str, held: bool) -> None:
+    """3.7+ holds the high watermark under min ISR (what a consumer of the lab's 4.4, 3.9 and 3.9-ZK
+    clusters sees, tests/lab/test_seeds.py); 2.8 lets acks=1 writes through to consumers."""
+    from kafkatui.model.rules import version_from_api_versions
+    from tests.model.test_rules import ANSWERS
+
+    s = dataclasses.replace(incident(), kafka=version_from_api_versions(ANSWERS[line]))
+    text = " ".join(by_id(run(s), "under-min-isr", "orders").steps)
+    assert ("consumers do not see their writes" in text) is held
+    assert ("consumers read their writes" in text) is not held
+    assert "version is not known" not in text
