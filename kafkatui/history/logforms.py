@@ -191,9 +191,12 @@ its partitions' "transition to OfflineReplica" lines say it is down."""
 ZK_KNOWN = re.compile(
     r"Broker failure callback for (?:\d+(?:, ?\d+)*)$"
     r"|ISR for partition \S+-\d+ updated to (?:\[[\d,]*\] and zkVersion updated to \[-?\d+\]$|LeaderAndIsr\()"
+    r"|Failed to update ISR for partition \S+-\d+$"
 )
 """controller.log lines understood, no event: the "deleted brokers" line before the callback says it;
-the controller's DEBUG record of an ISR change repeats the leader's own "ISR updated to" line."""
+the controller's DEBUG record of an ISR change repeats the leader's own "ISR updated to" line; an ISR
+update it could not write (seen on 3.9 from a controller resumed after a pause: it had lost its
+ZooKeeper session, and the next controller logs the state that holds)."""
 ZK_KNOWN_STATE = re.compile(
     r"Changed partition \S+-\d+ state from \w+ to \w+ with assigned replicas [\d,]*$"
     r"|Controller \d+ epoch \d+ failed to change state for partition \S+-\d+ from \w+ to \w+$"

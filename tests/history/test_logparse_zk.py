@@ -110,6 +110,15 @@ def test_the_28_follower_line_and_isr_updates_are_understood() -> None:
     assert u39 is not None and (u39.new_isr, u39.under_min_isr) == ((1, 2, 3), False)
 
 
+def test_a_resumed_controllers_failed_isr_update_carries_no_state() -> None:
+    # 3.9 in ZooKeeper mode, the controller's broker resumed after a SIGSTOP longer than its session
+    failed = (
+        "[2026-11-29 00:15:20,569] ERROR [Controller id=3] Failed to update ISR for partition logs-rf3-0 "
+        "(kafka.controller.KafkaController)"
+    )
+    assert parse_line(failed) is None and is_known_line(failed) and not looks_like_isr_line(failed)
+
+
 def test_a_line_naming_a_partition_state_in_no_known_form_is_unparsed() -> None:
     cut = OFFLINE_39[: len(OFFLINE_39) // 2]  # the broker died mid-write
     assert parse_line(cut) is None and looks_like_isr_line(cut)

@@ -31,14 +31,14 @@ LINES: dict[str, tuple[str, ...]] = {
     "full": ("4.4",),  # every real-Kafka test
     "core": ("4.4", "3.9"),  # the core cases: faults, alter, dashboard, broker logs, twins
     "every": ("4.4", "3.9", "3.9-zk", "2.8"),  # the seeds, check and record: every mode and rule set
-    "logs": ("4.4", "3.9"),  # broker-log replay; ZK_BROKER_LOG_LINES join once it reads ZooKeeper-mode logs
+    "logs": ("4.4", "3.9"),  # broker-log replay, and ZK_BROKER_LOG_LINES
     "secure": ("4.4",),  # the secured lab (test_security*.py); `make test-matrix MATRIX=3.9-zk` for ZooKeeper mode
 }
 """Which lines run which tests in `make test`."""
 
-ZK_BROKER_LOG_LINES: tuple[str, ...] = ()
-"""HOOK (issue 25, part 3): set to ("3.9-zk", "2.8") once history/logparse.py reads ZooKeeper-mode and 2.8 broker
-logs; test_broker_logs.py then runs on those labs too (they are started anyway for the seeds and record)."""
+ZK_BROKER_LOG_LINES: tuple[str, ...] = ("3.9-zk", "2.8")
+"""The ZooKeeper-mode lines whose live logs test_broker_logs.py parses too (the labs are started anyway for the
+seeds and record); their recorded logs are also fixtures (tests/history/test_replay_zk_logs.py)."""
 
 
 def lab_lines(kind: str) -> tuple[str, ...]:
