@@ -738,7 +738,10 @@ def test_healthy_cluster_is_healthy_on_both(twins: tuple[SimTwin, LabTwin]) -> N
 def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTwin]) -> None:
     """One broker crashed (after fencing): at min ISR, writes go on. Two: under min ISR, acks=all gets
     NOT_ENOUGH_REPLICAS and acks=1 still works. No leader shrank these idle partitions' ISRs: the
-    controller's fencing did. Brokers back: whole again."""
+    controller's fencing did (asked before the writes that follow each fence: a leader whose partition has
+    not yet applied the fence that its metadata cache already shows may shrink the dead follower itself
+    when such a write lands: the likely reading of the one shrink real 4.2 logged at load 5, in the matrix;
+    the simulator applies both at once)."""
     t = "tw-crash"
     try:
         both(
@@ -748,14 +751,15 @@ def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTw
                 Produce(t, "all", 30),
                 Fault("crash", 3),
                 Settle("broker 3 fenced", absent(3, topics=[t])),
+                LeaderShrank(t),
                 Produce(t, "all"),
                 Check("one crashed", [t]),
                 Fault("crash", 2),
                 Settle("brokers 2 and 3 fenced", absent(2, 3, topics=[t])),
+                LeaderShrank(t),
                 Produce(t, "all"),
                 Produce(t, "1"),
                 Check("two crashed", [t]),
-                LeaderShrank(t),
             ],
         )
     finally:
