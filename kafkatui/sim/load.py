@@ -45,7 +45,7 @@ class LoadGen(Replication):
                 continue
             per_partition = load.rate * dt / 1000.0 / len(t.partitions)
             configured = self.configs.min_insync_replicas(t.name)
-            min_isr = configured if load.acks == -1 else 0
+            acks_all = load.acks == -1
             caps = self.caps_min_isr
             accepted = rejected = 0
             for p in t.partitions:
@@ -60,11 +60,13 @@ class LoadGen(Replication):
                     rejected += n
                     continue
                 isr = p.isr
-                if min_isr and len(isr) < (min(min_isr, len(p.replicas)) if caps else min_isr):
+                # the effective min ISR, as ClusterState.effective_min_isr (inlined: the hot path)
+                under = len(isr) < (min(configured, len(p.replicas)) if caps else configured)
+                if acks_all and under:
                     rejected += n  # acks=all: NOT_ENOUGH_REPLICAS
                     continue
                 # 3.7+: under its effective min ISR the leader holds the high watermark (hw_stalled)
-                stalled = caps and len(isr) < min(configured, len(p.replicas))
+                stalled = caps and under
                 key = (p.topic, p.index)
                 replicas = p.replicas
                 # Will this step's replication bring every in-sync follower to the new log end (so
