@@ -128,10 +128,12 @@ FAULTS = [
     Fault("controller-hangs", lambda s: s.hang(1), lambda s: s.restore(1), down=1),
     Fault("all-brokers-hang", _all("hang"), _all("restore"), outage=True),
     # a snapshot reads the metadata, then the configs (broker configs from each broker itself), in one
-    # --timeout: a broker answering every request in 0.45 x timeout still lets both fit, so nothing may be
-    # missing; at 1.2 x timeout its configs cannot arrive, so the view must say PARTIAL and name it
+    # --timeout: a broker answering every request in 0.35 x timeout still lets both fit, so nothing may be
+    # missing; at 1.2 x timeout its configs cannot arrive, so the view must say PARTIAL and name it. (At
+    # 0.45 x, two answers left 0.15 s for everything else, and one refresh in a fresh-clone run at load 7-10
+    # did not fit: the margin is for the machine, the claim is the same.)
     Fault(
-        "slow-just-under-timeout", lambda s: s.delay_responses(2, TIMEOUT * 0.45), lambda s: s.restore(2), complete=True
+        "slow-just-under-timeout", lambda s: s.delay_responses(2, TIMEOUT * 0.35), lambda s: s.restore(2), complete=True
     ),
     Fault(
         "slow-just-over-timeout",
