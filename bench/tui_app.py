@@ -741,8 +741,10 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 await key_to_frame(pilot, frames, "escape", back_on_overview)
 
             # an incident: broker 1 shuts down (leaders move, ISRs shrink: thousands of changes)
+            gc_watch.take()
             sim.shutdown_broker(1)
             handler_s, frame_s = await refresh_once()
+            incident_gc = gc_watch.take()
             changes = len(app.state.changes)
             res.judge(
                 f"refresh with an incident ({changes:,} changes): on_state_updated", handler_s, TARGETS["refresh_ui"]
@@ -757,6 +759,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 "  incident snapshot: kafkatui CPU (decode, build) / waiting for the simulator's answers",
                 f"{ms(last.get('snapshot_cpu', 0))} / {ms(last.get('snapshot', 0) - last.get('snapshot_cpu', 0))}",
             )
+            res.note("  GC during the incident refresh (the app's pacer waits for it)", incident_gc)
             res.note("  peak RSS after the incident", f"{rss_mb():.0f} MB")
             await pilot.pause(2)  # let the flash end
 
