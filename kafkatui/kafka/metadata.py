@@ -88,6 +88,7 @@ class MetadataRead(SourceClients):
         grace = min(FAIL_FAST_GRACE, self.settings.timeout / 2)
         clients = [admin]
         attempts: dict[cf.Future[Any], AdminClient] = {}
+        started: dict[cf.Future[Any], float] = {}  # when each attempt went out
         next_attempt = start
         last_exc: BaseException | None = None
         known = admin is self._md_admin
@@ -125,7 +126,9 @@ class MetadataRead(SourceClients):
                     clients.append(self._new_admin())  # a retry: from a client with fresh connections
                 remaining = deadline - now
                 seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
-                attempts[pool.submit(clients[-1].list_topics, timeout=seconds)] = clients[-1]
+                sent = pool.submit(clients[-1].list_topics, timeout=seconds)
+                attempts[sent] = clients[-1]
+                started[sent] = now
                 next_attempt = now + seconds
             # only futures still pending: a done one (the DescribeCluster that failed with a retriable
             # error, a probe that answered) would end every wait at once, a busy loop holding the GIL
@@ -151,7 +154,11 @@ class MetadataRead(SourceClients):
                 if err is None or err.code() not in _RETRIABLE:
                     raise self._request_failure(exc, start, protocol) from None
                 last_exc = exc
-                next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)  # failed early: retry soon
+                # failed early: retry soon, unless a later attempt is already on its way (an attempt that
+                # timed out just as the next one went out: a second one at once decoded the 105,000-partition
+                # answer twice when a slow cluster answered both)
+                if not any(started[f] > started[fut] for f in attempts):
+                    next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)
             if time.monotonic() >= deadline:
                 for client in clients:
                     client.poll(0)
