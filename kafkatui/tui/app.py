@@ -74,18 +74,13 @@ __all__ = ["GcPacer", "KafkaTuiApp", "StateUpdated"]
 #   pause between keys rarely meets it;
 # - no full collection ever runs while the user is pressing keys (a forced one after 10 s of input
 #   froze the screen for up to 1.2 s): the young generations are still collected as usual, and what
-#   is due waits for the first pause in the typing;
-# - nor while a refresh is in flight: the worker needs the GIL to build the new state, and a thorough
-#   collection holding it for 2.4 s at 105,000 partitions (the bench's) delayed the very refresh that
-#   carried an incident by that much. What is due runs once the new state is applied (and frozen), or
-#   after REFRESH_GC_WAIT_SECONDS if a refresh never reports.
+#   is due waits for the first pause in the typing.
 GC_SECONDS = 30.0
 THOROUGH_GC_SECONDS = 300.0
 THOROUGH_GC_SCREENS = 20
 IDLE_GC_SECONDS = 0.5
 THOROUGH_IDLE_SECONDS = 2.0
 NO_AUTO_FULL_GC = 1 << 30  # generation-2 threshold: never reached
-REFRESH_GC_WAIT_SECONDS = 60.0
 
 # The refresh worker runs Python (decoding, assess, findings) for seconds at 100,000 partitions; each
 # time the UI thread wakes up it waits for the GIL up to the switch interval (5 ms by default), and a
@@ -103,7 +98,6 @@ class GcPacer:
         self._due_since: float | None = None
         self._thorough = False
         self._closed = 0  # screens closed since the last thorough collection
-        self._refresh_since: float | None = None  # a refresh in flight since then
 
     def start(self) -> None:
         self._saved = gc.get_threshold()
@@ -122,13 +116,8 @@ class GcPacer:
         self._closed += 1
         self._due(thorough=not releases_state or self._closed >= THOROUGH_GC_SCREENS)
 
-    def refresh_started(self) -> None:
-        """A refresh worker began building a new state: no full collection until it is applied."""
-        self._refresh_since = self.clock()
-
     def state_applied(self) -> None:
         """A new state replaced the old one (which reference counting has freed): freeze the new one."""
-        self._refresh_since = None
         if self._saved is not None:
             gc.freeze()
 
@@ -141,8 +130,6 @@ class GcPacer:
         if self._due_since is None or self._saved is None:
             return
         if now - self.last_input < (THOROUGH_IDLE_SECONDS if self._thorough else IDLE_GC_SECONDS):
-            return
-        if self._refresh_since is not None and now - self._refresh_since < REFRESH_GC_WAIT_SECONDS:
             return
         if self._thorough:
             gc.unfreeze()
@@ -402,7 +389,6 @@ class KafkaTuiApp(App[None]):
             return
         self._refreshing = True
         self._last_attempt = self.session.clock()
-        self.gc_pacer.refresh_started()
         self._refresh_worker()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")

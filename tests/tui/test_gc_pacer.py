@@ -7,14 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatui.tui.app import (
-    GC_SECONDS,
-    IDLE_GC_SECONDS,
-    REFRESH_GC_WAIT_SECONDS,
-    THOROUGH_GC_SECONDS,
-    THOROUGH_IDLE_SECONDS,
-    GcPacer,
-)
+from kafkatui.tui.app import GC_SECONDS, IDLE_GC_SECONDS, THOROUGH_GC_SECONDS, THOROUGH_IDLE_SECONDS, GcPacer
 
 
 class Clock:
@@ -79,33 +72,3 @@ def test_a_short_collection_runs_at_the_first_pause_in_typing(pacer: tuple[GcPac
     clock.now += THOROUGH_IDLE_SECONDS + 0.01
     p.tick()
     assert calls[-2:] == ["unfreeze", "collect"]
-
-
-def test_no_collection_while_a_refresh_builds_its_state(pacer: tuple[GcPacer, Clock, list[str]]) -> None:
-    """A thorough collection holds the GIL for seconds at 100,000 partitions: it must not delay the refresh
-    in flight (the one that may carry an incident), however idle the user is; it runs once that state is in."""
-    p, clock, calls = pacer
-    p.screen_closed(releases_state=False)
-    p.refresh_started()
-    for _ in range(40):  # ten idle seconds of a slow refresh, the app's 0.25 s timer ticking
-        clock.now += 0.25
-        p.tick()
-    assert calls == []
-    p.state_applied()
-    clock.now += 0.25
-    p.tick()
-    assert calls == ["unfreeze", "collect"]
-
-
-def test_a_refresh_that_never_reports_does_not_hold_collections_for_ever(
-    pacer: tuple[GcPacer, Clock, list[str]],
-) -> None:
-    p, clock, calls = pacer
-    p.screen_closed(releases_state=True)
-    p.refresh_started()
-    clock.now += REFRESH_GC_WAIT_SECONDS - 1
-    p.tick()
-    assert calls == []
-    clock.now += 1.01
-    p.tick()
-    assert calls == ["collect"]
