@@ -120,6 +120,13 @@ class BrokerScreen(DashScreen):
     def on_mount(self) -> None:
         self.query_one("#missing", VirtualTable).focus()
 
+    def on_unmount(self) -> None:
+        # a closed screen is cyclic garbage until the pacer's thorough collection (kafkatui.tui.app.GcPacer),
+        # which waits while keys are pressed or a refresh runs: let the report and partitions it showed go now
+        self._report = None
+        self._rows = {}
+        self.findings = []
+
     def show(self, state: ViewState) -> None:
         report, snap = state.report, state.snapshot
         assert report is not None and snap is not None
