@@ -48,6 +48,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -429,6 +430,7 @@ class RefreshProbe:
                 return inner_refresh()
             finally:
                 self._current["total"] = time.perf_counter() - start
+                self._current["t0"], self._current["t1"] = start, start + self._current["total"]
                 self.steps.append(self._current)
 
         source.snapshot = step("snapshot", inner_snapshot)  # type: ignore[method-assign]
@@ -687,7 +689,10 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 while len(probe.handler) == count or len(probe.frame_after) < len(probe.handler):
                     if time.monotonic() > deadline:
                         raise TimeoutError("refresh did not complete in 60 s")
-                    await pilot.pause(0.01)
+                    # a plain sleep, as the loop idles while a user waits: Pilot's pause(0.01) also waits for
+                    # every widget's queue and updates the screen's timers, 100 times a second, and that UI work
+                    # took the GIL from the worker (the incident's snapshot read 2-3x its time alone)
+                    await asyncio.sleep(0.01)
                 return probe.handler[-1], probe.frame_after[-1]
 
             steady = [await refresh_once() for _ in range(3)]
@@ -741,10 +746,8 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 await key_to_frame(pilot, frames, "escape", back_on_overview)
 
             # an incident: broker 1 shuts down (leaders move, ISRs shrink: thousands of changes)
-            gc_watch.take()
             sim.shutdown_broker(1)
             handler_s, frame_s = await refresh_once()
-            incident_gc = gc_watch.take()
             changes = len(app.state.changes)
             res.judge(
                 f"refresh with an incident ({changes:,} changes): on_state_updated", handler_s, TARGETS["refresh_ui"]
@@ -759,7 +762,11 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 "  incident snapshot: kafkatui CPU (decode, build) / waiting for the simulator's answers",
                 f"{ms(last.get('snapshot_cpu', 0))} / {ms(last.get('snapshot', 0) - last.get('snapshot_cpu', 0))}",
             )
-            res.note("  GC during the incident refresh (the app's pacer waits for it)", incident_gc)
+            in_worker = [e - b for b, e in gc_watch.spans if b < last["t1"] and e > last["t0"]]
+            res.note(
+                "  GC pauses while the worker ran the incident refresh: count, longest",
+                f"{len(in_worker)}, {ms(max(in_worker, default=0.0))}",
+            )
             res.note("  peak RSS after the incident", f"{rss_mb():.0f} MB")
             await pilot.pause(2)  # let the flash end
 
@@ -823,6 +830,17 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             with stopwatch(full):
                 found = gc.collect()
             res.note("full gc.collect() at the end: time; unreachable objects found", f"{ms(full[0])}; {found:,}")
+            # what the pacer's thorough collection walks (gc.unfreeze, then everything): by type, the most first
+            gc.unfreeze()
+            tracked = Counter(type(o).__qualname__ for o in gc.get_objects())
+            with stopwatch(full):
+                gc.collect()
+            gc.freeze()
+            res.note(
+                "thorough collection at the end (unfreeze, collect): time; GC-tracked objects",
+                f"{ms(full[1])}; {sum(tracked.values()):,}",
+            )
+            res.note("  of which", ", ".join(f"{name} {n:,}" for name, n in tracked.most_common(8)))
     finally:
         app.feed.close()
 
