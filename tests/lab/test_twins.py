@@ -528,6 +528,23 @@ def out_of_isr(broker: int, topic: str) -> Callable[[dict[str, Any]], bool]:
     return lambda md: all(broker not in p["isr"] for p in md["topics"].get(topic, [{"isr": [broker]}]))
 
 
+def whole_past_lag(*topics: str) -> Callable[[dict[str, Any]], bool]:
+    """`whole(*topics)` once the lab's replica.lag.time.max.ms and one more leader's check (half of it) have
+    passed since first asked (per twin: each runs on its own thread). A follower that has not fetched a new
+    partition within that time of its creation is shrunk by the leader: at load 11 (a fresh-clone run beside a
+    busy loop) broker 3's fetcher of a new tw-crash-0 started late on 3.9, and the leader logged the shrink
+    (endOffset -1) two seconds after the test had crashed broker 3. After this, a leader's shrink is a fault's."""
+    lag = int(labconfig.TIMINGS["replica.lag.time.max.ms"]) / 1000
+    first: dict[int, float] = {}
+    full = whole(*topics)
+
+    def cond(md: dict[str, Any]) -> bool:
+        since = first.setdefault(threading.get_ident(), time.monotonic())
+        return time.monotonic() - since >= 1.5 * lag and full(md)
+
+    return cond
+
+
 def whole(*topics: str, brokers: int = 3) -> Callable[[dict[str, Any]], bool]:
     """Every broker registered, every ISR of `topics` equal to its replicas."""
     return lambda md: (
@@ -772,6 +789,7 @@ def test_crashed_brokers_are_fenced_out_of_idle_isrs(twins: tuple[SimTwin, LabTw
             [
                 Create(t, RF3, MIN2),
                 Produce(t, "all", 30),
+                Settle("every follower in sync past replica.lag.time.max.ms", whole_past_lag(t)),
                 Fault("crash", 3),
                 Settle("broker 3 fenced", absent(3, topics=[t])),
                 LeaderShrank(t),
