@@ -38,9 +38,9 @@ class Placement:
             if b in ex:
                 continue
             r = rack.get(b)
-            if cap is not None and (r is None or use(r, 0) >= cap):
-                continue
             u = use(r, 0) if r is not None else 0
+            if cap is not None and (r is None or u >= cap):
+                continue
             n = load[b]
             if best is None or u < best_use or (u == best_use and n < best_load):
                 best, best_use, best_load = b, u, n

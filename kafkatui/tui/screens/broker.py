@@ -122,7 +122,7 @@ class BrokerScreen(DashScreen):
 
     def on_unmount(self) -> None:
         # a closed screen is cyclic garbage until the pacer's thorough collection (kafkatui.tui.app.GcPacer),
-        # which waits while keys are pressed or a refresh runs: let the report and partitions it showed go now
+        # which waits for 2 s without keys: let the report and partitions it showed go now
         self._report = None
         self._rows = {}
         self.findings = []
