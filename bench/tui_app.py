@@ -62,6 +62,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 import kafkatui.model.evaluation as evaluation_module
+import kafkatui.tui.app as app_module
 import kafkatui.tui.feed as feed_module
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
@@ -159,6 +160,7 @@ class GcWatch:
 
     def __init__(self) -> None:
         self.pauses: list[tuple[int, float]] = []
+        self.pauses_all: list[tuple[int, float]] = []  # as pauses, never taken: one per span
         self.spans: list[tuple[float, float]] = []  # (start, end) of every pause, perf_counter
         self._start = 0.0
         gc.callbacks.append(self._callback)
@@ -169,6 +171,7 @@ class GcWatch:
         else:
             end = time.perf_counter()
             self.pauses.append((info["generation"], end - self._start))
+            self.pauses_all.append(self.pauses[-1])
             self.spans.append((self._start, end))
 
     def longest_while_typing(self, inputs: list[float]) -> tuple[float, float]:
@@ -187,12 +190,59 @@ class GcWatch:
                 idle = max(idle, end - start)
         return typing, idle
 
+    def long_ones(self, inputs: list[float], phases: list[tuple[float, str]], kinds: PacerLog) -> list[str]:
+        """Every pause over the typing target: when (the bench's phase), which collection (the pacer's
+        ordinary or thorough one and the objects it walked, or an automatic young one), and the nearest
+        input before and after it."""
+        ordered = sorted(inputs)
+        out = []
+        for (gen, pause), (start, end) in zip(self.pauses_all, self.spans, strict=True):
+            if pause < TARGETS["gc_typing"]:
+                continue
+            i = bisect.bisect_left(ordered, start)
+            before = f"{ms(start - ordered[i - 1])} after a key" if i else "no key before"
+            after = f"{ms(ordered[i] - end)} before the next" if i < len(ordered) else "no key after"
+            phase = next((name for at, name in reversed(phases) if at <= start), "start")
+            out.append(f"{ms(pause)} gen{gen} {kinds.kind_at(start)} in '{phase}': {before}, {after}")
+        return out
+
     def take(self) -> str:
         """'n collections, gen2: k, max x ms' since the last take()."""
         pauses, self.pauses = self.pauses, []
         gen2 = [p for g, p in pauses if g == 2]
         worst = max((p for _, p in pauses), default=0.0)
         return f"{len(pauses)} collections (gen2: {len(gen2)}, {ms(sum(gen2))} in all), longest {ms(worst)}"
+
+
+class PacerLog:
+    """Which of the app's GcPacer collections ran when: the module's `gc` is replaced by this proxy,
+    which notes a thorough collection (`gc.unfreeze` then `gc.collect`) or an ordinary one, and how many
+    GC-tracked objects it walked (counted just before, outside the pause)."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[float, str]] = []  # (perf_counter at the start, "thorough, 123 objects")
+        self._thorough = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(gc, name)
+
+    def unfreeze(self) -> None:
+        self._thorough = True
+        gc.unfreeze()
+
+    def collect(self, generation: int = 2) -> int:
+        walked = sum(len(gc.get_objects(g)) for g in range(generation + 1))
+        kind = "thorough" if self._thorough else "ordinary"
+        self._thorough = False
+        self.runs.append((time.perf_counter(), f"pacer's {kind} ({walked:,} objects)"))
+        return gc.collect(generation)
+
+    def kind_at(self, start: float) -> str:
+        """The pacer run that began just before `start` (within 5 ms), else an automatic collection."""
+        for at, kind in reversed(self.runs):
+            if at <= start:
+                return kind if start - at < 0.005 else "automatic"
+        return "automatic"
 
 
 def rss_mb() -> float:
@@ -563,6 +613,13 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
     frames.watch = first_frames
     gc_watch = GcWatch()
     gc_watch_all = GcWatch()
+    pacer_log = PacerLog()
+    app_module.gc = pacer_log  # type: ignore[assignment]
+    phases: list[tuple[float, str]] = []
+
+    def phase(name: str) -> None:
+        phases.append((time.perf_counter(), name))
+
     topic_show: list[float] = []
     TopicScreen.show = timed_into(topic_show, TopicScreen.show)  # type: ignore[method-assign]
 
@@ -599,6 +656,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             await pilot.pause()
 
             # down x200 on the topics table ------------------------------------------------------
+            phase("down on the topics table")
             work: list[float] = []
 
             def wrap(table: VirtualTable[Any], name: str) -> None:
@@ -641,6 +699,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             def back_on_overview() -> bool:
                 return app.screen is overview
 
+            phase("Enter / Esc, 50-partition topics")
             enters: list[float] = []
             escapes: list[float] = []
             topic_show.clear()
@@ -661,6 +720,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
 
             # the big topic ---------------------------------------------------------------------
             if big:
+                phase("Enter / Esc, the big topic")
                 bigs: list[float] = []
                 topic_show.clear()
                 for _ in range(BIG_ROUNDS):
@@ -695,6 +755,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                     await asyncio.sleep(0.01)
                 return probe.handler[-1], probe.frame_after[-1]
 
+            phase("steady refreshes")
             steady = [await refresh_once() for _ in range(3)]
             handler = max(h for h, _ in steady)
             res.judge("refresh, overview, steady: on_state_updated (max of 3)", handler, TARGETS["refresh_ui"])
@@ -725,6 +786,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 res.note("  p50 / max", f"{ms(pct(during, 0.5))} / {ms(max(during, default=0))}")
                 res.note("  GC during that refresh", gc_watch.take())
 
+            phase("keys during a refresh")
             await keys_during_refresh("")
             await key_to_frame(pilot, frames, "b")
             await key_to_frame(pilot, frames, "enter", lambda: app.screen is not overview)
@@ -746,6 +808,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 await key_to_frame(pilot, frames, "escape", back_on_overview)
 
             # an incident: broker 1 shuts down (leaders move, ISRs shrink: thousands of changes)
+            phase("incident refresh")
             sim.shutdown_broker(1)
             handler_s, frame_s = await refresh_once()
             changes = len(app.state.changes)
@@ -768,7 +831,9 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 f"{len(in_worker)}, {ms(max(in_worker, default=0.0))}",
             )
             res.note("  peak RSS after the incident", f"{rss_mb():.0f} MB")
+            phase("after the incident (2 s)")
             await pilot.pause(2)  # let the flash end
+            phase("overview filter")
 
             # filter: overview topics, typed -----------------------------------------------------
             filter_calls: list[float] = []
@@ -785,6 +850,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             assert topics_table.filter_text == ""
 
             # filter: 100,000+ partitions in one table ------------------------------------------
+            phase("all-partitions screen")
             screen = AllPartitionsScreen()
             await app.push_screen(screen)
             await pilot.pause()
@@ -825,6 +891,8 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             typing, idle = gc_watch_all.longest_while_typing(inputs)
             res.judge("longest GC pause while keys are pressed (any generation)", typing, TARGETS["gc_typing"])
             res.info("longest GC pause otherwise (app's GcPacer: at 0.5 s / 2 s idle)", ms(idle))
+            for line in gc_watch_all.long_ones(inputs, phases, pacer_log):
+                res.note("  a GC pause over 100 ms", line)
             res.note("GC pauses over the whole run", gc_watch_all.take())
             full: list[float] = []
             with stopwatch(full):
@@ -842,6 +910,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             )
             res.note("  of which", ", ".join(f"{name} {n:,}" for name, n in tracked.most_common(8)))
     finally:
+        app_module.gc = gc
         app.feed.close()
 
 
