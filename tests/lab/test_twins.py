@@ -257,10 +257,15 @@ class Produce:
 
 @dataclass(frozen=True)
 class Load:
-    """Start (or stop, with on=False) a real producer writing to `topic` continuously (acks=1)."""
+    """Start (or stop, with on=False) a real producer writing to `topic` continuously (acks=1). Starting
+    returns once the leader has acknowledged `flowing` records: a leader shrinks a stopped follower only
+    while its partition takes writes (Kafka's `isCaughtUp`), so a fault before the first write lands meets
+    an idle partition."""
 
     topic: str
     on: bool = True
+    flowing: int = 500
+    timeout: float = 120.0
 
 
 @dataclass(frozen=True)
@@ -322,7 +327,8 @@ def run(twin: Twin, steps: Sequence[Step]) -> list[tuple[str, Any]]:
                 seen.append((f"produce {step.topic} acks={step.acks}", produce(twin.bootstrap, step)))
             elif isinstance(step, Load):
                 if step.on:
-                    loads[step.topic] = Loader(twin.bootstrap, step.topic)
+                    loads[step.topic] = Loader(twin.bootstrap, step.topic)  # stopped in `finally` however it goes
+                    wait_flowing(twin, step, loads[step.topic])
                 elif step.topic in loads:
                     loads.pop(step.topic).stop()
             elif isinstance(step, Settle):
@@ -339,6 +345,12 @@ def run(twin: Twin, steps: Sequence[Step]) -> list[tuple[str, Any]]:
         for loader in loads.values():
             loader.stop()
     return seen
+
+
+def wait_flowing(twin: Twin, step: Load, loader: Loader) -> None:
+    """Until the leader has acknowledged the loader's first `step.flowing` records."""
+    what = f"{twin.kind}: {step.flowing} writes to {step.topic} acknowledged"
+    wait_for(what, lambda: loader.acked >= step.flowing, step.timeout)
 
 
 def wait_shrink_logged(twin: Twin, step: ShrinkLogged) -> None:
@@ -448,6 +460,7 @@ class Loader:
             {"bootstrap.servers": bootstrap, "acks": "1", "linger.ms": 20, "log_level": 0, "message.timeout.ms": 5000}
         )
         self._topic = topic
+        self.acked = 0  # records the leader acknowledged (written by the producer's poll, on the thread)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -457,10 +470,14 @@ class Loader:
         while not self._stop.is_set():
             for _ in range(50):
                 try:
-                    self._p.produce(self._topic, value=payload)
+                    self._p.produce(self._topic, value=payload, on_delivery=self._delivered)
                 except BufferError:
                     break
             self._p.poll(0.02)
+
+    def _delivered(self, err: Any, _msg: Any) -> None:
+        if err is None:
+            self.acked += 1
 
     def stop(self) -> None:
         self._stop.set()
