@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports --no-cache
 
 test: $(STAMP) tools lint
-	$(PY) -m pytest -q -ra --durations=30 tests
+	$(PY) -m pytest -q -ra --rerun-show-tracebacks --durations=30 tests
 
 # the real-Kafka suite (tests/lab) on the Kafka lines `make test` does not run, one line (one lab) at a time;
 # `make test-matrix MATRIX="4.2 2.8"` picks lines (ZooKeeper ones run the tests that apply to them)
@@ -37,7 +37,7 @@ MATRIX ?= 4.3 4.2 4.1 4.0
 test-matrix: $(STAMP) tools
 	@set -e; for line in $(MATRIX); do \
 	  echo "== Kafka $$line"; start=$$(date +%s); \
-	  KAFKATUI_LAB_LINES=$$line $(PY) -m pytest -q -ra --durations=10 -k 'not test_lab_cli and not test_acl' tests/lab; \
+	  KAFKATUI_LAB_LINES=$$line $(PY) -m pytest -q -ra --rerun-show-tracebacks --durations=10 -k 'not test_lab_cli and not test_acl' tests/lab; \
 	  echo "== Kafka $$line: $$(( $$(date +%s) - start )) s"; \
 	done
 
