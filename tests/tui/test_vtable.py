@@ -7,7 +7,9 @@ The SVG snapshot is stored under the repository's `snapshots/test_vtable/` (see 
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -16,6 +18,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from kafkatui.tui.widgets import vtable
 from kafkatui.tui.widgets.vtable import Column, VirtualTable, layout_widths
@@ -470,3 +473,42 @@ def test_a_column_never_shows_a_cut_header_or_a_lone_ellipsis() -> None:
     assert layout_widths(cols, 22) == [10, 8, 0]  # shown as "lag"
     assert cols[1].header(8) == "lag" and cols[1].header(20) == "out-of-ISR lag"
     assert cols[0].header(4) == "status"  # no short label: cut as before
+
+
+def test_a_closed_screens_table_lets_its_rows_go_without_a_collection() -> None:
+    """A closed screen is cyclic garbage, frozen by the dashboard's pacer until its thorough collection
+    (kafkatui.tui.app.GcPacer): the table drops its rows, callbacks and painted lines on unmount, so what
+    the screen showed is freed by reference counting at once, and that collection has less to walk."""
+
+    class Rows:
+        """What a screen shows (a report), reachable only through the table's cell callback."""
+
+        def cell(self, key: str, column: str) -> str:
+            return f"{key}/{column}"
+
+    class TableScreen(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield VirtualTable[str](COLUMNS, id="closed")
+
+    app = TableApp()
+
+    async def body(pilot: Pilot[None], _table: VirtualTable[str]) -> None:
+        screen = TableScreen()
+        await app.push_screen(screen)
+        table = screen.query_one("#closed", VirtualTable)
+        rows = Rows()
+        table.load([f"k{i}" for i in range(5_000)], rows.cell)
+        await pilot.pause()
+        assert "k0/name" in "".join(screen_lines(table))  # painted: lines are cached
+        alive = weakref.ref(rows)
+        del rows
+        gc.disable()  # reference counting alone, as between the pacer's collections
+        try:
+            await app.pop_screen()
+            await pilot.pause()
+            assert alive() is None, "the closed screen's table still holds what it showed"
+            assert table.total_count == 0
+        finally:
+            gc.enable()
+
+    drive(app, body)

@@ -400,6 +400,23 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
     def on_resize(self, event: events.Resize) -> None:
         self._scroll_to_top(self.scroll_offset.y)
 
+    def on_unmount(self) -> None:
+        """Drop the rows, their callbacks and every cache: a closed screen stays cyclic garbage until the
+        app's next thorough collection (kafkatui.tui.app.GcPacer), frozen with what it references. A cached
+        line is some twenty GC-tracked objects (a Strip, its seven caches, its segments), 256 or more per
+        table, and each of them lengthens that collection's walk."""
+        self._end_flash(refresh=False)
+        self._keys = ()
+        self._cell = lambda key, column: ""
+        self._sort_value = self._search_text = None
+        self._order = self._view = range(0)
+        self._cursor = 0
+        self._sort_cache.clear()
+        self._search_cache = None
+        self._row_cache.clear()
+        self._header_cache.clear()
+        self._paint = None
+
     def notify_style_update(self) -> None:
         """Theme or pseudo-class change: drop rendered lines."""
         super().notify_style_update()
