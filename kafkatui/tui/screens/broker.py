@@ -91,6 +91,8 @@ def lag_of(out_of_sync: tuple[OutOfSyncReplica, ...], broker_id: int) -> Text:
 class BrokerScreen(DashScreen):
     """One broker: state and counts, restart safety, the ISRs it is missing from, its findings."""
 
+    releases_state = True  # on_unmount drops the report and rows (its findings hold no state): GcPacer
+
     BINDINGS = [Binding("c", "copy_commands", "copy"), Binding("a", "alter_defaults", "alter")]
 
     DEFAULT_CSS = """
