@@ -6,6 +6,7 @@ import asyncio
 import gc
 import sys
 import time
+import weakref
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -55,8 +56,9 @@ if TYPE_CHECKING:  # typing only: the replay data and the demo narrator pull in 
 
 __all__ = ["GcPacer", "KafkaTuiApp", "StateUpdated"]
 
-# Garbage collection. At 100,000 partitions one state is ~600,000 GC-tracked objects (ReplicaLog,
-# PartitionInfo, ...) and two are alive during a refresh. Left to itself, Python runs several full
+# Garbage collection. At 100,000 partitions a state is ~50,000 GC-tracked objects (ReplicaLog, the
+# PartitionInfo views read, findings; the bench's), the app and its screens ~350,000 more, and a
+# refresh decodes and builds the next state beside them. Left to itself, Python runs several full
 # (generation 2) collections per refresh while a snapshot is being built, each walking every tracked
 # object while holding the GIL: 0.2-0.9 s during which no key is answered. So while the dashboard runs:
 # - automatic full collections are off (young generations are still collected as usual);
@@ -74,13 +76,27 @@ __all__ = ["GcPacer", "KafkaTuiApp", "StateUpdated"]
 #   pause between keys rarely meets it;
 # - no full collection ever runs while the user is pressing keys (a forced one after 10 s of input
 #   froze the screen for up to 1.2 s): the young generations are still collected as usual, and what
-#   is due waits for the first pause in the typing.
+#   is due waits for the first pause in the typing;
+# - nor while a refresh is in flight: the worker needs the GIL to build the new state, and a thorough
+#   collection holding it for 2.4 s at 105,000 partitions (the bench's) delayed the very refresh that
+#   carried an incident by that much. What is due runs as the new state arrives, before it is shown, if
+#   the user has been idle as long as it needs (no one reacts to what is not on screen yet), else at the
+#   next pause, or after REFRESH_GC_WAIT_SECONDS if a refresh never reports;
+# - a due ordinary collection that would walk at most SHORT_GC_OBJECTS (65-70 ms) runs at once,
+#   keys or not: a closed topic screen leaves ~25,000 objects of Textual's cyclic garbage (its DOM,
+#   the virtual nodes of component-class styles, their caches), and fifty opened and closed without a
+#   pause left 1.8 million, a 2 s collection at the first pause. A closed screen needs the thorough
+#   collection only if something froze it while it was open (a state applied, a collection ran):
+#   otherwise its garbage is not frozen and an ordinary collection frees it.
 GC_SECONDS = 30.0
 THOROUGH_GC_SECONDS = 300.0
 THOROUGH_GC_SCREENS = 20
 IDLE_GC_SECONDS = 0.5
 THOROUGH_IDLE_SECONDS = 2.0
 NO_AUTO_FULL_GC = 1 << 30  # generation-2 threshold: never reached
+REFRESH_GC_WAIT_SECONDS = 60.0
+CLOSED_SCREEN_GC_DELAY = 0.05  # seconds after a pop: the screen is removed by then
+SHORT_GC_OBJECTS = 100_000  # GC-tracked objects a collection walks in 65-70 ms on the bench's machine
 
 # The refresh worker runs Python (decoding, assess, findings) for seconds at 100,000 partitions; each
 # time the UI thread wakes up it waits for the GIL up to the switch interval (5 ms by default), and a
@@ -98,6 +114,8 @@ class GcPacer:
         self._due_since: float | None = None
         self._thorough = False
         self._closed = 0  # screens closed since the last thorough collection
+        self._refresh_since: float | None = None  # a refresh in flight since then
+        self.freezes = 0  # gc.freeze calls so far: a screen opened at n and closed at n was never frozen
 
     def start(self) -> None:
         self._saved = gc.get_threshold()
@@ -112,14 +130,33 @@ class GcPacer:
     def user_input(self) -> None:
         self.last_input = self.clock()
 
-    def screen_closed(self, releases_state: bool) -> None:
+    def screen_closed(self, releases_state: bool, frozen: bool = True) -> None:
+        """A screen closed; `frozen`: a freeze came while it was open (its garbage waits for a thorough
+        collection), else an ordinary one frees it."""
+        if not frozen:
+            self._due(thorough=False)
+            return
         self._closed += 1
         self._due(thorough=not releases_state or self._closed >= THOROUGH_GC_SCREENS)
 
+    def refresh_started(self) -> None:
+        """A refresh worker began building a new state: no full collection until it is applied."""
+        self._refresh_since = self.clock()
+
+    def state_arrived(self) -> None:
+        """A refresh's state is about to be shown: what is due runs now if the user is idle enough."""
+        self._refresh_since = None
+        self.tick()
+
     def state_applied(self) -> None:
         """A new state replaced the old one (which reference counting has freed): freeze the new one."""
+        self._refresh_since = None
         if self._saved is not None:
-            gc.freeze()
+            self._freeze()
+
+    def _freeze(self) -> None:
+        gc.freeze()
+        self.freezes += 1
 
     def tick(self) -> None:
         now = self.clock()
@@ -129,14 +166,18 @@ class GcPacer:
             self._due(thorough=False)
         if self._due_since is None or self._saved is None:
             return
-        if now - self.last_input < (THOROUGH_IDLE_SECONDS if self._thorough else IDLE_GC_SECONDS):
+        if self._refresh_since is not None and now - self._refresh_since < REFRESH_GC_WAIT_SECONDS:
+            return
+        if now - self.last_input < (THOROUGH_IDLE_SECONDS if self._thorough else IDLE_GC_SECONDS) and (
+            self._thorough or sum(len(gc.get_objects(g)) for g in range(3)) > SHORT_GC_OBJECTS
+        ):
             return
         if self._thorough:
             gc.unfreeze()
             self._last_thorough = now
             self._closed = 0
         gc.collect()
-        gc.freeze()
+        self._freeze()
         self._due_since = None
         self._thorough = False
         self._last_collect = self.clock()
@@ -307,6 +348,7 @@ class KafkaTuiApp(App[None]):
         self._timer: Timer | None = None
         self._refreshing = False
         self.gc_pacer = GcPacer()
+        self._opened_at: weakref.WeakKeyDictionary[Screen[Any], int] = weakref.WeakKeyDictionary()  # -> freezes
         self._switch_interval: float | None = None
         themes, self.theme_problems = load_themes()
         for t in themes:
@@ -337,6 +379,8 @@ class KafkaTuiApp(App[None]):
         """Textual's push, handing a `LiveView` screen the session first (attributes down)."""
         if isinstance(screen, LiveView):
             screen.attach(self.session)
+        if isinstance(screen, Screen):
+            self._opened_at[screen] = self.gc_pacer.freezes  # see pop_screen
         return super().push_screen(screen, *args, **kwargs)
 
     # lifecycle ---------------------------------------------------------------
@@ -389,6 +433,7 @@ class KafkaTuiApp(App[None]):
             return
         self._refreshing = True
         self._last_attempt = self.session.clock()
+        self.gc_pacer.refresh_started()
         self._refresh_worker()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="refresh")
@@ -406,6 +451,7 @@ class KafkaTuiApp(App[None]):
 
     def on_state_updated(self, message: StateUpdated) -> None:
         self._refreshing = False
+        self.gc_pacer.state_arrived()  # before the state is on screen (see GcPacer)
         self.session.state = message.state
         self._show_record_error()
         if not self._settled and message.state.snapshot is not None:  # interrupted changes: said once
@@ -458,7 +504,14 @@ class KafkaTuiApp(App[None]):
     def pop_screen(self) -> AwaitComplete:
         # the closed screen becomes cyclic garbage, with whatever it still references
         screen = self.screen
-        self.gc_pacer.screen_closed(isinstance(screen, LiveView) and screen.releases_state)
+        opened = self._opened_at.pop(screen, None)
+        self.gc_pacer.screen_closed(
+            isinstance(screen, LiveView) and screen.releases_state,
+            frozen=opened is None or opened != self.gc_pacer.freezes,
+        )
+        # once Textual has taken the screen down, its garbage alone is a short collection: run it then, not
+        # at the next 0.25 s tick, by which time a quick user has closed another screen or two
+        self.set_timer(CLOSED_SCREEN_GC_DELAY, self.gc_pacer.tick)
         return super().pop_screen()
 
     # actions -----------------------------------------------------------------

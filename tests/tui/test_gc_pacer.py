@@ -7,7 +7,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from kafkatui.tui.app import GC_SECONDS, IDLE_GC_SECONDS, THOROUGH_GC_SECONDS, THOROUGH_IDLE_SECONDS, GcPacer
+from kafkatui.tui.app import (
+    GC_SECONDS,
+    IDLE_GC_SECONDS,
+    REFRESH_GC_WAIT_SECONDS,
+    SHORT_GC_OBJECTS,
+    THOROUGH_GC_SECONDS,
+    THOROUGH_IDLE_SECONDS,
+    GcPacer,
+)
 
 
 class Clock:
@@ -72,3 +80,91 @@ def test_a_short_collection_runs_at_the_first_pause_in_typing(pacer: tuple[GcPac
     clock.now += THOROUGH_IDLE_SECONDS + 0.01
     p.tick()
     assert calls[-2:] == ["unfreeze", "collect"]
+
+
+def test_no_collection_while_a_refresh_builds_its_state(pacer: tuple[GcPacer, Clock, list[str]]) -> None:
+    """A thorough collection holds the GIL for seconds at 100,000 partitions: it must not delay the refresh
+    in flight (the one that may carry an incident), however idle the user is; it runs once that state is in."""
+    p, clock, calls = pacer
+    p.screen_closed(releases_state=False)
+    p.refresh_started()
+    for _ in range(40):  # ten idle seconds of a slow refresh, the app's 0.25 s timer ticking
+        clock.now += 0.25
+        p.tick()
+    assert calls == []
+    p.state_arrived()  # before it is shown: the user has been idle for ten seconds
+    assert calls == ["unfreeze", "collect"]
+    p.state_applied()
+    clock.now += 0.25
+    p.tick()
+    assert calls == ["unfreeze", "collect"]  # nothing was left due
+
+
+def test_a_state_arriving_while_keys_are_pressed_leaves_the_collection_for_the_next_pause(
+    pacer: tuple[GcPacer, Clock, list[str]],
+) -> None:
+    p, clock, calls = pacer
+    p.screen_closed(releases_state=False)
+    p.refresh_started()
+    type_keys(p, clock, 5.0)
+    p.state_arrived()
+    p.state_applied()
+    type_keys(p, clock, 5.0)
+    assert calls == []
+    clock.now += THOROUGH_IDLE_SECONDS + 0.01
+    p.tick()
+    assert calls == ["unfreeze", "collect"]
+
+
+def test_a_refresh_that_never_reports_does_not_hold_collections_for_ever(
+    pacer: tuple[GcPacer, Clock, list[str]],
+) -> None:
+    p, clock, calls = pacer
+    p.screen_closed(releases_state=True)
+    p.refresh_started()
+    clock.now += REFRESH_GC_WAIT_SECONDS - 1
+    p.tick()
+    assert calls == []
+    clock.now += 1.01
+    p.tick()
+    assert calls == ["collect"]
+
+
+def test_a_short_collection_runs_even_while_keys_are_pressed(
+    pacer: tuple[GcPacer, Clock, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Screens opened and closed without a pause: each one's garbage is collected while it is small (a
+    short walk, well under the 100 ms a key may wait), not left to pile up into seconds at the first pause."""
+    p, clock, calls = pacer
+    unfrozen = [object()] * (SHORT_GC_OBJECTS // 3)
+    monkeypatch.setattr(gc, "get_objects", lambda generation=None: unfrozen)
+    p.screen_closed(releases_state=False, frozen=False)  # opened and closed between two freezes
+    type_keys(p, clock, 1.0)
+    assert calls == ["collect"]  # an ordinary one, no unfreeze, keys or not
+
+
+def test_a_long_collection_still_waits_for_a_pause(
+    pacer: tuple[GcPacer, Clock, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p, clock, calls = pacer
+    unfrozen = [object()] * SHORT_GC_OBJECTS
+    monkeypatch.setattr(gc, "get_objects", lambda generation=None: unfrozen)  # x3 generations: too many
+    p.screen_closed(releases_state=True, frozen=False)
+    type_keys(p, clock, 5.0)
+    assert calls == []
+    clock.now += IDLE_GC_SECONDS + 0.01
+    p.tick()
+    assert calls == ["collect"]
+
+
+def test_a_screen_frozen_while_open_still_needs_the_thorough_collection(
+    pacer: tuple[GcPacer, Clock, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p, clock, calls = pacer
+    monkeypatch.setattr(gc, "get_objects", lambda generation=None: [])
+    p.screen_closed(releases_state=False, frozen=True)  # a state was applied while it was open
+    type_keys(p, clock, 5.0)
+    assert calls == []  # a thorough collection never runs while keys are pressed
+    clock.now += THOROUGH_IDLE_SECONDS + 0.01
+    p.tick()
+    assert calls == ["unfreeze", "collect"]
