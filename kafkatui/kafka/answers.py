@@ -54,8 +54,16 @@ class _EarlyBrokerConfigs:
     off the critical path. `run` goes on a pool thread (not DescribeCluster's done-callback: that runs
     on a librdkafka thread); `take` ends it."""
 
-    def __init__(self, admin: AdminClient, deadline: float) -> None:
+    def __init__(
+        self,
+        admin: AdminClient,
+        deadline: float,
+        send: Callable[[Sequence[int], float], Mapping[int, cf.Future[Any]]] | None = None,
+    ) -> None:
         self.admin = admin
+        self.send = send
+        """Sends the requests of the brokers it can (`kafkatui.kafka.brokerconfigs` through kafka-python);
+        the rest go through `admin`."""
         self._deadline = deadline
         self._lock = threading.Lock()
         self._futures: dict[int, cf.Future[Any]] = {}
@@ -81,13 +89,24 @@ class _EarlyBrokerConfigs:
             if described.cancelled() or described.exception() is not None:
                 return
             nodes = [(n.id, n.host, n.port) for n in getattr(described.result(), "nodes", None) or ()]
+        sent: Mapping[int, cf.Future[Any]] = {}
+        if self.send is not None:
+            with self._lock:
+                if self._taken.is_set():
+                    return
+                sent = self.send(
+                    [bid for bid, _, _ in nodes], max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
+                )
         for bid, host, port in nodes:
             with self._lock:
                 if self._taken.is_set():
                     return
-                res = ConfigResource(ResourceType.BROKER, str(bid))
-                timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
-                fut = self._futures[bid] = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                fut = sent.get(bid)
+                if fut is None:
+                    res = ConfigResource(ResourceType.BROKER, str(bid))
+                    timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
+                    fut = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                self._futures[bid] = fut
                 self._hosts[bid] = (host, port)
             # stamped into the dict alone: a callback holding `self` would tie the future, this object and its
             # client in a cycle, and keep librdkafka's threads alive after `close()` until a full collection

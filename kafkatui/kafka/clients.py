@@ -146,6 +146,8 @@ class SourceClients:
         self._inflight: dict[str, cf.Future[Any]] = {}
         self._learnt: tuple[str, ...] = ()  # the brokers of the last metadata read (see `_bootstrap`)
         self._addresses: dict[int, str] = {}  # every broker id the metadata ever listed -> host:port
+        self._listed: tuple[tuple[int, str, int], ...] = ()  # (id, host, port) of the last metadata's brokers
+        self._racks: dict[int, str | None] = {}  # each broker's rack as last read
         self.waiting_on: str | None = None  # what a snapshot in progress waits for, in words (the header)
         self._md_seconds: float | None = None  # how long the last metadata read took
         self._md_admin: AdminClient | None = None  # the client that read it (its connections are up)

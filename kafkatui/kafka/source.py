@@ -2,11 +2,12 @@
 
 `KafkaClusterSource` uses two clients, each for what it does well:
 
-* confluent-kafka (librdkafka) for the metadata (one `list_topics`; `describe_cluster`
+* confluent-kafka (librdkafka) for the metadata (one `list_topics`; on a first read `describe_cluster`
   alongside for the racks) and for broker configs: one DescribeConfigs per broker (librdkafka
   allows one BROKER resource per call, and a broker's own configs must be asked of that broker),
   sent as soon as DescribeCluster (or, on a first read, kafka-python's bootstrap) names the brokers,
-  while the metadata of every topic is still on its way;
+  or on a refresh at once to the brokers of the last read, while the metadata of every topic is still
+  on its way;
 * kafka-python's KafkaAdminClient for topic configs (DescribeConfigs naming only the kept keys,
   `TOPICS_PER_DESCRIBE` topics a request, all in flight at once: `kafkatui.kafka.topicconfigs`;
   confluent-kafka reads them when kafka-python cannot), DescribeLogDirs (replica sizes and offset
@@ -47,15 +48,16 @@ Error diagnosis (`diagnose`) and answer parsing (`answers`) are apart too.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from kafkatui.kafka import topicconfigs
+from kafkatui.kafka import brokerconfigs, topicconfigs
 from kafkatui.kafka.answers import (
     MIN_PHASE_SECONDS,
     _add_elr,
@@ -231,16 +233,28 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         deadline = start + self.settings.timeout
         self.waiting_on = "the metadata"
         admin = self._admin_client()
-        # DescribeCluster (a Metadata request without topics, sent to the controller) gives
-        # the racks and tells "connected, but the full metadata is slow" from "no answer"
-        cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
-        early = _EarlyBrokerConfigs(admin, deadline)
+        early = _EarlyBrokerConfigs(admin, deadline, self._broker_config_sender())
+        hint: Callable[[], Sequence[tuple[int, str, int]]] | None = None
+        if admin is self._md_admin:
+            # a refresh: this client's connections are up and the brokers of its last read are known.
+            # No DescribeCluster: librdkafka sends it to the controller its cache names, and when that
+            # broker has just died it retries the connection without a pause until a newer metadata
+            # answer names another one: measured at 105,000 partitions, 1-5 s of a core per refresh in its
+            # threads, beside the dashboard's own work. The racks come from the brokers' configs then.
+            cluster: cf.Future[Any] = cf.Future()  # never answered: no "connected" signal is needed
+            hint = functools.partial(tuple, self._listed)
+        else:
+            # DescribeCluster (a Metadata request without topics, sent to the controller) gives
+            # the racks and tells "connected, but the full metadata is slow" from "no answer"
+            cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
         deferred = self._defer_kafka_python
         starting: cf.Future[Any] | None = None
         if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
             starting = self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
-        # a first read: kafka-python's bootstrap Metadata names the brokers before DescribeCluster does
-        self._pool().submit(early.run, cluster, None if starting is None else lambda: _kp_brokers(starting))
+        if starting is not None and hint is None:
+            # a first read: kafka-python's bootstrap Metadata names the brokers before DescribeCluster does
+            hint = functools.partial(_kp_brokers, starting)
+        self._pool().submit(early.run, cluster, hint)
         try:
             md, admin = self._metadata(admin, start, deadline, cluster)
         except BaseException as exc:
@@ -252,6 +266,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # hung broker, and a stamp from the start made the recorder date changes that much too early
         taken_at = time.time()
         self._learnt = tuple(_address(b.host, b.port) for _, b in sorted(md.brokers.items()))
+        self._listed = tuple((bid, b.host, b.port) for bid, b in sorted(md.brokers.items()))
         listed = {bid: (b.host, b.port) for bid, b in md.brokers.items()}
         self._versions.start(listed, self._pool())  # ApiVersions of brokers not yet known, meanwhile
         # a broker absent from the metadata whose port still accepts connections was fenced for not
@@ -319,13 +334,14 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
 
         # configs: all requests in flight at once
         taken = early.take(admin)
-        broker_futures: dict[int, cf.Future[Any]] = {}
+        untaken = [bid for bid in broker_ids if bid not in taken]
+        send = early.send
+        broker_futures: dict[int, cf.Future[Any]] = {**taken, **(send(untaken, budget) if send and untaken else {})}
         for bid in broker_ids:
-            sent = taken.get(bid)
-            if sent is None:
+            if bid not in broker_futures:
                 res = ConfigResource(ResourceType.BROKER, str(bid))
-                sent = admin.describe_configs([res], request_timeout=budget)[res]
-            broker_futures[bid] = sent
+                broker_futures[bid] = admin.describe_configs([res], request_timeout=budget)[res]
+        broker_futures = {bid: broker_futures[bid] for bid in broker_ids}
         # topic configs through kafka-python, which can name the few keys kept (kafkatui.kafka.topicconfigs);
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
@@ -416,7 +432,8 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             down[bid] = NOT_ANSWERING
         broker_configs = self._broker_configs(broker_futures, budget, problems, down)
         described = cluster.result() if cluster.done() and cluster.exception() is None else None
-        brokers = self._brokers(md, described, broker_configs)
+        brokers = self._brokers(md, described, broker_configs, self._racks)
+        self._racks.update((b.id, b.rack) for b in brokers if b.id not in down)
 
         elr: dict[tuple[str, int], dict[str, Any]] | None = None
         if kadmin is not None and self.want_elr:
@@ -455,8 +472,13 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
 
     @staticmethod
     def _brokers(
-        md: Any, cluster: Any, broker_configs: Mapping[int, Mapping[str, ConfigValue]]
+        md: Any,
+        cluster: Any,
+        broker_configs: Mapping[int, Mapping[str, ConfigValue]],
+        known: Mapping[int, str | None] | None = None,
     ) -> tuple[BrokerInfo, ...]:
+        """The listed brokers with their racks: from DescribeCluster (a first read), else from each broker's
+        own `broker.rack`, else, for a broker whose configs did not answer, the rack it had (`known`)."""
         racks: dict[int, str | None] = {}
         for node in getattr(cluster, "nodes", None) or ():
             racks[node.id] = node.rack or None
@@ -465,8 +487,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             b = md.brokers[bid]
             rack = racks.get(bid)
             if rack is None:
-                cv = broker_configs.get(bid, {}).get("broker.rack")
-                rack = cv.value if cv is not None and cv.value else None
+                configs = broker_configs.get(bid)
+                cv = configs.get("broker.rack") if configs is not None else None
+                if cv is not None:
+                    rack = cv.value or None
+                elif configs is None and known is not None:
+                    rack = known.get(bid)
             out.append(BrokerInfo(id=bid, host=b.host, port=b.port, rack=rack))
         return tuple(out)
 
@@ -612,6 +638,22 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         }
         return refusing, {bid for bid, found in zip(bids, outcomes, strict=True) if found is None}
 
+    def _broker_config_sender(self) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None:
+        """How this snapshot sends broker configs through kafka-python (`kafkatui.kafka.brokerconfigs`):
+        once it is connected, for the brokers it knows; None before (librdkafka sends them all). A broker
+        found frozen is asked through librdkafka, which waits on its accepted connection (no loop there)
+        and so tells it frozen again: kafka-python fails at once on a connection it gave up."""
+        kadmin = self._kadmin
+        if kadmin is None or self._defer_kafka_python:
+            return None
+        hung = self._hung
+
+        def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
+            known = [bid for bid in brokers if bid not in hung and brokerconfigs.knows(kadmin, bid)]
+            return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
+
+        return send
+
     def _broker_configs(
         self, futures: Mapping[int, cf.Future[Any]], budget: float, problems: list[str], down: Mapping[int, str]
     ) -> dict[int, dict[str, ConfigValue]]:
@@ -620,11 +662,18 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             if bid in down:
                 problems.append(f"configs of broker {bid} unreadable: {down[bid]}")
                 continue
+            exc = fut.exception() if fut.done() else None
+            if isinstance(exc, brokerconfigs.ConfigsUnreadable):
+                problems.append(f"configs of broker {bid} unreadable: {exc}")
+                continue
             result, reason = _outcome(fut, budget)
             if reason is not None:
                 problems.append(f"configs of broker {bid} unreadable: {reason}")
                 continue
-            out[bid] = _config_values(result, BROKER_CONFIG_KEYS)
+            if isinstance(result, brokerconfigs.KeptConfigs):
+                out[bid] = result.values
+            else:
+                out[bid] = _config_values(result, BROKER_CONFIG_KEYS)
         return out
 
 

@@ -54,8 +54,11 @@ def describe_requests(names: Sequence[str], keys: Iterable[str], per_request: in
     ]
 
 
-def read_responses(responses: Iterable[Any], keys: frozenset[str], timeout: float) -> TopicConfigs:
-    """The topics' `keys` from DescribeConfigs responses; equal entries share one ConfigValue."""
+def read_responses(
+    responses: Iterable[Any], keys: frozenset[str], timeout: float, set_here: str = DYNAMIC_TOPIC_CONFIG
+) -> TopicConfigs:
+    """The resources' `keys` from DescribeConfigs responses (by resource name); equal entries share one
+    ConfigValue. `set_here`: the source of a value that is not Kafka's default in a v0 answer."""
     out = TopicConfigs()
     seen: dict[tuple[Any, ...], ConfigValue] = {}
     for response in responses:
@@ -81,7 +84,7 @@ def read_responses(responses: Iterable[Any], keys: frozenset[str], timeout: floa
                 cv = seen.get(signature)
                 if cv is None:
                     if source is None:  # v0 has no source, only whether the value is Kafka's default
-                        where = DEFAULT_CONFIG if entry.is_default else DYNAMIC_TOPIC_CONFIG
+                        where = DEFAULT_CONFIG if entry.is_default else set_here
                     else:
                         where = _SOURCES.get(int(source), "UNKNOWN")
                     cv = seen[signature] = ConfigValue(

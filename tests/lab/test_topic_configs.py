@@ -1,4 +1,5 @@
-"""Topic configs as kafkatui reads them from real Kafka (4.4 and 3.9).
+"""Topic and broker configs as kafkatui reads them from real Kafka (topic configs: 4.4 and 3.9; broker
+configs: every line).
 
 kafkatui asks DescribeConfigs for the few topic keys it keeps, through kafka-python; confluent-kafka,
 which can only ask for every config with its synonyms, is the fallback. Both must read the same values
@@ -49,3 +50,41 @@ def test_keyed_topic_configs_equal_every_config_with_synonyms(lab: LabCluster) -
     assert got["cleanup.policy"][:2] == ("compact", "DYNAMIC_TOPIC_CONFIG")
     assert got["leader.replication.throttled.replicas"][:2] == ("0:1", "DYNAMIC_TOPIC_CONFIG")
     assert got["unclean.leader.election.enable"][0] == "false"
+
+
+def test_broker_configs_through_kafka_python_equal_librdkafkas(any_lab: LabCluster) -> None:
+    """A refresh asks each broker for its kept configs through kafka-python (librdkafka busy-loops on a
+    request meant for a broker that refuses connections: `kafkatui.kafka.brokerconfigs`); a first read
+    asks through librdkafka. Every value, source and flag must be the same, on every mode and rule set."""
+    from kafkatui.kafka import brokerconfigs
+    from kafkatui.kafka.settings import ConnectionSettings
+    from kafkatui.kafka.source import KafkaClusterSource
+
+    sent: list[list[int]] = []
+    real_send = brokerconfigs.send
+
+    def counted(kadmin: Any, brokers: Any, keys: Any, timeout: float) -> Any:
+        sent.append(list(brokers))
+        return real_send(kadmin, brokers, keys, timeout)
+
+    def kept(snap: Any) -> dict[int, dict[str, tuple[Any, ...]]]:
+        assert not snap.partial, snap.problems
+        return {
+            bid: {k: (v.value, v.source, v.sensitive, v.read_only) for k, v in configs.items()}
+            for bid, configs in snap.broker_configs.items()
+        }
+
+    brokerconfigs.send = counted  # type: ignore[assignment]
+    try:
+        with KafkaClusterSource(ConnectionSettings(any_lab.bootstrap, timeout=10)) as source:
+            first = source.snapshot()
+            assert not sent  # kafka-python was still starting: librdkafka asked
+            source.snapshot()
+            refreshed = source.snapshot()
+    finally:
+        brokerconfigs.send = real_send  # type: ignore[assignment]
+    assert sent and all(sorted(call) == sorted(first.broker_ids) for call in sent)  # the refreshes: kafka-python
+    assert kept(refreshed) == kept(first)
+    assert [b.rack for b in refreshed.brokers] == [b.rack for b in first.brokers]
+    some = kept(first)[min(first.broker_ids)]
+    assert some["min.insync.replicas"][1] in ("STATIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "DEFAULT_CONFIG")
