@@ -72,6 +72,7 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
         )
     for name in sorted(set(old.topics) - set(new.topics)):
         out.append(Change(at, ChangeKind.TOPIC_REMOVED, f"topic {name} deleted", topic=name))
+    transitions: dict[tuple[int, int], list[tuple[ChangeKind, str, int]]] = {}
     for name, topic in new.topics.items():
         before = old.topics.get(name)
         if before is None:
@@ -89,10 +90,19 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
             # columns of one state table: equal state ids are equal leaders, replicas and ISRs
             if olds.states == news.states:
                 continue
+            # from the table's states, without a partition view each: many partitions share a transition
+            # (a broker leaving thousands of ISRs at once), whose texts are made once
+            states, ids = news.table.states, news.ids
             for i in [i for i, (a, b) in enumerate(zip(olds.states, news.states, strict=False)) if a != b]:
-                q, p = olds.view(i), news.view(i)
-                if q.isr != p.isr or q.leader != p.leader:
-                    out.extend(_partition_changes(at, q, p, old.refused))
+                key = (olds.states[i], news.states[i])
+                made = transitions.get(key)
+                if made is None:
+                    (ql, _, qi), (pl, _, pi) = states[key[0]], states[key[1]]
+                    made = transitions[key] = _transition(ql, qi, pl, pi, old.refused)
+                if made:
+                    pid = ids[i]
+                    prefix = f"{name}-{pid} "
+                    out.extend(Change(at, kind, prefix + text, name, pid, broker) for kind, text, broker in made)
             continue
         for i, p in enumerate(news):
             if i < len(olds):
@@ -105,53 +115,34 @@ def diff(old: ClusterSnapshot | None, new: ClusterSnapshot) -> list[Change]:
 def _partition_changes(
     at: float, q: PartitionInfo, p: PartitionInfo, refused: frozenset[int] = frozenset()
 ) -> list[Change]:
-    name = f"{p.topic}-{p.partition}"
-    out: list[Change] = []
-    if q.leader != p.leader:
-        if p.leader == -1:
-            out.append(
-                Change(
-                    at,
-                    ChangeKind.OFFLINE,
-                    f"{name} OFFLINE (leader {q.leader} lost, ISR {_ids(p.isr)})",
-                    p.topic,
-                    p.partition,
-                    q.leader,
-                )
-            )
-        elif q.leader == -1:
-            out.append(
-                Change(at, ChangeKind.ONLINE, f"{name} back online, leader {p.leader}", p.topic, p.partition, p.leader)
-            )
+    prefix = f"{p.topic}-{p.partition} "
+    return [
+        Change(at, kind, prefix + text, p.topic, p.partition, broker)
+        for kind, text, broker in _transition(q.leader, q.isr, p.leader, p.isr, refused)
+    ]
+
+
+def _transition(
+    q_leader: int, q_isr: tuple[int, ...], p_leader: int, p_isr: tuple[int, ...], refused: frozenset[int]
+) -> list[tuple[ChangeKind, str, int]]:
+    """What one partition's move from (leader, ISR) `q` to `p` shows: (kind, text after its name, broker)."""
+    out: list[tuple[ChangeKind, str, int]] = []
+    if q_leader != p_leader:
+        if p_leader == -1:
+            out.append((ChangeKind.OFFLINE, f"OFFLINE (leader {q_leader} lost, ISR {_ids(p_isr)})", q_leader))
+        elif q_leader == -1:
+            out.append((ChangeKind.ONLINE, f"back online, leader {p_leader}", p_leader))
         else:
-            text = f"{name} leader {q.leader} -> {p.leader}"
-            if q.leader in refused:  # it was led by a dead broker not yet fenced: writes failed until now
-                text += f": leadership moved off down broker {q.leader}, writes resume"
-            out.append(Change(at, ChangeKind.LEADER, text, p.topic, p.partition, p.leader))
-    gone = [r for r in q.isr if r not in p.isr]
-    came = [r for r in p.isr if r not in q.isr]
+            text = f"leader {q_leader} -> {p_leader}"
+            if q_leader in refused:  # it was led by a dead broker not yet fenced: writes failed until now
+                text += f": leadership moved off down broker {q_leader}, writes resume"
+            out.append((ChangeKind.LEADER, text, p_leader))
+    gone = [r for r in q_isr if r not in p_isr]
+    came = [r for r in p_isr if r not in q_isr]
     if gone:
-        out.append(
-            Change(
-                at,
-                ChangeKind.ISR_SHRINK,
-                f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (out: {_ids(tuple(gone))})",
-                p.topic,
-                p.partition,
-                gone[0],
-            )
-        )
+        out.append((ChangeKind.ISR_SHRINK, f"ISR {_ids(q_isr)} -> {_ids(p_isr)} (out: {_ids(tuple(gone))})", gone[0]))
     if came:
-        out.append(
-            Change(
-                at,
-                ChangeKind.ISR_EXPAND,
-                f"{name} ISR {_ids(q.isr)} -> {_ids(p.isr)} (in: {_ids(tuple(came))})",
-                p.topic,
-                p.partition,
-                came[0],
-            )
-        )
+        out.append((ChangeKind.ISR_EXPAND, f"ISR {_ids(q_isr)} -> {_ids(p_isr)} (in: {_ids(tuple(came))})", came[0]))
     return out
 
 
