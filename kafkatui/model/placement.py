@@ -9,6 +9,7 @@ replication-factor change (`alter.reassign`), so both pick the same brokers for 
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -20,6 +21,14 @@ class Placement:
         self.live = sorted(live)
         self.rack = dict(racks)
         self.load: Counter[int] = Counter({b: load.get(b, 0) for b in self.live})
+        # per rack (None: the brokers without one, each a rack of its own), its brokers by (load, id): a
+        # pick looks at the first broker of each rack, not at every broker (tens of thousands of picks
+        # when a broker of a 100,000-partition cluster goes away)
+        self._by_rack: dict[str | None, list[tuple[int, int]]] = {}
+        for b in self.live:
+            self._by_rack.setdefault(self.rack.get(b), []).append((self.load[b], b))
+        for brokers in self._by_rack.values():
+            brokers.sort()
 
     def racks_of(self, replicas: Iterable[int]) -> Counter[str | None]:
         """How many of `replicas` sit on each rack (brokers without a rack under None)."""
@@ -29,25 +38,30 @@ class Placement:
         """The live broker for one more replica, not in `exclude`, counted in the load; with `cap`, only a
         broker on a known rack holding fewer than `cap` of the partition's replicas. None when none fits."""
         ex = exclude if isinstance(exclude, set | frozenset) else set(exclude)
-        rack, load, use = self.rack, self.load, used_racks.get
-        # one pass, keys compared field by field: this runs for every replica a plan places (tens of
-        # thousands when a broker of a 100,000-partition cluster goes away)
-        best: int | None = None
-        best_use = best_load = 0
-        for b in self.live:  # ascending ids: the first of equal keys is the lowest id
-            if b in ex:
+        use = used_racks.get
+        best: tuple[int, int, int] | None = None  # (replicas on its rack, load, id): the least wins
+        for rack, brokers in self._by_rack.items():
+            u = use(rack, 0) if rack is not None else 0
+            if cap is not None and (rack is None or u >= cap):
                 continue
-            r = rack.get(b)
-            u = use(r, 0) if r is not None else 0
-            if cap is not None and (r is None or u >= cap):
-                continue
-            n = load[b]
-            if best is None or u < best_use or (u == best_use and n < best_load):
-                best, best_use, best_load = b, u, n
-        if best is not None:
-            load[best] += 1
-        return best
+            for n, b in brokers:  # least loaded first, then the lowest id
+                if b not in ex:
+                    if best is None or (u, n, b) < best:
+                        best = (u, n, b)
+                    break
+        if best is None:
+            return None
+        self._count(best[2], 1)
+        return best[2]
 
     def release(self, broker: int) -> None:
         """A replica planned away from `broker`: it hosts one fewer."""
-        self.load[broker] -= 1
+        self._count(broker, -1)
+
+    def _count(self, broker: int, delta: int) -> None:
+        """Move `broker`'s load by `delta`, keeping its rack's order."""
+        brokers = self._by_rack.get(self.rack.get(broker))
+        if brokers is not None and (self.load[broker], broker) in brokers:
+            brokers.remove((self.load[broker], broker))
+            insort(brokers, (self.load[broker] + delta, broker))
+        self.load[broker] += delta

@@ -108,8 +108,8 @@ class Planner:
 
     def _movable(self, plan: Plan, p: PartitionInfo, *, any_absent_ok: bool = False) -> bool:
         """False (noting why in `plan`) when `p` is claimed elsewhere or cannot finish a move now."""
-        name = f"{p.topic}-{p.partition}"
         owner = self.claimed.get((p.topic, p.partition))
+        name = f"{p.topic}-{p.partition}"
         if owner is not None:
             if owner != plan.path:
                 plan.elsewhere.append((name, owner))
@@ -137,24 +137,29 @@ class Planner:
     def replace_absent(self, parts: Iterable[PartitionInfo], path: str) -> Plan:
         """Replace every replica on an absent broker with a live one (keeping the live replicas and order)."""
         plan = self._start(path)
+        live, rack_of, pick = self.live_set, self.rack.get, self.placement.pick
         for p in parts:
             if not self._movable(plan, p, any_absent_ok=True):
                 continue
-            kept = [r for r in p.replicas if r in self.live_set]
-            racks: Counter[str | None] = Counter(self.rack.get(r) for r in kept)
+            racks: Counter[str | None] = Counter()  # filled by hand: one per partition, thousands of them
+            for r in p.replicas:
+                if r in live:
+                    k = rack_of(r)
+                    racks[k] = racks.get(k, 0) + 1
             new: list[int] = []
             chosen = set(p.replicas)
             ok = True
             for r in p.replicas:
-                if r in self.live_set:
+                if r in live:
                     new.append(r)
                     continue
-                b = self.pick(chosen, racks)
+                b = pick(chosen, racks)
                 if b is None:
                     ok = False
                     break
                 chosen.add(b)
-                racks[self.rack.get(b)] += 1
+                k = rack_of(b)
+                racks[k] = racks.get(k, 0) + 1
                 new.append(b)
             if not ok:
                 plan.blocked.append(

@@ -38,6 +38,7 @@ class StateFindings(Context):
     # -- per-topic class findings
     def class_findings(self) -> list[Finding]:
         out: list[Finding] = []
+        serving = {b for b, bh in self.r.brokers.items() if bh.serving}
         for name in sorted(self.r.topics):
             th = self.r.topics[name]
             if th.worst == Health.HEALTHY:
@@ -45,9 +46,9 @@ class StateFindings(Context):
             groups: dict[int, list[PartitionInfo]] = defaultdict(list)
             cls = self.r.class_codes(name)
             at = partition_at(self.s.topics[name].partitions)  # builds only the partitions named
-            for i, c in enumerate(cls):
-                if c < Health.HEALTHY:
-                    groups[c].append(at(i))
+            healthy = int(Health.HEALTHY)
+            for i in [i for i, c in enumerate(cls) if c < healthy]:
+                groups[cls[i]].append(at(i))
             if groups[Health.OFFLINE]:
                 out.append(self.offline(th, groups[Health.OFFLINE]))
             # a partition whose writes are blocked by minISR > RF (before 3.7) is min-isr-above-rf's
@@ -70,7 +71,6 @@ class StateFindings(Context):
                 for p in groups[c]
                 if p.replicas and p.leader != p.replicas[0]
             ]
-            serving = {b for b, bh in self.r.brokers.items() if bh.serving}
             electable = [p for p in moved if p.replicas[0] in p.isr and p.replicas[0] in serving]
             if electable:
                 electable.sort(key=lambda p: p.partition)
@@ -240,14 +240,14 @@ class StateFindings(Context):
                 continue
             cls = r.class_codes(name)
             at = partition_at(self.s.topics[name].partitions)
-            for i, c in enumerate(cls):
-                if c > Health.UNDER_REPLICATED:
-                    continue
+            lagging, offline = int(Health.UNDER_REPLICATED), int(Health.OFFLINE)
+            for i in [i for i, c in enumerate(cls) if c <= lagging]:
+                c = cls[i]
                 p = at(i)
                 for b in p.replicas:
                     if b in absent:
                         absent_hits[b].append((p, c))
-                    elif c != Health.OFFLINE and b not in p.isr:
+                    elif c != offline and b not in p.isr:
                         oos[b].append((p, c))
         out: list[Finding] = []
         for b in sorted(flagged):
