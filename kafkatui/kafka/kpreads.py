@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kafkatui.kafka.answers import _describe_topic_partitions, _int, _storage
+from kafkatui.kafka.answers import _describe_topic_partitions, _int, _kp_send, _storage
 from kafkatui.kafka.clients import SourceClients
 from kafkatui.kafka.diagnose import _kp_reason
 from kafkatui.model.snapshot import ConfigValue, ReplicaLog
@@ -41,6 +41,16 @@ def _learn_brokers(kadmin: Any, broker_ids: Sequence[int], wait: float) -> None:
         time.sleep(0.02)
 
 
+def _describe_log_dirs(kadmin: Any, hosted: Mapping[str, list[int]], broker: int, timeout: float) -> list[Any]:
+    """DescribeLogDirs of `hosted` ({topic: partitions}) asked of `broker`: its log dirs as kafka-python
+    decoded them (kafka-python's own `describe_log_dirs` makes a dict of every entry, 0.2 s of the
+    dashboard's refresh when a broker of a 100,000-partition cluster left 21,000 replicas behind)."""
+    from kafka.protocol.admin import DescribeLogDirsRequest
+
+    (response,) = _kp_send(kadmin, [DescribeLogDirsRequest(topics=list(hosted.items()))], broker, timeout)
+    return list(response.results)
+
+
 class KafkaPythonReads(SourceClients):
     """The kafka-python reads of `kafkatui.kafka.source.KafkaClusterSource`: log dirs and ELR."""
 
@@ -61,10 +71,7 @@ class KafkaPythonReads(SourceClients):
             if exc is not None:
                 problems.append(f"log dirs of broker {bid} unknown: {_kp_reason(exc, budget)}")
                 continue
-            dirs: list[dict[str, Any]] = []
-            for entry in fut.result() or ():
-                if entry.get("broker") == bid:
-                    dirs.extend(entry.get("log_dirs") or ())
+            dirs: list[Any] = fut.result()
             if not dirs and hosted.get(bid):
                 problems.append(
                     f"log dirs of broker {bid} unknown: the answer listed no log dir "
@@ -73,20 +80,17 @@ class KafkaPythonReads(SourceClients):
                 continue
             answered += 1
             for d in dirs:
-                path = str(d.get("log_dir") or "")
-                code = int(d.get("error_code") or 0)
+                path = str(d.log_dir or "")
+                code = int(d.error_code or 0)
                 if code:
                     problems.append(f"broker {bid}: log dir {path} is unavailable (error {code}{_storage(code)})")
                     continue
-                for t in d.get("topics") or ():
-                    for p in t.get("partitions") or ():
-                        if p.get("is_future_key"):
+                for t in d.topics or ():
+                    name = t.name
+                    for p in t.partitions or ():
+                        if p.is_future_key:
                             continue  # a replica being moved between log dirs: the current one counts
-                        out[(t["name"], int(p["partition_index"]), bid)] = ReplicaLog(
-                            size=int(p.get("partition_size") or 0),
-                            offset_lag=int(p.get("offset_lag") or 0),
-                            log_dir=path,
-                        )
+                        out[(name, p.partition_index, bid)] = ReplicaLog(p.partition_size or 0, p.offset_lag or 0, path)
         return out if answered else None
 
     def _elr(

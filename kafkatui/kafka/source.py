@@ -81,7 +81,7 @@ from kafkatui.kafka.diagnose import (
     classify_kafka_error,
 )
 from kafkatui.kafka.errors import KafkaTuiError, one_line
-from kafkatui.kafka.kpreads import LEARN_BROKERS_SECONDS, KafkaPythonReads, _learn_brokers
+from kafkatui.kafka.kpreads import LEARN_BROKERS_SECONDS, KafkaPythonReads, _describe_log_dirs, _learn_brokers
 from kafkatui.kafka.metadata import PROBE_SECONDS, MetadataRead, _names
 from kafkatui.kafka.versions import cluster_version
 from kafkatui.model.snapshot import BrokerInfo, ClusterSnapshot, ConfigValue, ReplicaLog, StateTable, TopicInfo
@@ -410,7 +410,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
                 if previous is not None and not previous.done():
                     problems.append(f"log dirs of broker {bid} unknown: an earlier request is still unanswered")
                     continue
-                fut = pool.submit(kadmin.describe_log_dirs, hosted[bid], [bid])
+                fut = pool.submit(_describe_log_dirs, kadmin, hosted[bid], bid, budget)
                 self._inflight[key] = fut
                 logdir_futures[bid] = fut
 
