@@ -31,7 +31,20 @@ class KeptConfigs:
 
 
 class ConfigsUnreadable(Exception):
-    """Why one broker's configs could not be read, in words (the problem line's reason)."""
+    """Why one broker's configs could not be read, in words (the problem line's reason). `answered`: the
+    broker said so (an error code); otherwise no answer came (refused, timed out, connection given up)."""
+
+    def __init__(self, reason: str, *, answered: bool = False) -> None:
+        super().__init__(reason)
+        self.answered = answered
+
+
+def unanswered(fut: cf.Future[Any]) -> bool:
+    """Whether a broker's config request has no answer: still pending, or failed without one."""
+    if not fut.done():
+        return True
+    exc = fut.exception()
+    return isinstance(exc, ConfigsUnreadable) and not exc.answered
 
 
 def knows(kadmin: Any, broker: int) -> bool:
@@ -59,7 +72,7 @@ def send(kadmin: Any, brokers: Sequence[int], keys: Iterable[str], timeout: floa
             _settle(futures[bid], KeptConfigs(values), None)
         else:
             reason = next(iter(got.failed), "the answer did not name the broker")
-            _settle(futures[bid], None, ConfigsUnreadable(reason))
+            _settle(futures[bid], None, ConfigsUnreadable(reason, answered=True))
 
     def failed(bid: int, exc: BaseException) -> None:
         _settle(futures[bid], None, ConfigsUnreadable(_kp_reason(exc, timeout)))
@@ -94,4 +107,4 @@ def _settle(fut: cf.Future[Any], result: Any, exc: BaseException | None) -> None
         pass
 
 
-__all__ = ["BROKER_RESOURCE", "ConfigsUnreadable", "KeptConfigs", "knows", "send"]
+__all__ = ["BROKER_RESOURCE", "ConfigsUnreadable", "KeptConfigs", "knows", "send", "unanswered"]

@@ -51,3 +51,27 @@ def test_refreshes_with_a_crashed_broker_still_listed_do_not_spin(sim_factory: C
         spent, wall = librdkafka_cpu_seconds() - cpu, time.monotonic() - start
     # spinning, librdkafka's thread for the dead broker takes a whole core: about `wall` seconds
     assert spent < 0.25 * wall, f"librdkafka's threads used {spent:.2f} s of CPU in {wall:.2f} s"
+
+
+def test_a_frozen_broker_that_then_dies_does_not_spin_either(sim_factory: Callable[..., SimRunner]) -> None:
+    """Seen on the lab (4.4): a broker in controlled shutdown stops answering first (found frozen), then its
+    process exits. Asked through librdkafka because it was frozen, it made the dashboard spin 8 s of CPU in 9 s,
+    the refresh stuck on "the brokers' configs"."""
+    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # listed while frozen and down
+    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=6.0)) as source:
+        for _ in range(3):
+            assert not source.snapshot().partial
+        sim.hang(2)
+        deadline = time.monotonic() + 20
+        while 2 not in source.snapshot().unresponsive:
+            assert time.monotonic() < deadline
+        assert 2 in source.snapshot().unresponsive  # found frozen again: the next read asks it the same way
+        sim.crash(2)
+        cpu, start = librdkafka_cpu_seconds(), time.monotonic()
+        while time.monotonic() - start < 3.0:
+            snap = source.snapshot()
+            time.sleep(0.2)
+        assert 2 in snap.refused, (snap.refused, snap.unresponsive)
+        spent, wall = librdkafka_cpu_seconds() - cpu, time.monotonic() - start
+    assert spent < 0.25 * wall, f"librdkafka's threads used {spent:.2f} s of CPU in {wall:.2f} s"
