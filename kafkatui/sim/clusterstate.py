@@ -126,6 +126,10 @@ class ClusterState:
     def offline_replicas(self, p: Partition) -> list[int]:
         return [r for r in p.replicas if self.brokers[r].fenced or self.brokers[r].state == BrokerState.DOWN]
 
+    def offline_brokers(self) -> frozenset[int]:
+        """The brokers whose replicas `offline_replicas` names: fenced or down."""
+        return frozenset(b.id for b in self.brokers.values() if b.fenced or b.state == BrokerState.DOWN)
+
     def _broker(self, broker_id: int) -> Broker:
         try:
             return self.brokers[broker_id]

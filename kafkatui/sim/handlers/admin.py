@@ -168,12 +168,12 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
         wanted = {(t.topic, int(p)) for t in req.topics for p in t.partitions}
         keys = sorted(wanted & hosted)
     # an answer is cached until a leader, an ISR or any replica's log end moves
-    fingerprint = (cluster.metadata_version, _log_fingerprint(cluster, broker.id, hosted), hash(tuple(keys)))
+    logs, used = _log_walk(cluster, broker.id, hosted)
+    fingerprint = (cluster.metadata_version, logs, hash(tuple(keys)))
     cached = _LOG_DIRS_CACHE.get((id(cluster), broker.id, ctx.version))
     if cached is not None and cached[0] == fingerprint:
         return cached[1]
     topics: list[Any] = []
-    used = 0
     for name, indexes in _group(keys).items():
         parts: list[Any] = []
         for index in indexes:
@@ -186,10 +186,6 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
             parts.append(DLPartition(partition_index=index, partition_size=size, offset_lag=lag, is_future_key=False))
         if parts:
             topics.append(DLTopic(name=name, partitions=parts))
-    for topic, index in hosted:
-        p = _lookup(cluster, topic, index)
-        if p is not None:
-            used += p.log.size_below(p.leo.get(broker.id, 0))
     result = DLResult(
         error_code=E.NONE,
         log_dir=broker.log_dir,
@@ -207,14 +203,21 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
 _LOG_DIRS_CACHE: dict[tuple[int, int, int], tuple[tuple[int, int, int], bytes]] = {}
 
 
-def _log_fingerprint(cluster: SimCluster, broker_id: int, hosted: set[tuple[str, int]]) -> int:
-    """Sum of this broker's replica log ends and their leaders' log ends: moves whenever a size or lag does."""
-    total = 0
+def _log_walk(cluster: SimCluster, broker_id: int, hosted: set[tuple[str, int]]) -> tuple[int, int]:
+    """One pass over a broker's replicas: the sum of their log ends and their leaders' log ends (it moves
+    whenever a size or lag does: the answer's cache key), and the bytes they use."""
+    total = used = 0
+    topics = cluster.topics
     for topic, index in hosted:
-        p = _lookup(cluster, topic, index)
-        if p is not None:
-            total += p.leo.get(broker_id, 0) + p.log.end_offset
-    return total
+        t = topics.get(topic)
+        if t is None or not 0 <= index < len(t.partitions):
+            continue
+        p = t.partitions[index]
+        leo = p.leo.get(broker_id, 0)
+        log = p.log
+        total += leo + log.end_offset
+        used += log.size_below(leo)
+    return total, used
 
 
 # --------------------------------------------------------------------------- ListPartitionReassignments (46)

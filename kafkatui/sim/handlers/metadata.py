@@ -9,6 +9,7 @@ from kafka.protocol.metadata.metadata import MetadataRequest, MetadataResponse
 
 from kafkatui.sim import errors as E
 from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.handlers.metadata_wire import encode_metadata
 from kafkatui.sim.protocol import RequestContext, api
 from kafkatui.sim.state import Topic
 
@@ -18,7 +19,7 @@ RPartition = RTopic.MetadataResponsePartition
 
 
 class MetadataCache:
-    """Encoded all-topics Metadata bodies per version, rebuilt only when the cluster changed."""
+    """Encoded all-topics Metadata bodies per version, rebuilt only when the cluster changed (`metadata_wire`)."""
 
     def __init__(self) -> None:
         self._key: tuple[int, int] | None = None
@@ -31,8 +32,14 @@ class MetadataCache:
             self._bodies = {}
         body = self._bodies.get(version)
         if body is None:
-            body = bytes(build_metadata(cluster, list(cluster.topics.values()), [], version).encode(version=version))
-            self._bodies[version] = body
+            body = self._bodies[version] = encode_metadata(
+                version,
+                [(b.id, b.host, b.port, b.rack) for b in _listed(cluster)],
+                cluster.cluster_id,
+                reported_controller(cluster),
+                [(t.name, t.topic_id, t.internal, t.partitions) for t in cluster.topics.values()],
+                cluster.offline_brokers(),
+            )
         return body
 
 
@@ -64,6 +71,11 @@ def _topic_entry(cluster: SimCluster, topic: Topic) -> Any:
     )
 
 
+def _listed(cluster: SimCluster) -> list[Any]:
+    """The brokers a Metadata answer lists, by id."""
+    return sorted(cluster.live_brokers(), key=lambda b: b.id)
+
+
 def reported_controller(cluster: SimCluster) -> int:
     """The controller id brokers report: a live broker, never one that just died.
 
@@ -78,10 +90,7 @@ def reported_controller(cluster: SimCluster) -> int:
 def build_metadata(
     cluster: SimCluster, topics: list[Topic], missing: list[tuple[str | None, Any]], version: int
 ) -> Any:
-    brokers = [
-        R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack)
-        for b in sorted(cluster.live_brokers(), key=lambda b: b.id)
-    ]
+    brokers = [R.MetadataResponseBroker(node_id=b.id, host=b.host, port=b.port, rack=b.rack) for b in _listed(cluster)]
     entries = [_topic_entry(cluster, t) for t in topics]
     for name, topic_id in missing:
         entries.append(
