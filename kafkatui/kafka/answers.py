@@ -1,5 +1,5 @@
-"""What the Kafka clients answered, turned into a snapshot's parts: every topic's partitions read
-into columns in one pass (`_read_partitions`, `_add_elr`), config entries (`_config_values`), the
+"""What the Kafka clients answered, turned into a snapshot's parts: ELR added to the partitions' columns
+(`_add_elr`; the columns themselves: `kafkatui.kafka.metadata_wire`), config entries (`_config_values`), the
 outcome of a future, and the broker configs sent early (`_EarlyBrokerConfigs`). Used by
 `kafkatui.kafka.source`, which owns the clients, the timing and the problems.
 """
@@ -10,7 +10,6 @@ import concurrent.futures as cf
 import functools
 import threading
 import time
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +29,6 @@ from kafkatui.model.snapshot import (
     PartitionExtra,
     Partitions,
     ReplicaLog,
-    StateTable,
     TopicInfo,
 )
 
@@ -203,46 +201,6 @@ def _describe_topic_partitions(
         )
         if time.monotonic() >= deadline:
             raise TimeoutError("DescribeTopicPartitions paging ran out of time")
-
-
-def _read_partitions(
-    md: Any, names: Sequence[str], live: frozenset[int], table: StateTable
-) -> tuple[dict[str, Partitions], bool]:
-    """Every topic's partitions from librdkafka's metadata as columns of `table` (one pass, no object
-    per partition), and whether any partition has an out-of-sync replica.
-
-    librdkafka's metadata has no offline replicas: the views derive them from `live` (replicas on
-    brokers absent from the metadata: fenced or dead), plus any DescribeTopicPartitions names.
-    """
-    id_of = table.id_of
-    flat: dict[tuple[int, ...], int] = {}  # (leader, len(replicas), *replicas, *isr) -> state id: one tuple to build
-    out: dict[str, Partitions] = {}
-    used: set[int] = set()
-    for name in names:
-        t = md.topics[name]
-        by_id = t.partitions
-        pids = sorted(by_id)
-        in_order = pids == list(by_id)
-        states = array("i")
-        add = states.append
-        extras: dict[int, PartitionExtra] | None = None
-        for i, p in enumerate(by_id.values() if in_order else [by_id[pid] for pid in pids]):
-            reps = p.replicas
-            key = (p.leader, len(reps), *reps, *p.isrs)
-            sid = flat.get(key)
-            if sid is None:
-                sid = flat[key] = id_of(p.leader, reps, p.isrs)
-            add(sid)
-            if p.error is not None:
-                if extras is None:
-                    extras = {}
-                extras[i] = PartitionExtra(error_code=p.error.code())
-        n = len(pids)
-        ids: Sequence[int] = range(n) if not pids or (pids[0] == 0 and pids[-1] == n - 1) else tuple(pids)
-        out[name] = Partitions(name, ids, states, table, live, extras=extras)
-        used.update(states)
-    known = table.states
-    return out, any(len(known[sid][2]) < len(known[sid][1]) for sid in used)
 
 
 def _add_elr(parts: Mapping[str, Partitions], elr: Mapping[tuple[str, int], Mapping[str, Any]]) -> None:

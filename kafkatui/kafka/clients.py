@@ -25,6 +25,7 @@ from confluent_kafka.admin import AdminClient
 from kafkatui.kafka.answers import _EarlyBrokerConfigs
 from kafkatui.kafka.diagnose import _EventLog, _exc_kafka_error, _kp_reason
 from kafkatui.kafka.errors import KafkaTuiError, UsageError, one_line, scrub
+from kafkatui.kafka.firstread import RawConnection
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.tlsprobe import explain_file_setting
 from kafkatui.kafka.versions import BrokerVersions
@@ -153,6 +154,8 @@ class SourceClients:
         self._md_admin: AdminClient | None = None  # the client that read it (its connections are up)
         self._hung: frozenset[int] = frozenset()  # brokers found frozen by the last snapshot
         self._table = StateTable()  # partition states, shared by this source's snapshots
+        self._partitions_seen = 0  # partitions in the last metadata read
+        self._raw_conn: RawConnection | None = None  # a first read's own connection (kafka/firstread.py)
         self._admin = self._new_admin()
         self._versions = BrokerVersions(settings.to_confluent())  # the brokers' Kafka versions
 
@@ -171,7 +174,10 @@ class SourceClients:
             self._md_admin = None
             kadmin, self._kadmin = self._kadmin, None
             self._kp_warm = None
+            raw, self._raw_conn = self._raw_conn, None
             executor, self._executor = self._executor, None
+        if raw is not None:
+            raw.close()
         self._close_kadmin(kadmin)
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)

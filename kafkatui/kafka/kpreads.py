@@ -12,10 +12,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kafkatui.kafka.answers import _describe_topic_partitions, _int, _kp_send, _storage
+from kafkatui.kafka import logdirs_wire
+from kafkatui.kafka.answers import _describe_topic_partitions, _int, _storage
 from kafkatui.kafka.clients import SourceClients
 from kafkatui.kafka.diagnose import _kp_reason
-from kafkatui.model.snapshot import ConfigValue, ReplicaLog
+from kafkatui.kafka.logdirs_wire import LogDir
+from kafkatui.model.snapshot import ConfigValue, Partitions, ReplicaLog
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +43,18 @@ def _learn_brokers(kadmin: Any, broker_ids: Sequence[int], wait: float) -> None:
         time.sleep(0.02)
 
 
-def _describe_log_dirs(kadmin: Any, hosted: Mapping[str, list[int]], broker: int, timeout: float) -> list[Any]:
-    """DescribeLogDirs of `hosted` ({topic: partitions}) asked of `broker`: its log dirs as kafka-python
-    decoded them (kafka-python's own `describe_log_dirs` makes a dict of every entry, 0.2 s of the
-    dashboard's refresh when a broker of a 100,000-partition cluster left 21,000 replicas behind)."""
+def _describe_log_dirs(kadmin: Any, hosted: Mapping[str, list[int]], broker: int, timeout: float) -> list[LogDir]:
+    """DescribeLogDirs of `hosted` ({topic: partitions}) asked of `broker`: its log dirs. The request is
+    written and the answer read by `kafkatui.kafka.logdirs_wire` (kafka-python's encoder and its container
+    per replica took ~0.3 s of its IO thread when a broker of a 100,000-partition cluster left 21,000
+    replicas behind)."""
     from kafka.protocol.admin import DescribeLogDirsRequest
 
-    (response,) = _kp_send(kadmin, [DescribeLogDirsRequest(topics=list(hosted.items()))], broker, timeout)
-    return list(response.results)
+    from kafkatui.kafka import kpraw
+
+    request = kpraw.RawRequest(DescribeLogDirsRequest(topics=[]), lambda v: logdirs_wire.encode_request(hosted, v))
+    version, body = kpraw.send(kadmin, request, broker, timeout).result(timeout=timeout + 1.0)
+    return logdirs_wire.decode_response(body, version)
 
 
 class KafkaPythonReads(SourceClients):
@@ -71,7 +77,7 @@ class KafkaPythonReads(SourceClients):
             if exc is not None:
                 problems.append(f"log dirs of broker {bid} unknown: {_kp_reason(exc, budget)}")
                 continue
-            dirs: list[Any] = fut.result()
+            dirs: list[LogDir] = fut.result()
             if not dirs and hosted.get(bid):
                 problems.append(
                     f"log dirs of broker {bid} unknown: the answer listed no log dir "
@@ -80,23 +86,18 @@ class KafkaPythonReads(SourceClients):
                 continue
             answered += 1
             for d in dirs:
-                path = str(d.log_dir or "")
-                code = int(d.error_code or 0)
+                path, code = d.path, d.error_code
                 if code:
                     problems.append(f"broker {bid}: log dir {path} is unavailable (error {code}{_storage(code)})")
                     continue
-                for t in d.topics or ():
-                    name = t.name
-                    for p in t.partitions or ():
-                        if p.is_future_key:
-                            continue  # a replica being moved between log dirs: the current one counts
-                        out[(name, p.partition_index, bid)] = ReplicaLog(p.partition_size or 0, p.offset_lag or 0, path)
+                for (name, pid), (size, lag) in d.replicas.items():  # future replicas (a move between dirs) left out
+                    out[(name, pid, bid)] = ReplicaLog(size, lag, path)
         return out if answered else None
 
     def _elr(
         self,
         kadmin: Any,
-        md: Any,
+        parts: Mapping[str, Partitions],
         topic_configs: Mapping[str, Mapping[str, ConfigValue]],
         broker_configs: Mapping[int, Mapping[str, ConfigValue]],
         deadline: float,
@@ -133,19 +134,26 @@ class KafkaPythonReads(SourceClients):
             1,
         )
         wanted: list[str] = []
-        for name, t in md.topics.items() if suspect else ():
-            cv = topic_configs.get(name, {}).get("min.insync.replicas")
-            if cv is not None:
-                min_isr = _int(cv.value, default_min_isr)
-            elif name in topic_configs:
-                min_isr = default_min_isr
-            else:  # configs unknown: ask for every under-replicated partition
-                min_isr = 1 << 30
-            for p in t.partitions.values():
-                short = len(p.isrs)
-                if (short < min_isr and short < len(p.replicas)) or p.leader < 0:
+        if suspect:
+            # each distinct state once: short of its replicas (by how much) or leaderless
+            known = next(iter(parts.values())).table.states if parts else []
+            used: set[int] = set().union(*(cols.states for cols in parts.values()))
+            isr_of = {sid: len(known[sid][2]) for sid in used if len(known[sid][2]) < len(known[sid][1])}
+            leaderless = {sid for sid in used if known[sid][0] < 0}
+            suspects = isr_of.keys() | leaderless
+            for name, cols in parts.items():
+                hit = suspects.intersection(cols.states)
+                if not hit:
+                    continue
+                cv = topic_configs.get(name, {}).get("min.insync.replicas")
+                if cv is not None:
+                    min_isr = _int(cv.value, default_min_isr)
+                elif name in topic_configs:
+                    min_isr = default_min_isr
+                else:  # configs unknown: ask for every under-replicated partition
+                    min_isr = 1 << 30
+                if any(sid in leaderless or isr_of[sid] < min_isr for sid in hit):
                     wanted.append(name)
-                    break
         if not wanted:
             return {}
         key = "elr"

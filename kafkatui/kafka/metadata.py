@@ -8,6 +8,8 @@ Part of `kafkatui.kafka.source.KafkaClusterSource`; the classification of librdk
 from __future__ import annotations
 
 import concurrent.futures as cf
+import logging
+import struct
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -15,10 +17,12 @@ from typing import Any
 from confluent_kafka import KafkaError
 from confluent_kafka.admin import AdminClient
 
+from kafkatui.kafka import firstread
 from kafkatui.kafka.answers import POLL_SECONDS
-from kafkatui.kafka.clients import SourceClients
+from kafkatui.kafka.clients import SourceClients, _kp_connected
 from kafkatui.kafka.diagnose import _UNVERIFIED, _best, _exc_kafka_error, _probe, _timed_out, classify_kafka_error
 from kafkatui.kafka.errors import AuthenticationError, KafkaTuiError, MetadataTimeoutError, NotKafkaError, UsageError
+from kafkatui.kafka.metadata_wire import MetadataColumns, decode
 from kafkatui.kafka.settings import parse_host_port
 from kafkatui.kafka.tlsprobe import (
     PROBE_TIMEOUT,
@@ -28,6 +32,7 @@ from kafkatui.kafka.tlsprobe import (
     verify_failure_reason,
 )
 from kafkatui.kafka.versions import ask as ask_api_versions
+from kafkatui.model.snapshot import StateTable
 
 FAIL_FAST_GRACE = 1.0
 """How long librdkafka may retry before "every bootstrap server failed" ends the attempt."""
@@ -35,11 +40,18 @@ ATTEMPTS = 2
 """A metadata request gets timeout/ATTEMPTS (at least 0.5 s), then another is sent."""
 QUIET_SECONDS = 0.25
 """Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
+STATE_TABLE_MIN = 100_000
+"""Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
+KP_METADATA_BROKERS = 2
+"""Brokers a refresh's metadata is asked of through kafka-python before librdkafka is asked too."""
 RETRY_SECONDS = 0.1
 PROBE_SECONDS = 1.0
 _RETRIABLE = (KafkaError._TIMED_OUT, KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN, KafkaError._DESTROY_BROKER)
 """Request failures worth another attempt. _DESTROY_BROKER: librdkafka dropped the broker handle
 the request waited on (a bootstrap or departed broker it no longer keeps), not an answer."""
+
+
+log = logging.getLogger(__name__)
 
 
 def _names(items: Sequence[str], limit: int = 5) -> str:
@@ -59,10 +71,95 @@ class MetadataRead(SourceClients):
             return half
         return min(half, max(1.0, 4 * self._md_seconds))
 
+    def _kp_metadata(self, start: float, deadline: float) -> tuple[MetadataColumns | None, cf.Future[Any] | None]:
+        """A refresh's metadata through kafka-python's connections, read from the raw answer into columns
+        (`kafkatui.kafka.metadata_wire`): confluent-kafka's object per partition and their reading cost
+        ~0.45 s of CPU a read at 105,000 partitions, this ~0.15 s.
+
+        Asked of a broker kafka-python is connected to, not found frozen, with the fewest requests in flight;
+        when it has not answered within one attempt (`_attempt_seconds`: a broker slow after a change, or one
+        that just froze), of another as well, up to KP_METADATA_BROKERS, the first answer winning (the others
+        cost kafka-python's IO thread the framing of a few MB, no decoding). (columns, None) when one
+        answered; (None, a request still on its way) or (None, None) otherwise: then librdkafka's
+        `list_topics` is asked (`_metadata`, which finds a hung broker's way around and says why a read
+        failed), racing the request left."""
+        kadmin = self._kadmin
+        if kadmin is None:
+            return None, None
+        from kafkatui.kafka import kpraw
+
+        candidates = [bid for bid, _, _ in self._listed if bid not in self._hung]
+        pending: list[cf.Future[Any]] = []
+        for _ in range(KP_METADATA_BROKERS):
+            node = _idle_node(kadmin, candidates)
+            remaining = deadline - time.monotonic()
+            if node is None or remaining <= 0.05:
+                break
+            candidates.remove(node)
+            pending.append(kpraw.send(kadmin, kpraw.metadata_request(), node, remaining))
+            while pending:
+                done, _ = cf.wait(
+                    pending, timeout=min(self._attempt_seconds(), remaining), return_when=cf.FIRST_COMPLETED
+                )
+                if not done:
+                    break  # slow: ask another broker too
+                for sent in done:
+                    pending.remove(sent)
+                    md = self._read_answer(sent, start, "through kafka-python")
+                    if md is not None:
+                        return md, None
+                remaining = deadline - time.monotonic()
+        return None, (pending[0] if pending else None)
+
+    def _read_answer(self, sent: cf.Future[Any], start: float, where: str) -> MetadataColumns | None:
+        """The columns of a raw Metadata answer `sent` (done: (version, body)), or None when it failed or could
+        not be read (`where` it was asked, for the debug log)."""
+        exc = sent.exception()
+        if exc is not None:
+            log.debug("metadata %s failed: %r", where, exc)
+            return None
+        got = sent.result()
+        version, body = got[0], got[1]
+        conn = got[2] if len(got) > 2 else None  # our own connection: it carries the topic configs next
+        try:
+            md = decode(body, version, self._state_table(self._partitions_seen))
+        except (struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:
+            log.debug("metadata v%s %s unreadable: %r", version, where, exc)
+            if conn is not None:
+                conn.close()
+            return None
+        self._md_seconds = time.monotonic() - start
+        if conn is not None:
+            self._take_raw_connection(conn)
+        return md
+
+    def _take_raw_connection(self, conn: firstread.RawConnection | None) -> None:
+        """Keep the first read's own connection for its topic configs (closing one kept before)."""
+        with self._clients_lock:
+            old, self._raw_conn = self._raw_conn, conn
+            if self._closed and conn is not None:
+                self._raw_conn = None
+                old = conn
+        if old is not None:
+            old.close()
+
+    def _state_table(self, partitions: int) -> StateTable:
+        """The table of partition states this source's snapshots share (so that equal states of two
+        snapshots have equal ids), started afresh when churn has grown it far past the cluster's size."""
+        if len(self._table) > max(STATE_TABLE_MIN, 4 * partitions):
+            self._table = StateTable()
+        return self._table
+
     def _metadata(
-        self, admin: AdminClient, start: float, deadline: float, cluster: cf.Future[Any]
+        self,
+        admin: AdminClient,
+        start: float,
+        deadline: float,
+        cluster: cf.Future[Any],
+        racing: cf.Future[Any] | None = None,
     ) -> tuple[Any, AdminClient]:
-        """All topics' metadata (list_topics) and the client that got it; fails fast when it can.
+        """All topics' metadata (list_topics) and the client that got it; fails fast when it can. `racing`:
+        kafka-python's request still on its way (`_kp_metadata`): its columns when it answers first.
 
         librdkafka reports connection errors only through error_cb, served by poll(), and
         list_topics blocks: so this thread polls while `cluster` (DescribeCluster, a future)
@@ -92,101 +189,142 @@ class MetadataRead(SourceClients):
         next_attempt = start
         last_exc: BaseException | None = None
         known = admin is self._md_admin
-        answering = [] if known else self._kafka_answers(protocol)
-        while True:
-            for client in clients:
-                client.poll(0)  # serves error_cb
-            events = self._events.since(start)
-            if any(e.code == KafkaError._ALL_BROKERS_DOWN for e in events) and time.monotonic() - start >= grace:
-                # every bootstrap server failed, librdkafka says: decisive, unless only because
-                # requests timed out (a hung server: wait for the deadline)
-                found = _best(events, protocol)
-                if found is not None:
-                    raise self._decorate(*found) from None
-                if not any(_timed_out(e) for e in events):
-                    raise self._timeout_failure(start, protocol, all_down=True) from None
-            cluster_exc = cluster.exception() if cluster.done() else None
-            if cluster_exc is not None:
-                err = _exc_kafka_error(cluster_exc)
-                if err is None or err.code() not in _RETRIABLE:
-                    raise self._request_failure(cluster_exc, start, protocol) from None
-            now = time.monotonic()
-            # DescribeCluster goes to the metadata's "controller", which KRaft picks at random: with a broker
-            # known frozen it may wait on that one, so the metadata request goes out without waiting
-            quiet = 0.0 if self._hung else QUIET_SECONDS
-            ready = (
-                known
-                or (cluster.done() and cluster_exc is None)
-                or any(f.done() and f.exception() is None for f in answering)
-                or (now - start >= quiet and not events)
-                or now - start >= grace + 2 * POLL_SECONDS
-            )
-            if ready and now >= next_attempt and deadline - now > 0.05:
-                if len(clients) == 1 and next_attempt > start:
-                    clients.append(self._new_admin())  # a retry: from a client with fresh connections
-                remaining = deadline - now
-                seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
-                sent = pool.submit(clients[-1].list_topics, timeout=seconds)
-                attempts[sent] = clients[-1]
-                started[sent] = now
-                next_attempt = now + seconds
-            # only futures still pending: a done one (the DescribeCluster that failed with a retriable
-            # error, a probe that answered) would end every wait at once, a busy loop holding the GIL
-            # that stalled the dashboard's keys by 0.1-0.4 s while all brokers were down
-            waiting = [f for f in (attempts if ready else [*attempts, cluster, *answering]) if not f.done()]
-            pause = max(0.0, min(POLL_SECONDS, deadline - now))
-            if waiting:
-                cf.wait(waiting, timeout=pause, return_when=cf.FIRST_COMPLETED)
-            else:
-                time.sleep(pause)
-            for fut in [f for f in attempts if f.done()]:
-                client = attempts.pop(fut)
-                exc = fut.exception()
-                if exc is None:
-                    self._md_seconds = time.monotonic() - start
-                    with self._clients_lock:
-                        if client is not admin and self._admin is admin:
-                            self._admin = client  # the old one may hold a hung broker's connection
-                        if self._admin is client:
-                            self._md_admin = client
-                    return fut.result(), client
-                err = _exc_kafka_error(exc)
-                if err is None or err.code() not in _RETRIABLE:
-                    raise self._request_failure(exc, start, protocol) from None
-                last_exc = exc
-                # failed early: retry soon, unless a later attempt is already on its way (an attempt that
-                # timed out just as the next one went out: a second one at once decoded the 105,000-partition
-                # answer twice when a slow cluster answered both)
-                if not any(started[f] > started[fut] for f in attempts):
-                    next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)
-            if time.monotonic() >= deadline:
+        answering, raw, raw_versions = ([], None, None) if known else self._kafka_answers(protocol, attempt)
+        try:
+            while True:
                 for client in clients:
-                    client.poll(0)
-                if cluster.done() and cluster.exception() is None:
-                    raise MetadataTimeoutError(
-                        f"connected to {self.settings.bootstrap_servers}, but the metadata of all topics did not "
-                        f"arrive within {self.settings.timeout:g}s (a large cluster may need a longer --timeout)"
-                    ) from None
-                if last_exc is not None:
-                    raise self._request_failure(last_exc, start, protocol) from None
-                raise self._timeout_failure(start, protocol) from None
+                    client.poll(0)  # serves error_cb
+                events = self._events.since(start)
+                if any(e.code == KafkaError._ALL_BROKERS_DOWN for e in events) and time.monotonic() - start >= grace:
+                    # every bootstrap server failed, librdkafka says: decisive, unless only because
+                    # requests timed out (a hung server: wait for the deadline)
+                    found = _best(events, protocol)
+                    if found is not None:
+                        raise self._decorate(*found) from None
+                    if not any(_timed_out(e) for e in events):
+                        raise self._timeout_failure(start, protocol, all_down=True) from None
+                cluster_exc = cluster.exception() if cluster.done() else None
+                if cluster_exc is not None:
+                    err = _exc_kafka_error(cluster_exc)
+                    if err is None or err.code() not in _RETRIABLE:
+                        raise self._request_failure(cluster_exc, start, protocol) from None
+                if raw is not None and raw.done():
+                    got = self._read_answer(raw, start, "on a connection of our own")
+                    raw = None
+                    if got is not None:
+                        with self._clients_lock:
+                            if self._admin is admin:
+                                self._md_admin = admin
+                        return got, admin
+                now = time.monotonic()
+                # our own Metadata request is on its way on a connection that answered: no second one meanwhile
+                holding = bool(
+                    raw is not None
+                    and raw_versions is not None
+                    and raw_versions.done()
+                    and raw_versions.exception() is None
+                    and now - start < attempt
+                )
+                # DescribeCluster goes to the metadata's "controller", which KRaft picks at random: with a broker
+                # known frozen it may wait on that one, so the metadata request goes out without waiting
+                quiet = 0.0 if self._hung else QUIET_SECONDS
+                ready = not holding and (
+                    known
+                    or (cluster.done() and cluster_exc is None)
+                    or any(f.done() and f.exception() is None for f in answering)
+                    or (now - start >= quiet and not events)
+                    or now - start >= grace + 2 * POLL_SECONDS
+                )
+                if ready and now >= next_attempt and deadline - now > 0.05:
+                    if len(clients) == 1 and next_attempt > start:
+                        clients.append(self._new_admin())  # a retry: from a client with fresh connections
+                    remaining = deadline - now
+                    seconds = remaining if remaining <= attempt * 1.5 else attempt  # the last one gets the rest
+                    sent = pool.submit(clients[-1].list_topics, timeout=seconds)
+                    attempts[sent] = clients[-1]
+                    started[sent] = now
+                    next_attempt = now + seconds
+                # only futures still pending: a done one (the DescribeCluster that failed with a retriable
+                # error, a probe that answered) would end every wait at once, a busy loop holding the GIL
+                # that stalled the dashboard's keys by 0.1-0.4 s while all brokers were down
+                waiting = [f for f in (attempts if ready else [*attempts, cluster, *answering]) if not f.done()]
+                if raw is not None:
+                    waiting.append(raw)
+                if racing is not None:
+                    if racing.done():
+                        got = self._read_answer(racing, start, "through kafka-python")
+                        racing = None
+                        if got is not None:
+                            return got, admin
+                    else:
+                        waiting.append(racing)
+                pause = max(0.0, min(POLL_SECONDS, deadline - now))
+                if waiting:
+                    cf.wait(waiting, timeout=pause, return_when=cf.FIRST_COMPLETED)
+                else:
+                    time.sleep(pause)
+                for fut in [f for f in attempts if f.done()]:
+                    client = attempts.pop(fut)
+                    exc = fut.exception()
+                    if exc is None:
+                        self._md_seconds = time.monotonic() - start
+                        with self._clients_lock:
+                            if client is not admin and self._admin is admin:
+                                self._admin = client  # the old one may hold a hung broker's connection
+                            if self._admin is client:
+                                self._md_admin = client
+                        return fut.result(), client
+                    err = _exc_kafka_error(exc)
+                    if err is None or err.code() not in _RETRIABLE:
+                        raise self._request_failure(exc, start, protocol) from None
+                    last_exc = exc
+                    # failed early: retry soon, unless a later attempt is already on its way (an attempt that
+                    # timed out just as the next one went out: a second one at once decoded the 105,000-partition
+                    # answer twice when a slow cluster answered both)
+                    if not any(started[f] > started[fut] for f in attempts):
+                        next_attempt = min(next_attempt, time.monotonic() + RETRY_SECONDS)
+                if time.monotonic() >= deadline:
+                    for client in clients:
+                        client.poll(0)
+                    if cluster.done() and cluster.exception() is None:
+                        raise MetadataTimeoutError(
+                            f"connected to {self.settings.bootstrap_servers}, but the metadata of all topics did not "
+                            f"arrive within {self.settings.timeout:g}s (a large cluster may need a longer --timeout)"
+                        ) from None
+                    if last_exc is not None:
+                        raise self._request_failure(last_exc, start, protocol) from None
+                    raise self._timeout_failure(start, protocol) from None
+        finally:
+            if raw is not None:  # not used: its connection is closed once it is done
+                firstread.discard(raw)
 
-    def _kafka_answers(self, protocol: str) -> list[cf.Future[Any]]:
+    def _kafka_answers(
+        self, protocol: str, metadata_seconds: float
+    ) -> tuple[list[cf.Future[Any]], cf.Future[Any] | None, cf.Future[Any] | None]:
         """An ApiVersions of our own to each configured bootstrap server (at most three), on the pool: one
-        that answers is a Kafka listener this client can reach. Not with SASL: a broker answers
-        ApiVersions before authentication, so the answer would not say that the client can log in."""
-        if protocol not in ("PLAINTEXT", "SSL"):
-            return []
+        that answers is a Kafka listener this client can reach. To the first, an all-topics Metadata request
+        follows on the same connection (`kafkatui.kafka.firstread`). (ApiVersions futures, the Metadata
+        future, that connection's ApiVersions future.) Not with SASL: a broker answers ApiVersions before
+        authentication, so the answer would not say that the client can log in, and no Metadata at all."""
+        if protocol not in firstread.PROTOCOLS:
+            return [], None, None
         conf = self.settings.to_confluent()
         seconds = min(PROBE_SECONDS, self.settings.timeout / 2)
         out: list[cf.Future[Any]] = []
+        raw: cf.Future[Any] | None = None
+        raw_versions: cf.Future[Any] | None = None
         for server in self.settings.bootstrap[:3]:
             try:
                 host, port = parse_host_port(server)
             except UsageError:
                 continue
-            out.append(self._pool().submit(ask_api_versions, host, port, conf, seconds))
-        return out
+            if raw is None:
+                raw_versions = cf.Future()
+                raw = self._pool().submit(firstread.ask, host, port, conf, seconds, metadata_seconds, raw_versions)
+                out.append(raw_versions)
+            else:
+                out.append(self._pool().submit(ask_api_versions, host, port, conf, seconds))
+        return out, raw, raw_versions
 
     def _decorate(self, err: KafkaTuiError, failing: int) -> KafkaTuiError:
         err = self._explain_verify_failure(err)
@@ -258,3 +396,19 @@ class MetadataRead(SourceClients):
         if failures:
             return self._decorate(failures[0], len(failures))
         return MetadataTimeoutError(f"no cluster metadata within {self.settings.timeout:g}s")
+
+
+def _idle_node(kadmin: Any, candidates: Sequence[int]) -> int | None:
+    """Of `candidates`, a broker kafka-python is connected to with the fewest requests in flight (the
+    lowest id among equals); None when it is connected to none of them."""
+    best: tuple[int, int] | None = None
+    for bid in candidates:
+        if not _kp_connected(kadmin, bid):
+            continue
+        try:
+            inflight = len(kadmin._manager._conns[bid].in_flight_requests)
+        except Exception:  # another kafka-python
+            inflight = 0
+        if best is None or (inflight, bid) < best:
+            best = (inflight, bid)
+    return best[1] if best is not None else None

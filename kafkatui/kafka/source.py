@@ -57,7 +57,7 @@ from typing import Any, Protocol
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from kafkatui.kafka import brokerconfigs, topicconfigs
+from kafkatui.kafka import brokerconfigs, configs_wire, firstread, topicconfigs
 from kafkatui.kafka.answers import (
     MIN_PHASE_SECONDS,
     _add_elr,
@@ -66,7 +66,6 @@ from kafkatui.kafka.answers import (
     _EarlyBrokerConfigs,
     _kp_send,
     _outcome,
-    _read_partitions,
 )
 from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address, _kp_brokers, _kp_connected
 from kafkatui.kafka.clients import (
@@ -83,8 +82,10 @@ from kafkatui.kafka.diagnose import (
 from kafkatui.kafka.errors import KafkaTuiError, one_line
 from kafkatui.kafka.kpreads import LEARN_BROKERS_SECONDS, KafkaPythonReads, _describe_log_dirs, _learn_brokers
 from kafkatui.kafka.metadata import PROBE_SECONDS, MetadataRead, _names
+from kafkatui.kafka.metadata_wire import MetadataColumns, from_client, partitions_of
+from kafkatui.kafka.settings import parse_host_port
 from kafkatui.kafka.versions import cluster_version
-from kafkatui.model.snapshot import BrokerInfo, ClusterSnapshot, ConfigValue, ReplicaLog, StateTable, TopicInfo
+from kafkatui.model.snapshot import BrokerInfo, ClusterSnapshot, ConfigValue, Partitions, ReplicaLog, TopicInfo
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +140,6 @@ KNOWN_HUNG_GRACE = 0.25
 """How long a broker found frozen by the previous snapshot is waited for once the others have answered."""
 """How much longer than the others a broker that accepts connections but does not answer is waited for."""
 NOT_ANSWERING = "not answering: it accepts connections but sent no answer (frozen: a GC pause or a stuck disk?)"
-STATE_TABLE_MIN = 100_000
-"""Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 
 VERSIONS_WAIT = 1.0
 """How long a snapshot waits, after its other answers, for ApiVersions answers still on their way
@@ -165,6 +164,31 @@ def _unreadable_topics(failed: Mapping[str, list[str]], problems: list[str]) -> 
             f"configs of {len(names)} topic(s) unreadable: {reason}; broker or Kafka defaults assumed "
             f"({_names(sorted(names))})"
         )
+
+
+def _hosted_by_broker(
+    parts: Mapping[str, Partitions], hosted: dict[int, dict[str, list[int]]], only_short: bool
+) -> None:
+    """Add to `hosted` (broker -> topic -> partition ids, for the brokers it holds) every partition's replicas,
+    or with `only_short` those of partitions whose ISR is short of their replicas."""
+    if not parts:
+        return
+    known = next(iter(parts.values())).table.states
+    used: set[int] = set().union(*(cols.states for cols in parts.values()))
+    if only_short:
+        used = {sid for sid in used if len(known[sid][2]) < len(known[sid][1])}
+    for name, cols in parts.items():
+        wanted = used.intersection(cols.states)
+        if not wanted:
+            continue
+        ids = cols.ids
+        for i, sid in enumerate(cols.states):
+            if sid in wanted:
+                pid = ids[i]
+                for r in known[sid][1]:
+                    per_broker = hosted.get(r)
+                    if per_broker is not None:
+                        per_broker.setdefault(name, []).append(pid)
 
 
 def _used_states(parts: Mapping[str, Any]) -> set[int]:
@@ -210,14 +234,6 @@ def _answered(
 class KafkaClusterSource(MetadataRead, KafkaPythonReads):
     """A `ClusterSource` for a real Kafka cluster (or anything speaking its protocol)."""
 
-    def _state_table(self, md: Any) -> StateTable:
-        """The table of partition states this source's snapshots share (so that equal states of two
-        snapshots have equal ids), started afresh when churn has grown it far past the cluster's size."""
-        partitions = sum(len(t.partitions) for t in md.topics.values())
-        if len(self._table) > max(STATE_TABLE_MIN, 4 * partitions):
-            self._table = StateTable()
-        return self._table
-
     # ------------------------------------------------------------------ snapshot
     def snapshot(self) -> ClusterSnapshot:
         """Read metadata, configs, log dirs and ELR; raises KafkaTuiError when no metadata."""
@@ -233,9 +249,17 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         deadline = start + self.settings.timeout
         self.waiting_on = "the metadata"
         admin = self._admin_client()
-        early = _EarlyBrokerConfigs(admin, deadline, self._broker_config_sender())
+        refresh = admin is self._md_admin
+        # a first read on PLAINTEXT or SSL gets its metadata, topic and broker configs on connections of our
+        # own (`kafkatui.kafka.firstread`): kafka-python (~0.2 s of CPU to import) only if that fails, or for
+        # log dirs and ELR when a partition is out of sync
+        own = (
+            not refresh
+            and self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper() in firstread.PROTOCOLS
+        )
+        early = _EarlyBrokerConfigs(admin, deadline, self._broker_config_sender(own))
         hint: Callable[[], Sequence[tuple[int, str, int]]] | None = None
-        if admin is self._md_admin:
+        if refresh:
             # a refresh: this client's connections are up and the brokers of its last read are known.
             # No DescribeCluster: librdkafka sends it to the controller its cache names, and when that
             # broker has just died it retries the connection without a pause until a newer metadata
@@ -249,14 +273,17 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             cluster = admin.describe_cluster(request_timeout=self.settings.timeout)
         deferred = self._defer_kafka_python
         starting: cf.Future[Any] | None = None
-        if not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
+        if not own and not deferred and self._kadmin is None and (self._kp_start is None or self._kp_start.done()):
             starting = self._kp_start = self._pool().submit(self._start_kafka_python, early, deadline)
         if starting is not None and hint is None:
             # a first read: kafka-python's bootstrap Metadata names the brokers before DescribeCluster does
             hint = functools.partial(_kp_brokers, starting)
         self._pool().submit(early.run, cluster, hint)
         try:
-            md, admin = self._metadata(admin, start, deadline, cluster)
+            # a refresh asks through kafka-python's connections when they are up, read from the raw answer
+            md, racing = self._kp_metadata(start, deadline) if refresh else (None, None)
+            if md is None:
+                md, admin = self._metadata(admin, start, deadline, cluster, racing)
         except BaseException as exc:
             early.take(None)
             if isinstance(exc, KafkaTuiError):
@@ -345,14 +372,32 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # topic configs through kafka-python, which can name the few keys kept (kafkatui.kafka.topicconfigs);
         # confluent-kafka when kafka-python cannot connect
         topic_futures: dict[str, cf.Future[Any]] = {}
-        kp_configs: cf.Future[list[Any]] | None = None
+        kp_configs: cf.Future[Any] | None = None  # kafka-python's responses, or our own connection's TopicConfigs
         # topic configs go to a broker that just answered its own config request (not one that died since
         # the metadata, still listed until fenced, nor a hung one), or, on a first read, to the bootstrap
         # server's broker on the kafka-python connection opened while the metadata was on its way, unless that
         # broker is slower than the others (`_warm_node`; `_wait_unless_down` watches it like the others)
         kadmin: Any = None
+        with self._clients_lock:
+            raw_conn, self._raw_conn = self._raw_conn, None
+        version = raw_conn.version_of(configs_wire.API_KEY, configs_wire.VERSIONS) if raw_conn is not None else None
         node = self._warm_node(self._kadmin, early.answered_at)
-        if node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
+        if raw_conn is not None and (version is None or not topic_names):
+            raw_conn.close()
+        elif raw_conn is not None and version is not None:
+            # a first read whose metadata came on our own connection: the topic configs follow on it
+            # (`kafkatui.kafka.firstread`), and kafka-python is started only if log dirs or ELR need it
+            kp_configs = self._pool().submit(
+                configs_wire.topic_configs,
+                raw_conn,
+                topic_names,
+                TOPIC_CONFIG_KEYS,
+                configs_wire.TOPICS_PER_REQUEST,
+                version,
+                budget,
+            )
+            node = next((bid for bid, b in md.brokers.items() if (b.host, b.port) == raw_conn.address), None)
+        elif node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
             kadmin = self._kadmin
         else:
             # one kafka-python is connected to already spares that connection's ApiVersions round trip
@@ -362,7 +407,9 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             if topic_names and not deferred:
                 kadmin = self._kafka_python_for_configs(md, answered, phase_deadline)
             node = answered[0] if answered else None
-        if kadmin is not None:
+        if kp_configs is not None:
+            pass  # on the first read's own connection
+        elif kadmin is not None:
             requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
             kp_configs = self._pool().submit(_kp_send, kadmin, requests, node, budget)
         else:
@@ -374,8 +421,11 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         hosted: dict[int, dict[str, list[int]]] = {bid: {} for bid in broker_ids}
         # the partitions first: CPU work that overlaps the config requests in flight
         live = frozenset(broker_ids)
-        table = self._state_table(md)
-        parts, any_out_of_sync = _read_partitions(md, topic_names, live, table)
+        if not isinstance(md, MetadataColumns):  # librdkafka's answer
+            md = from_client(md, self._state_table(sum(len(t.partitions) for t in md.topics.values())))
+        self._partitions_seen = md.partition_count()
+        table = md.table
+        parts, any_out_of_sync = partitions_of(md, topic_names, live)
         want_kp = bool(broker_ids) and (
             self.log_dirs_mode == "all" or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
         )
@@ -391,15 +441,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
                 )
         only_out_of_sync = self.log_dirs_mode == "out-of-sync"
         if kadmin is not None and self.log_dirs_mode != "none" and (any_out_of_sync or not only_out_of_sync):
-            for name in topic_names:
-                for p in md.topics[name].partitions.values():
-                    replicas = p.replicas
-                    if only_out_of_sync and len(p.isrs) >= len(replicas):
-                        continue
-                    for r in replicas:
-                        per_broker = hosted.get(r)
-                        if per_broker is not None:
-                            per_broker.setdefault(name, []).append(p.id)
+            _hosted_by_broker(parts, hosted, only_out_of_sync)
             pool = self._pool()
             _learn_brokers(kadmin, broker_ids, min(LEARN_BROKERS_SECONDS, phase_deadline - time.monotonic()))
             for bid in broker_ids:
@@ -438,7 +480,9 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         elr: dict[tuple[str, int], dict[str, Any]] | None = None
         if kadmin is not None and self.want_elr:
             suspect = any_out_of_sync or any(table.states[sid][0] < 0 for sid in _used_states(parts))
-            elr = self._elr(kadmin, md, topic_configs, broker_configs, phase_deadline, budget, problems, suspect, node)
+            elr = self._elr(
+                kadmin, parts, topic_configs, broker_configs, phase_deadline, budget, problems, suspect, node
+            )
 
         # a frozen broker's log dirs are not waited for: the others' are what this snapshot can say
         cf.wait(
@@ -459,13 +503,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             _add_elr(parts, elr)
         topics: dict[str, TopicInfo] = {}
         for name in topic_names:
-            t = md.topics[name]
             topics[name] = TopicInfo(
                 name=name,
                 partitions=parts[name],
                 internal=name in INTERNAL_TOPICS,
                 configs=topic_configs.get(name, {}),
-                error_code=t.error.code() if t.error is not None else 0,
+                error_code=md.topics[name].error_code,
             )
         refused = frozenset(bid for bid in down if bid not in hung)
         return _Details(brokers, topics, broker_configs, log_dirs, problems, refused, hung)
@@ -530,7 +573,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
 
     def _kp_topic_configs(
         self,
-        fut: cf.Future[list[Any]],
+        fut: cf.Future[Any],
         admin: AdminClient,
         names: Sequence[str],
         node: int | None,
@@ -538,9 +581,15 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         budget: float,
         problems: list[str],
     ) -> dict[str, dict[str, ConfigValue]]:
-        """The kafka-python answer; confluent-kafka's when that request failed and time is left."""
+        """The kafka-python answer (or our own connection's, read already); confluent-kafka's when that request
+        failed and time is left."""
         if fut.done() and fut.exception() is None:
-            got = topicconfigs.read_responses(fut.result(), TOPIC_CONFIG_KEYS, budget)
+            answer = fut.result()
+            got = (
+                answer
+                if isinstance(answer, topicconfigs.TopicConfigs)
+                else topicconfigs.read_responses(answer, TOPIC_CONFIG_KEYS, budget)
+            )
             _unreadable_topics(got.failed, problems)
             return got.configs
         reason = (
@@ -641,18 +690,44 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         }
         return refusing, {bid for bid, found in zip(bids, outcomes, strict=True) if found is None}
 
-    def _broker_config_sender(self) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None:
-        """How this snapshot sends broker configs through kafka-python (`kafkatui.kafka.brokerconfigs`):
-        once it is connected, for the brokers it knows; None before (librdkafka sends them all). Frozen
+    def _broker_config_sender(self, own: bool) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None:
+        """How this snapshot sends broker configs: on connections of our own on a first read that reads on its
+        own connection (`own`), through kafka-python (`kafkatui.kafka.brokerconfigs`) once it is connected, for
+        the brokers it knows; None otherwise (librdkafka sends them all). Frozen
         brokers too: one stopped mid-shutdown dies next, and librdkafka would spin on it then (measured on
         the lab, 4.4: 8 s of CPU in 9 s, the refresh stuck on "the brokers' configs")."""
         kadmin = self._kadmin
+        if own:
+            return self._own_broker_config_sender()
         if kadmin is None or self._defer_kafka_python:
             return None
 
         def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
             known = [bid for bid in brokers if brokerconfigs.knows(kadmin, bid)]
             return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
+
+        return send
+
+    def _own_broker_config_sender(self) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]]:
+        """Broker configs of a first read on connections of our own (`configs_wire.broker_configs`): one
+        request each, once our own Metadata answered (its ApiVersions names the version) and named the
+        brokers; nothing before (then librdkafka sends them)."""
+        conf = self.settings.to_confluent()
+
+        def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
+            conn = self._raw_conn
+            if conn is None:
+                return {}
+            out: dict[int, cf.Future[Any]] = {}
+            for bid in brokers:
+                address = self._addresses.get(bid)
+                if address is None:
+                    continue
+                host, port = parse_host_port(address)
+                out[bid] = self._pool().submit(
+                    configs_wire.broker_configs, host, port, conf, conn.versions, bid, BROKER_CONFIG_KEYS, timeout
+                )
+            return out
 
         return send
 

@@ -57,42 +57,76 @@ def describe_requests(names: Sequence[str], keys: Iterable[str], per_request: in
 def read_responses(
     responses: Iterable[Any], keys: frozenset[str], timeout: float, set_here: str = DYNAMIC_TOPIC_CONFIG
 ) -> TopicConfigs:
-    """The resources' `keys` from DescribeConfigs responses (by resource name); equal entries share one
-    ConfigValue. `set_here`: the source of a value that is not Kafka's default in a v0 answer."""
+    """The resources' `keys` from kafka-python's DescribeConfigs responses (by resource name); equal entries
+    share one ConfigValue. `set_here`: the source of a value that is not Kafka's default in a v0 answer."""
+    return read_results(
+        (
+            (
+                result.resource_name,
+                int(result.error_code or 0),
+                result.error_message,
+                [
+                    (
+                        e.name,
+                        e.value,
+                        getattr(e, "config_source", None),
+                        e.is_sensitive,
+                        e.read_only,
+                        getattr(e, "is_default", None),
+                    )
+                    for e in result.configs
+                ],
+            )
+            for response in responses
+            for result in response.results
+        ),
+        keys,
+        timeout,
+        set_here,
+    )
+
+
+Entry = tuple[str, str | None, int | None, bool, bool, bool | None]
+"""A config entry of an answer: (name, value, source (None in v0), sensitive, read only, is default (v0))."""
+
+
+def read_results(
+    results: Iterable[tuple[str, int, str | None, Iterable[Entry]]],
+    keys: frozenset[str],
+    timeout: float,
+    set_here: str = DYNAMIC_TOPIC_CONFIG,
+) -> TopicConfigs:
+    """DescribeConfigs results as (resource name, error code, error message, entries), however decoded."""
     out = TopicConfigs()
     seen: dict[tuple[Any, ...], ConfigValue] = {}
-    for response in responses:
-        for result in response.results:
-            name = result.resource_name
-            code = int(result.error_code or 0)
-            if code == UNKNOWN_TOPIC_OR_PARTITION:
-                out.deleted.append(name)
+    for name, code, message, entries in results:
+        if code == UNKNOWN_TOPIC_OR_PARTITION:
+            out.deleted.append(name)
+            continue
+        if code:
+            reason = _kafka_error_reason(KafkaError(code, message or None), timeout)
+            out.failed.setdefault(reason, []).append(name)
+            continue
+        values: dict[str, ConfigValue] = {}
+        for signature in entries:
+            key, value, source, sensitive, read_only, is_default = signature
+            if key not in keys:
                 continue
-            if code:
-                reason = _kafka_error_reason(KafkaError(code, result.error_message or None), timeout)
-                out.failed.setdefault(reason, []).append(name)
-                continue
-            values: dict[str, ConfigValue] = {}
-            for entry in result.configs:
-                key = entry.name
-                if key not in keys:
-                    continue
-                source = getattr(entry, "config_source", None)
-                sensitive = bool(entry.is_sensitive)
-                read_only = bool(entry.read_only)
-                signature = (key, entry.value, source, sensitive, read_only, getattr(entry, "is_default", None))
-                cv = seen.get(signature)
-                if cv is None:
-                    if source is None:  # v0 has no source, only whether the value is Kafka's default
-                        where = DEFAULT_CONFIG if entry.is_default else set_here
-                    else:
-                        where = _SOURCES.get(int(source), "UNKNOWN")
-                    cv = seen[signature] = ConfigValue(
-                        value=None if sensitive else entry.value, source=where, sensitive=sensitive, read_only=read_only
-                    )
-                values[key] = cv
-            out.configs[name] = values
+            cv = seen.get(signature)
+            if cv is None:
+                if source is None:  # v0 has no source, only whether the value is Kafka's default
+                    where = DEFAULT_CONFIG if is_default else set_here
+                else:
+                    where = _SOURCES.get(int(source), "UNKNOWN")
+                cv = seen[signature] = ConfigValue(
+                    value=None if sensitive else value,
+                    source=where,
+                    sensitive=bool(sensitive),
+                    read_only=bool(read_only),
+                )
+            values[key] = cv
+        out.configs[name] = values
     return out
 
 
-__all__ = ["TopicConfigs", "describe_requests", "read_responses"]
+__all__ = ["Entry", "TopicConfigs", "describe_requests", "read_responses", "read_results"]

@@ -86,11 +86,12 @@ class StateTable:
     state for as long as the table lives: a source keeps one across its snapshots, and equal state
     arrays of two snapshots mean equal leaders, replicas and ISRs). Replica lists are interned."""
 
-    __slots__ = ("states", "index", "_lists")
+    __slots__ = ("states", "index", "memo", "_lists")
 
     def __init__(self) -> None:
         self.states: list[State] = []
         self.index: dict[State, int] = {}  # state -> id; read it in hot loops, add through `id_of`
+        self.memo: dict[object, dict[bytes, int]] = {}  # a reader's own keys of states (wire bytes) -> id
         self._lists: dict[tuple[int, ...], tuple[int, ...]] = {}
 
     def __len__(self) -> int:

@@ -17,7 +17,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kafkatui.kafka.source import _add_elr, _read_partitions
+from kafkatui.kafka.metadata_wire import MetadataColumns, from_client, partitions_of
+from kafkatui.kafka.source import _add_elr
 from kafkatui.model import durability as A
 from kafkatui.model.changes import diff
 from kafkatui.model.durability import audit, rack_cap
@@ -299,10 +300,20 @@ def _md(topics: dict[str, dict[int, tuple[int, list[int], list[int], int | None]
 
     return SimpleNamespace(
         topics={
-            name: SimpleNamespace(partitions={pid: part(pid, *spec) for pid, spec in parts.items()})
+            name: SimpleNamespace(partitions={pid: part(pid, *spec) for pid, spec in parts.items()}, error=None)
             for name, parts in topics.items()
-        }
+        },
+        brokers={},
+        cluster_id="c",
+        controller_id=1,
     )
+
+
+def _read_partitions(
+    md: Any, names: list[str], live: frozenset[int], table: StateTable
+) -> tuple[dict[str, Partitions], bool]:
+    cols: MetadataColumns = from_client(md, table)
+    return partitions_of(cols, names, live)
 
 
 def test_metadata_is_read_into_columns_with_errors_offline_replicas_and_elr() -> None:
