@@ -25,7 +25,7 @@ from confluent_kafka.admin import AdminClient
 from kafkatui.kafka.answers import _EarlyBrokerConfigs
 from kafkatui.kafka.diagnose import _EventLog, _exc_kafka_error, _kp_reason
 from kafkatui.kafka.errors import KafkaTuiError, UsageError, one_line, scrub
-from kafkatui.kafka.firstread import RawConnection
+from kafkatui.kafka.firstread import RawConnection, Sockets
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.tlsprobe import explain_file_setting
 from kafkatui.kafka.versions import BrokerVersions
@@ -156,6 +156,7 @@ class SourceClients:
         self._table = StateTable()  # partition states, shared by this source's snapshots
         self._partitions_seen = 0  # partitions in the last metadata read
         self._raw_conn: RawConnection | None = None  # a first read's own connection (kafka/firstread.py)
+        self._own_sockets = Sockets()  # every connection of our own, shut down by close()
         self._admin = self._new_admin()
         self._versions = BrokerVersions(settings.to_confluent())  # the brokers' Kafka versions
 
@@ -178,6 +179,7 @@ class SourceClients:
             executor, self._executor = self._executor, None
         if raw is not None:
             raw.close()
+        self._own_sockets.close_all()
         self._close_kadmin(kadmin)
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)

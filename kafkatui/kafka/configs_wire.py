@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from kafkatui.kafka.brokerconfigs import BROKER_RESOURCE, ConfigsUnreadable, KeptConfigs
 from kafkatui.kafka.errors import one_line
-from kafkatui.kafka.firstread import RawConnection, connect, served
+from kafkatui.kafka.firstread import RawConnection, Sockets, connect, served
 from kafkatui.kafka.topicconfigs import TOPIC_RESOURCE, Entry, TopicConfigs, read_results
 
 API_KEY = 32
@@ -127,6 +127,7 @@ def broker_configs(
     broker: int,
     keys: frozenset[str],
     timeout: float,
+    sockets: Sockets | None = None,
 ) -> KeptConfigs:
     """One broker's kept configs, asked of it on a connection of our own (a broker answers DescribeConfigs
     of itself only); `versions`: the bootstrap server's ApiVersions answer. Raises `ConfigsUnreadable`, as
@@ -135,7 +136,7 @@ def broker_configs(
         version = served(versions, API_KEY, VERSIONS)
         if version is None:
             raise ValueError("the broker serves none of DescribeConfigs v1-v3")
-        conn = RawConnection(connect(host, port, conf, timeout), versions, (host, port))
+        conn = RawConnection(connect(host, port, conf, timeout, sockets), versions, (host, port), sockets)
         try:
             (body,) = conn.exchange(
                 API_KEY, version, [encode_request([(BROKER_RESOURCE, str(broker))], sorted(keys), version)], timeout

@@ -320,7 +320,9 @@ class MetadataRead(SourceClients):
                 continue
             if raw is None:
                 raw_versions = cf.Future()
-                raw = self._pool().submit(firstread.ask, host, port, conf, seconds, metadata_seconds, raw_versions)
+                raw = self._pool().submit(
+                    firstread.ask, host, port, conf, seconds, metadata_seconds, raw_versions, self._own_sockets
+                )
                 out.append(raw_versions)
             else:
                 out.append(self._pool().submit(ask_api_versions, host, port, conf, seconds))

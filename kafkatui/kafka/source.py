@@ -725,7 +725,15 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
                     continue
                 host, port = parse_host_port(address)
                 out[bid] = self._pool().submit(
-                    configs_wire.broker_configs, host, port, conf, conn.versions, bid, BROKER_CONFIG_KEYS, timeout
+                    configs_wire.broker_configs,
+                    host,
+                    port,
+                    conf,
+                    conn.versions,
+                    bid,
+                    BROKER_CONFIG_KEYS,
+                    timeout,
+                    self._own_sockets,
                 )
             return out
 

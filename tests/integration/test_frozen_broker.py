@@ -141,3 +141,30 @@ def test_a_broker_that_freezes_after_answering_does_not_hold_the_snapshot_to_the
         finally:
             for bid in froze:
                 sim.restore(bid)
+
+
+def test_a_first_read_with_a_frozen_broker_says_so_and_closes_at_once(
+    sim_factory: Callable[..., SimRunner],
+) -> None:
+    """`check` against a cluster with a frozen broker: the first read asks the broker configs on connections of
+    its own (kafkatui.kafka.firstread); the frozen one is called not answering within seconds, and closing the
+    source does not wait for its request's timeout."""
+    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
+    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim.hang(3)
+    try:
+        source = KafkaClusterSource(ConnectionSettings(sim.bootstrap.split(",")[0], timeout=10.0))
+        try:
+            start = time.monotonic()
+            snap = source.snapshot()
+            took = time.monotonic() - start
+            assert took < 5.0, f"a frozen broker held the first read {took:.1f} s"
+            assert snap.unresponsive == {3} and sorted(snap.broker_configs) == [1, 2], snap.problems
+            assert [len(p.replicas) for p in snap.topics["orders"].partitions] == [3] * 6
+        finally:
+            start = time.monotonic()
+            source.close()
+            closing = time.monotonic() - start
+        assert closing < 1.0, f"closing waited {closing:.1f} s for the frozen broker"
+    finally:
+        sim.restore(3)

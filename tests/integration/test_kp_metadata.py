@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kafkatui.kafka import firstread
 from kafkatui.kafka import metadata as metadata_module
 from kafkatui.kafka.settings import ConnectionSettings
 from kafkatui.kafka.source import KafkaClusterSource
@@ -55,14 +56,14 @@ def test_a_refresh_reads_the_raw_answer_and_sees_what_librdkafka_sees(
         monkeypatch.setattr(rdk, "_kafka_answers", lambda protocol, seconds: ([], None, None))
         raw.snapshot()
         rdk.snapshot()
-        assert decoded == [8]  # a first read's own connection (kafkatui.kafka.firstread)
+        assert decoded == [firstread.METADATA_VERSION]  # a first read's own connection (kafkatui.kafka.firstread)
         decoded.clear()
         sim.crash(2)  # listed until fenced: its partitions out of sync, the single-copy ones offline
         sim.shutdown(4)  # gone from the metadata at once
         time.sleep(0.5)
         a = raw.snapshot()
         b = rdk.snapshot()
-        assert decoded and decoded[0] > 8, "the refresh did not read kafka-python's raw answer"
+        assert decoded and decoded[0] > firstread.METADATA_VERSION, "the refresh did not read kafka-python's raw answer"
         assert _what_a_user_sees(a) == _what_a_user_sees(b)
         orders = a.topics["orders"].partitions
         assert any(len(p.isr) < len(p.replicas) for p in orders)

@@ -15,9 +15,9 @@ from kafka.protocol.admin import (
     DescribeLogDirsRequest,
     DescribeLogDirsResponse,
 )
-from kafka.protocol.metadata import MetadataResponse
+from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
-from kafkatui.kafka import configs_wire, logdirs_wire, metadata_wire, topicconfigs
+from kafkatui.kafka import configs_wire, firstread, logdirs_wire, metadata_wire, topicconfigs
 from kafkatui.model.snapshot import StateTable
 
 BROKERS = st.lists(st.integers(0, 300), min_size=0, max_size=5, unique=True)
@@ -198,3 +198,15 @@ def test_describe_configs_answer_read_as_kafka_pythons(results: list, version: i
     ours = topicconfigs.read_results(configs_wire.decode_response(body, version), keys, 1.0)
     theirs = topicconfigs.read_responses([R[version].decode(body)], keys, 1.0)
     assert (ours.configs, ours.failed, ours.deleted) == (theirs.configs, theirs.failed, theirs.deleted)
+
+
+def test_first_read_metadata_request_is_kafka_pythons() -> None:
+    request = MetadataRequest(
+        topics=None,
+        allow_auto_topic_creation=False,
+        include_cluster_authorized_operations=False,
+        include_topic_authorized_operations=False,
+    )
+    request.API_VERSION = firstread.METADATA_VERSION
+    request.with_header(correlation_id=0x6B75, client_id="kafkatui")
+    assert firstread.metadata_frame(0x6B75) == bytes(request.encode(framed=True, header=True))
