@@ -12,6 +12,7 @@ BENCHES = [
     "check_vs_kafka_tools.py",
     "tui_table.py",
     "tui_app.py",
+    "incident_refresh.py",
     "replay_day.py",
     "rolling_gates.py",
     "launcher.py",

@@ -25,6 +25,22 @@ from kafkatui.kafka.versions import API_VERSIONS, decode_response, encode_reques
 
 PROTOCOLS = ("PLAINTEXT", "SSL")
 """Security protocols whose first read goes on a connection of our own (no SASL handshake to do)."""
+_OTHER_IDENTITY = ("ssl.keystore.location", "ssl.certificate.pem", "ssl.key.pem", "ssl.engine.location")
+"""Client certificates Python's ssl is not given (`tlsprobe._client_context`): a broker that only requests a
+certificate would take our connection for another principal, whose ACLs may hide topics."""
+
+
+def usable(conf: Mapping[str, str]) -> bool:
+    """Whether a first read may go on a connection of our own with these librdkafka settings: PLAINTEXT, or
+    SSL verified and identified as librdkafka is (no client certificate Python's ssl would lack)."""
+    protocol = conf.get("security.protocol", "PLAINTEXT").upper()
+    if protocol == "PLAINTEXT":
+        return True
+    if protocol != "SSL" or any(conf.get(key) for key in _OTHER_IDENTITY):
+        return False
+    return conf.get("enable.ssl.certificate.verification", "true").lower() != "false"
+
+
 METADATA = 3
 METADATA_VERSION = 9
 """Written before the broker's versions are known: v4-v11 are served by every Kafka from 2.8 to 4.4 (4.0

@@ -303,9 +303,10 @@ class MetadataRead(SourceClients):
     ) -> tuple[list[cf.Future[Any]], cf.Future[Any] | None, cf.Future[Any] | None]:
         """An ApiVersions of our own to each configured bootstrap server (at most three), on the pool: one
         that answers is a Kafka listener this client can reach. To the first, an all-topics Metadata request
-        follows on the same connection (`kafkatui.kafka.firstread`). (ApiVersions futures, the Metadata
-        future, that connection's ApiVersions future.) Not with SASL: a broker answers ApiVersions before
-        authentication, so the answer would not say that the client can log in, and no Metadata at all."""
+        follows on the same connection when `firstread.usable` (`kafkatui.kafka.firstread`). (ApiVersions
+        futures, the Metadata future, that connection's ApiVersions future.) Not with SASL: a broker answers
+        ApiVersions before authentication, so the answer would not say that the client can log in, and no
+        Metadata at all."""
         if protocol not in firstread.PROTOCOLS:
             return [], None, None
         conf = self.settings.to_confluent()
@@ -318,7 +319,7 @@ class MetadataRead(SourceClients):
                 host, port = parse_host_port(server)
             except UsageError:
                 continue
-            if raw is None:
+            if raw is None and firstread.usable(conf):
                 raw_versions = cf.Future()
                 raw = self._pool().submit(
                     firstread.ask, host, port, conf, seconds, metadata_seconds, raw_versions, self._own_sockets

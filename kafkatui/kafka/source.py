@@ -253,10 +253,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         # a first read on PLAINTEXT or SSL gets its metadata, topic and broker configs on connections of our
         # own (`kafkatui.kafka.firstread`): kafka-python (~0.2 s of CPU to import) only if that fails, or for
         # log dirs and ELR when a partition is out of sync
-        own = (
-            not refresh
-            and self.settings.to_confluent().get("security.protocol", "PLAINTEXT").upper() in firstread.PROTOCOLS
-        )
+        own = not refresh and firstread.usable(self.settings.to_confluent())
         early = _EarlyBrokerConfigs(admin, deadline, self._broker_config_sender(own))
         hint: Callable[[], Sequence[tuple[int, str, int]]] | None = None
         if refresh:

@@ -210,3 +210,14 @@ def test_first_read_metadata_request_is_kafka_pythons() -> None:
     request.API_VERSION = firstread.METADATA_VERSION
     request.with_header(correlation_id=0x6B75, client_id="kafkatui")
     assert firstread.metadata_frame(0x6B75) == bytes(request.encode(framed=True, header=True))
+
+
+def test_a_first_read_goes_on_our_own_connection_only_as_the_same_principal() -> None:
+    assert firstread.usable({})
+    assert firstread.usable({"security.protocol": "ssl", "ssl.certificate.location": "c.pem", "ssl.key.location": "k"})
+    # a client certificate Python's ssl is not given: the broker could take us for another principal
+    assert not firstread.usable({"security.protocol": "SSL", "ssl.keystore.location": "client.p12"})
+    assert not firstread.usable({"security.protocol": "SSL", "ssl.certificate.pem": "-----BEGIN"})
+    assert not firstread.usable({"security.protocol": "SSL", "enable.ssl.certificate.verification": "false"})
+    assert not firstread.usable({"security.protocol": "SASL_SSL"})
+    assert not firstread.usable({"security.protocol": "SASL_PLAINTEXT"})

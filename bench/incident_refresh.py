@@ -1,0 +1,180 @@
+"""The dashboard's incident refresh headless: where its time goes, per thread and per simulator request.
+
+The bench cluster of `tui_app.py` (30 brokers, 105,000 partitions) in a child process; here the dashboard's
+source (`KafkaClusterSource` with the dashboard's settings) and the feed's steps (snapshot, diff,
+evaluation), without the UI. Three steady reads, then `shutdown 1` (a controlled shutdown: broker 1 leaves
+the metadata, ~14,000 partitions shrink their ISR), then the incident refresh, split into:
+
+- wall time of the snapshot, and this process's CPU meanwhile by thread (/proc/self/task: librdkafka's
+  threads, kafka-python's IO thread, the pool and the caller), so kafkatui's decoding and building is
+  told apart from waiting for the simulator;
+- the simulator's requests that took over 50 ms to answer (its own request log: API key, broker);
+- diff and evaluation (assess, findings), each on the caller's thread.
+
+`tui_app.py` judges the same refresh inside the running dashboard (the UI thread shares the interpreter);
+this one says what each part is. Run: `.venv/bin/python bench/incident_refresh.py [--rounds N]` (about 1 min
+a round on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+import tui_app  # noqa: E402  (the bench cluster's child and its warm-up)
+
+from kafkatui.kafka.settings import ConnectionSettings  # noqa: E402
+from kafkatui.kafka.source import KafkaClusterSource  # noqa: E402
+from kafkatui.model import evaluation  # noqa: E402
+from kafkatui.model.changes import diff  # noqa: E402
+
+SLOW_S = 0.05
+API_NAMES = {
+    3: "Metadata",
+    18: "ApiVersions",
+    32: "DescribeConfigs",
+    35: "DescribeLogDirs",
+    75: "DescribeTopicPartitions",
+}
+
+# the bench's child, its request log on, answering "log" with the requests slower than SLOW_S since the last
+CHILD = tui_app.SIM_CHILD.replace(
+    "runner = SimRunner(cluster).start()", "runner = SimRunner(cluster).start(); runner.server.request_log = []"
+).replace(
+    'print("ok", flush=True)',
+    'print("ok", flush=True)\n'
+    '        elif words and words[0] == "log":\n'
+    "            import json\n"
+    f"            slow = [(round(a - r, 3), b, k) for r, a, b, k, _ in runner.server.request_log if a - r > {SLOW_S}]\n"
+    "            runner.server.request_log.clear()\n"
+    '            print("log", json.dumps(slow), flush=True)',
+)
+
+
+class Child(tui_app.SimChild):
+    """`tui_app.SimChild` with the request log."""
+
+    def __init__(self, big: int) -> None:
+        tui_app.SIM_CHILD, saved = CHILD, tui_app.SIM_CHILD
+        try:
+            super().__init__(big)
+        finally:
+            tui_app.SIM_CHILD = saved
+
+    def slow_requests(self) -> list[tuple[float, int, int]]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("log\n")
+        self.proc.stdin.flush()
+        line = self.read_line(30)
+        assert line.startswith("log "), line
+        return [(float(s), int(b), int(k)) for s, b, k in json.loads(line[4:])]
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu() -> dict[int, tuple[str, float]]:
+    """CPU seconds of each thread of this process (clock ticks), by native id, with its name."""
+    names = {t.native_id: t.name for t in threading.enumerate()}
+    out: dict[int, tuple[str, float]] = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        out[int(tid)] = (names.get(int(tid), comm), (int(fields[11]) + int(fields[12])) / TICK)
+    return out
+
+
+def by_thread(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU used between two readings, by kind of thread (the pool's threads together)."""
+    out: dict[str, float] = {}
+    for tid, (name, cpu) in after.items():
+        used = cpu - before.get(tid, (name, 0.0))[1]
+        if used > 0:
+            kind = "pool" if name.startswith("kafkatui-source") else name
+            out[kind] = out.get(kind, 0.0) + used
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+@dataclass(frozen=True)
+class Round:
+    snapshot_wall: float
+    snapshot_cpu: float
+    threads: dict[str, float]
+    slow: list[tuple[float, int, int]]
+    diff: float
+    evaluate: float
+    changes: int
+    findings: int
+
+    @property
+    def ours(self) -> float:
+        """kafkatui's CPU in the incident refresh: the snapshot's (every thread) plus diff and evaluation."""
+        return self.snapshot_cpu + self.diff + self.evaluate
+
+
+def one_round(big: int) -> Round:
+    sim = Child(big)
+    try:
+        sim.start()
+        tui_app.warm_simulator(sim.bootstrap)
+        settings = ConnectionSettings(sim.bootstrap.split(",")[0], timeout=120)
+        with KafkaClusterSource(settings, log_dirs="out-of-sync", defer_kafka_python=True) as source:
+            steady = [source.snapshot() for _ in range(3)]  # the dashboard's first read, then two refreshes
+            sim.slow_requests()
+            sim.shutdown_broker(1)
+            t0, c0, threads0 = time.perf_counter(), time.process_time(), thread_cpu()
+            snap = source.snapshot()
+            wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, by_thread(threads0, thread_cpu())
+            slow = sim.slow_requests()
+            t1 = time.perf_counter()
+            changes = diff(steady[-1], snap)
+            t2 = time.perf_counter()
+            assessment = evaluation.evaluate(snap, None)
+            t3 = time.perf_counter()
+        return Round(wall, cpu, threads, slow, t2 - t1, t3 - t2, len(changes), len(assessment.findings))
+    finally:
+        sim.stop()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--big", type=int, default=5000, help=f"partitions of {tui_app.BIG_TOPIC} (as tui_app.py)")
+    args = ap.parse_args()
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    rounds = []
+    for i in range(args.rounds):
+        r = one_round(args.big)
+        rounds.append(r)
+        threads = ", ".join(f"{k} {v:.2f}" for k, v in r.threads.items())
+        print(
+            f"round {i + 1}: {r.changes} changes, {r.findings} findings; snapshot {r.snapshot_wall:.2f} s wall, "
+            f"{r.snapshot_cpu:.2f} s CPU ({threads}); diff {r.diff:.3f} s; evaluate {r.evaluate:.3f} s; "
+            f"kafkatui's CPU {r.ours:.2f} s"
+        )
+        slow = ", ".join(f"{API_NAMES.get(k, k)}@{b} {s:.3f}s" for s, b, k in r.slow)
+        print(f"  simulator requests over {SLOW_S * 1000:.0f} ms: {slow or 'none'}")
+    print(
+        f"median: snapshot wall {statistics.median(r.snapshot_wall for r in rounds):.2f} s; kafkatui's CPU in the "
+        f"incident refresh {statistics.median(r.ours for r in rounds):.2f} s (target 1 s)"
+    )
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
