@@ -9,7 +9,7 @@ the metadata, ~14,000 partitions shrink their ISR), then the incident refresh, s
   threads, kafka-python's IO thread, the pool and the caller), so kafkatui's decoding and building is
   told apart from waiting for the simulator;
 - the simulator's requests that took over 50 ms to answer (its own request log: API key, broker);
-- diff and evaluation (assess, findings), each on the caller's thread.
+- diff and evaluation (assess, findings), the CPU of the caller's thread (its wall time moves with the load).
 
 `tui_app.py` judges the same refresh inside the running dashboard (the UI thread shares the interpreter);
 this one says what each part is. Run: `.venv/bin/python bench/incident_refresh.py [--rounds N]` (about 1 min
@@ -116,8 +116,8 @@ class Round:
     snapshot_cpu: float
     threads: dict[str, float]
     slow: list[tuple[float, int, int]]
-    diff: float
-    evaluate: float
+    diff: float  # CPU seconds
+    evaluate: float  # CPU seconds
     changes: int
     findings: int
 
@@ -141,11 +141,11 @@ def one_round(big: int) -> Round:
             snap = source.snapshot()
             wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, by_thread(threads0, thread_cpu())
             slow = sim.slow_requests()
-            t1 = time.perf_counter()
+            t1 = time.thread_time()
             changes = diff(steady[-1], snap)
-            t2 = time.perf_counter()
+            t2 = time.thread_time()
             assessment = evaluation.evaluate(snap, None)
-            t3 = time.perf_counter()
+            t3 = time.thread_time()
         return Round(wall, cpu, threads, slow, t2 - t1, t3 - t2, len(changes), len(assessment.findings))
     finally:
         sim.stop()
@@ -164,7 +164,7 @@ def main() -> None:
         threads = ", ".join(f"{k} {v:.2f}" for k, v in r.threads.items())
         print(
             f"round {i + 1}: {r.changes} changes, {r.findings} findings; snapshot {r.snapshot_wall:.2f} s wall, "
-            f"{r.snapshot_cpu:.2f} s CPU ({threads}); diff {r.diff:.3f} s; evaluate {r.evaluate:.3f} s; "
+            f"{r.snapshot_cpu:.2f} s CPU ({threads}); diff {r.diff:.3f} s CPU; evaluate {r.evaluate:.3f} s CPU; "
             f"kafkatui's CPU {r.ours:.2f} s"
         )
         slow = ", ".join(f"{API_NAMES.get(k, k)}@{b} {s:.3f}s" for s, b, k in r.slow)

@@ -322,13 +322,16 @@ def history_shrinks(ns: argparse.Namespace, snapshot: ClusterSnapshot) -> tuple[
     return counts, f"ISR history from {directory}: {total} shrink(s) in the last hour"
 
 
-def _warm_findings() -> None:
+def _warm_findings(kafka_python: bool) -> None:
     """Import the findings and parse their catalog: start-up CPU work that needs no cluster, done on a
-    thread while the cluster answers (its network waits release the GIL)."""
+    thread while the cluster answers (its network waits release the GIL). With `kafka_python`, kafka-python
+    first: the snapshot's topic configs wait for it unless the first read has its own connection
+    (`kafkatui.kafka.firstread`; then its ~0.2 s import would only compete with the metadata's reading)."""
     try:
-        from kafkatui.kafka.clients import import_kafka_python
+        if kafka_python:
+            from kafkatui.kafka.clients import import_kafka_python
 
-        import_kafka_python()  # first: the snapshot's topic configs wait for it, the findings do not
+            import_kafka_python()
         from kafkatui.model.finding import load_catalog
         from kafkatui.model.findings import findings  # noqa: F401  (imported for its cost)
 
@@ -406,7 +409,10 @@ def run(ns: argparse.Namespace, out: Console | None = None) -> int:
             from kafkatui.kafka.source import KafkaClusterSource
 
             source = KafkaClusterSource(conn.settings, log_dirs="out-of-sync")
-            threading.Thread(target=_warm_findings, name="kafkatui-warm", daemon=True).start()
+            from kafkatui.kafka.firstread import usable
+
+            own = usable(conn.settings.to_confluent())
+            threading.Thread(target=_warm_findings, args=(not own,), name="kafkatui-warm", daemon=True).start()
             try:
                 snapshot = source.snapshot()
             finally:
