@@ -162,10 +162,12 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
         .drop("_next")
     )
     # one more window: a state equal to the one before is dropped; ISR removals and additions are
-    # taken against the row before, which has the ISR of the last kept state either way
+    # taken against the row before, which has the ISR of the last kept state either way. Each lag is
+    # one column, used by name: Spark evaluates every use of a ``lag(...).over(w)`` expression as a
+    # window function of its own (it took five lags of the ISR array and three of `unknown`)
     state = F.struct("leader", "isr", "replicas", "min_isr", "class")
-    prev_isr, prev_unknown = F.lag("isr").over(w), F.lag("unknown").over(w)
-    comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(prev_unknown, F.lit(True))
+    prev_isr = F.col("_prev.isr")
+    comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(F.col("_prev_unknown"), F.lit(True))
     members = F.coalesce(F.col("replicas"), F.col("rset"))
     short = (
         F.when(F.col("unknown"), F.lit(False))
@@ -175,6 +177,7 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     return (
         last_of_ts.withColumn("class", _class_of())
         .withColumn("_prev", F.lag(state).over(w))
+        .withColumn("_prev_unknown", F.lag("unknown").over(w))
         .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
         .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
         .withColumn(
