@@ -347,16 +347,26 @@ def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, 
     of its run of "short" states (an ISR member or the leader missing) that holds its first bad
     moment, however long before, up to the incident's start; [start - 60 s, start] for a partition
     that was never short (min ISR above its replication factor)."""
-    w = Window.partitionBy(*KEY).orderBy("ts")
-    begins = F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))
-    runs = (
-        st.select(*KEY, "ts", "short", begins.alias("_b"))
-        .filter(F.col("_b"))
-        .select(*KEY, F.col("ts").alias("ep_start"))
-    )
     spark = st.sparkSession
     starts = spark.createDataFrame([(h["id"], h["start_ms"]) for h in heads], "id long, inc_start long")
     bad = tagged.groupBy("id", *KEY).agg(F.min("start_ms").alias("bad_start")).join(F.broadcast(starts), "id")
+    # the incidents' partitions only (a broadcast semi-join keeps st's partitioning and order: no
+    # shuffle, no sort), each state with whether it begins a short run and who it left out
+    w = Window.partitionBy(*KEY).orderBy("ts")
+    empty = F.array().cast(_IDS)
+    mine = (
+        st.join(F.broadcast(bad.select(*KEY).distinct()), list(KEY), "left_semi")
+        .select(
+            *KEY,
+            "ts",
+            (F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))).alias("_b"),
+            F.array_union(
+                F.coalesce("removed", empty), F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty)
+            ).alias("out"),
+        )
+        .persist()
+    )
+    runs = mine.filter(F.col("_b")).select(*KEY, F.col("ts").alias("ep_start"))
     lo = (
         bad.join(runs, list(KEY), "left")
         .filter(F.col("ep_start").isNull() | (F.col("ep_start") <= F.col("bad_start")))
@@ -364,23 +374,19 @@ def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, 
         .agg(F.max("ep_start").alias("ep_start"))
         .select("id", *KEY, "inc_start", F.coalesce("ep_start", F.col("inc_start") - F.lit(LOOKBACK_MS)).alias("lo"))
     )
-    empty = F.array().cast(_IDS)
-    outs = st.select(
-        *KEY,
-        "ts",
-        F.array_union(
-            F.coalesce("removed", empty), F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty)
-        ).alias("out"),
-    ).filter(F.size("out") > 0)
-    return {
-        r["id"]: r["first"]
-        for r in outs.join(lo, list(KEY))
-        .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
-        .select("id", "ts", F.explode("out").alias("broker"))
-        .groupBy("id")
-        .agg(F.min(F.struct("ts", "broker")).alias("first"))
-        .collect()
-    }
+    outs = mine.filter(F.size("out") > 0)
+    try:
+        return {
+            r["id"]: r["first"]
+            for r in outs.join(lo, list(KEY))
+            .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
+            .select("id", "ts", F.explode("out").alias("broker"))
+            .groupBy("id")
+            .agg(F.min(F.struct("ts", "broker")).alias("first"))
+            .collect()
+        }
+    finally:
+        mine.unpersist()
 
 
 def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
