@@ -49,6 +49,7 @@ from kafkatui.model import rules
 
 CLASSES = list(rules.CLASS_NAMES)
 COUNTED = CLASSES[:5]  # classes the timeline counts (NON_PREFERRED_LEADER only for "worst")
+BAD = ("UNDER_MIN_ISR", "OFFLINE")  # the classes incidents are made of
 UNKNOWN = "UNKNOWN"
 MINUTE_MS = 60_000
 HOUR_MS = 3_600_000
@@ -273,16 +274,21 @@ def _merge_islands(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out]
 
 
-def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
-    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out.
+def bad_intervals(intervals: DataFrame) -> DataFrame:
+    """The UNDER_MIN_ISR and OFFLINE intervals: all that incidents and top partitions read (a few
+    thousand of a day's millions; cache them once instead of scanning every interval for each)."""
+    return intervals.filter(F.col("class").isin(*BAD))
+
+
+def incidents(bad: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
+    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out,
+    from the day's `bad_intervals` (`bad`).
 
     Gaps and islands in two steps so no step runs in one task: the islands of each hour (by start,
     a window partitioned by the hour), merged across hours on the driver (a few per incident), then
     every bad interval tagged with its incident (the number of incident starts at or before its own).
     """
-    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE")).withColumn(
-        "_h", F.floor(F.col("start_ms") / HOUR_MS)
-    )
+    bad = bad.withColumn("_h", F.floor(F.col("start_ms") / HOUR_MS))
     w = Window.partitionBy("_h").orderBy("start_ms", "end_ms")
     prev_end = F.max("end_ms").over(w.rowsBetween(Window.unboundedPreceding, -1))
     pieces = (
@@ -443,10 +449,10 @@ def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
     return out
 
 
-def top_partitions(intervals: DataFrame) -> list[dict[str, Any]]:
-    """The 20 partitions longest under min ISR (ties: topic, partition)."""
+def top_partitions(bad: DataFrame) -> list[dict[str, Any]]:
+    """The 20 partitions longest under min ISR (ties: topic, partition), from the `bad_intervals`."""
     rows = (
-        intervals.filter(F.col("class") == "UNDER_MIN_ISR")
+        bad.filter(F.col("class") == "UNDER_MIN_ISR")
         .groupBy("topic", "partition")
         .agg(F.sum("duration_ms").alias("ms"), F.count("*").alias("n"))
         .orderBy(F.col("ms").desc(), "topic", "partition")
