@@ -52,6 +52,7 @@ from kafkatui.history.replay.read import (
 from kafkatui.history.replay.stages import (
     HOUR_MS,
     KEY,
+    bad_intervals,
     brokers,
     class_intervals,
     incidents,
@@ -200,14 +201,16 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop, 
             tables = pool.submit(_write_tables, fs, cfg, st, iv)
             tl = timeline(iv, cfg, inputs.gaps)
             progress(2, "timeline done")
-            inc = incidents(iv, st)
+            bad = bad_intervals(iv).persist()
+            persisted.append(bad)
+            inc = incidents(bad, st)
             ends = set(meta.get("recording_ends", ()))
             for i in inc:  # still bad where a recording ends: ongoing then, not over
                 i["ongoing"] = i["end_ms"] in ends
             progress(2, f"{len(inc)} incidents")
             known = sorted({f[1] for f in inputs.broker_frames})
             br = brokers(st, known)
-            top = top_partitions(iv)
+            top = top_partitions(bad)
             progress(3, "writing intervals and frames")
             tables.result()
         summary = {

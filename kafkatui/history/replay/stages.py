@@ -49,6 +49,7 @@ from kafkatui.model import rules
 
 CLASSES = list(rules.CLASS_NAMES)
 COUNTED = CLASSES[:5]  # classes the timeline counts (NON_PREFERRED_LEADER only for "worst")
+BAD = ("UNDER_MIN_ISR", "OFFLINE")  # the classes incidents are made of
 UNKNOWN = "UNKNOWN"
 MINUTE_MS = 60_000
 HOUR_MS = 3_600_000
@@ -162,10 +163,12 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
         .drop("_next")
     )
     # one more window: a state equal to the one before is dropped; ISR removals and additions are
-    # taken against the row before, which has the ISR of the last kept state either way
+    # taken against the row before, which has the ISR of the last kept state either way. Each lag is
+    # one column, used by name: Spark evaluates every use of a ``lag(...).over(w)`` expression as a
+    # window function of its own (it took five lags of the ISR array and three of `unknown`)
     state = F.struct("leader", "isr", "replicas", "min_isr", "class")
-    prev_isr, prev_unknown = F.lag("isr").over(w), F.lag("unknown").over(w)
-    comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(prev_unknown, F.lit(True))
+    prev_isr = F.col("_prev.isr")
+    comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(F.col("_prev_unknown"), F.lit(True))
     members = F.coalesce(F.col("replicas"), F.col("rset"))
     short = (
         F.when(F.col("unknown"), F.lit(False))
@@ -175,6 +178,7 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     return (
         last_of_ts.withColumn("class", _class_of())
         .withColumn("_prev", F.lag(state).over(w))
+        .withColumn("_prev_unknown", F.lag("unknown").over(w))
         .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
         .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
         .withColumn(
@@ -270,16 +274,21 @@ def _merge_islands(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out]
 
 
-def incidents(intervals: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
-    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out.
+def bad_intervals(intervals: DataFrame) -> DataFrame:
+    """The UNDER_MIN_ISR and OFFLINE intervals: all that incidents and top partitions read (a few
+    thousand of a day's millions; cache them once instead of scanning every interval for each)."""
+    return intervals.filter(F.col("class").isin(*BAD))
+
+
+def incidents(bad: DataFrame, st: DataFrame) -> list[dict[str, Any]]:
+    """Maximal windows with a partition UNDER_MIN_ISR or OFFLINE, their peaks and first broker out,
+    from the day's `bad_intervals` (`bad`).
 
     Gaps and islands in two steps so no step runs in one task: the islands of each hour (by start,
     a window partitioned by the hour), merged across hours on the driver (a few per incident), then
     every bad interval tagged with its incident (the number of incident starts at or before its own).
     """
-    bad = intervals.filter(F.col("class").isin("UNDER_MIN_ISR", "OFFLINE")).withColumn(
-        "_h", F.floor(F.col("start_ms") / HOUR_MS)
-    )
+    bad = bad.withColumn("_h", F.floor(F.col("start_ms") / HOUR_MS))
     w = Window.partitionBy("_h").orderBy("start_ms", "end_ms")
     prev_end = F.max("end_ms").over(w.rowsBetween(Window.unboundedPreceding, -1))
     pieces = (
@@ -344,16 +353,26 @@ def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, 
     of its run of "short" states (an ISR member or the leader missing) that holds its first bad
     moment, however long before, up to the incident's start; [start - 60 s, start] for a partition
     that was never short (min ISR above its replication factor)."""
-    w = Window.partitionBy(*KEY).orderBy("ts")
-    begins = F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))
-    runs = (
-        st.select(*KEY, "ts", "short", begins.alias("_b"))
-        .filter(F.col("_b"))
-        .select(*KEY, F.col("ts").alias("ep_start"))
-    )
     spark = st.sparkSession
     starts = spark.createDataFrame([(h["id"], h["start_ms"]) for h in heads], "id long, inc_start long")
     bad = tagged.groupBy("id", *KEY).agg(F.min("start_ms").alias("bad_start")).join(F.broadcast(starts), "id")
+    # the incidents' partitions only (a broadcast semi-join keeps st's partitioning and order: no
+    # shuffle, no sort), each state with whether it begins a short run and who it left out
+    w = Window.partitionBy(*KEY).orderBy("ts")
+    empty = F.array().cast(_IDS)
+    mine = (
+        st.join(F.broadcast(bad.select(*KEY).distinct()), list(KEY), "left_semi")
+        .select(
+            *KEY,
+            "ts",
+            (F.col("short") & ~F.coalesce(F.lag("short").over(w), F.lit(False))).alias("_b"),
+            F.array_union(
+                F.coalesce("removed", empty), F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty)
+            ).alias("out"),
+        )
+        .persist()
+    )
+    runs = mine.filter(F.col("_b")).select(*KEY, F.col("ts").alias("ep_start"))
     lo = (
         bad.join(runs, list(KEY), "left")
         .filter(F.col("ep_start").isNull() | (F.col("ep_start") <= F.col("bad_start")))
@@ -361,23 +380,19 @@ def _first_out(tagged: DataFrame, st: DataFrame, heads: list[Any]) -> dict[int, 
         .agg(F.max("ep_start").alias("ep_start"))
         .select("id", *KEY, "inc_start", F.coalesce("ep_start", F.col("inc_start") - F.lit(LOOKBACK_MS)).alias("lo"))
     )
-    empty = F.array().cast(_IDS)
-    outs = st.select(
-        *KEY,
-        "ts",
-        F.array_union(
-            F.coalesce("removed", empty), F.when(F.col("lost").isNotNull(), F.array("lost")).otherwise(empty)
-        ).alias("out"),
-    ).filter(F.size("out") > 0)
-    return {
-        r["id"]: r["first"]
-        for r in outs.join(lo, list(KEY))
-        .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
-        .select("id", "ts", F.explode("out").alias("broker"))
-        .groupBy("id")
-        .agg(F.min(F.struct("ts", "broker")).alias("first"))
-        .collect()
-    }
+    outs = mine.filter(F.size("out") > 0)
+    try:
+        return {
+            r["id"]: r["first"]
+            for r in outs.join(lo, list(KEY))
+            .filter((F.col("ts") >= F.col("lo")) & (F.col("ts") <= F.col("inc_start")))
+            .select("id", "ts", F.explode("out").alias("broker"))
+            .groupBy("id")
+            .agg(F.min(F.struct("ts", "broker")).alias("first"))
+            .collect()
+        }
+    finally:
+        mine.unpersist()
 
 
 def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
@@ -434,10 +449,10 @@ def brokers(st: DataFrame, known: list[int]) -> list[dict[str, Any]]:
     return out
 
 
-def top_partitions(intervals: DataFrame) -> list[dict[str, Any]]:
-    """The 20 partitions longest under min ISR (ties: topic, partition)."""
+def top_partitions(bad: DataFrame) -> list[dict[str, Any]]:
+    """The 20 partitions longest under min ISR (ties: topic, partition), from the `bad_intervals`."""
     rows = (
-        intervals.filter(F.col("class") == "UNDER_MIN_ISR")
+        bad.filter(F.col("class") == "UNDER_MIN_ISR")
         .groupBy("topic", "partition")
         .agg(F.sum("duration_ms").alias("ms"), F.count("*").alias("n"))
         .orderBy(F.col("ms").desc(), "topic", "partition")
