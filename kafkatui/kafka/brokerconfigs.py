@@ -17,6 +17,7 @@ from typing import Any
 
 from kafkatui.kafka import topicconfigs
 from kafkatui.kafka.diagnose import _kp_reason
+from kafkatui.kafka.kpraw import settle
 from kafkatui.model.snapshot import ConfigValue
 
 BROKER_RESOURCE = 4
@@ -69,13 +70,13 @@ def send(kadmin: Any, brokers: Sequence[int], keys: Iterable[str], timeout: floa
         got = topicconfigs.read_responses([response], frozenset(wanted), timeout, set_here="UNKNOWN")
         values = got.configs.get(str(bid))
         if values is not None:
-            _settle(futures[bid], KeptConfigs(values), None)
+            settle(futures[bid], KeptConfigs(values), None)
         else:
             reason = next(iter(got.failed), "the answer did not name the broker")
-            _settle(futures[bid], None, ConfigsUnreadable(reason, answered=True))
+            settle(futures[bid], None, ConfigsUnreadable(reason, answered=True))
 
     def failed(bid: int, exc: BaseException) -> None:
-        _settle(futures[bid], None, ConfigsUnreadable(_kp_reason(exc, timeout)))
+        settle(futures[bid], None, ConfigsUnreadable(_kp_reason(exc, timeout)))
 
     async def send_all() -> None:  # on kafka-python's IO thread: its connections are used from there
         for bid in brokers:
@@ -94,17 +95,6 @@ def send(kadmin: Any, brokers: Sequence[int], keys: Iterable[str], timeout: floa
         for bid in brokers:
             failed(bid, exc)
     return futures
-
-
-def _settle(fut: cf.Future[Any], result: Any, exc: BaseException | None) -> None:
-    """Complete `fut` once (a late callback after a failure is ignored)."""
-    try:
-        if exc is None:
-            fut.set_result(result)
-        else:
-            fut.set_exception(exc)
-    except cf.InvalidStateError:
-        pass
 
 
 __all__ = ["BROKER_RESOURCE", "ConfigsUnreadable", "KeptConfigs", "knows", "send", "unanswered"]

@@ -5,13 +5,17 @@ alone is ~0.2 s of a `check`'s CPU). The bytes are kafka-python's (tests/integra
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from kafkatui.kafka.brokerconfigs import BROKER_RESOURCE, ConfigsUnreadable, KeptConfigs
 from kafkatui.kafka.errors import one_line
 from kafkatui.kafka.firstread import RawConnection, Sockets, connect, served
 from kafkatui.kafka.topicconfigs import TOPIC_RESOURCE, Entry, TopicConfigs, read_results
+from kafkatui.kafka.wire import Reader
 
 API_KEY = 32
 VERSIONS = (3, 2, 1)
@@ -22,6 +26,7 @@ TOPICS_PER_REQUEST = 10_000
 more is a round trip more (10,000 topics with 13 keys: ~0.5 MB asked, well under socket.request.max.bytes)."""
 
 Result = tuple[str, int, str | None, list[Entry]]
+_FLAGS = struct.Struct(">?b?")  # read only, config source, sensitive
 
 
 def _string(s: str) -> bytes:
@@ -44,49 +49,27 @@ def encode_request(resources: Sequence[tuple[int, str]], keys: Sequence[str], ve
     return b"".join(out)
 
 
-class _Reader:
-    __slots__ = ("buf", "pos")
-
-    def __init__(self, buf: bytes) -> None:
-        self.buf = buf
-        self.pos = 0
-
-    def fixed(self, fmt: str, size: int) -> tuple[int, ...]:
-        got = struct.unpack_from(fmt, self.buf, self.pos)
-        self.pos += size
-        return got
-
-    def string(self) -> str | None:
-        (n,) = struct.unpack_from(">h", self.buf, self.pos)
-        self.pos += 2
-        if n < 0:
-            return None
-        start = self.pos
-        self.pos += n
-        return self.buf[start : self.pos].decode()
-
-
 def decode_response(body: bytes, version: int) -> Iterator[Result]:
     """The results of a DescribeConfigs answer (after the response header): (resource name, error code,
     error message, entries as `topicconfigs.Entry`)."""
     if version not in VERSIONS:
         raise ValueError(f"DescribeConfigs v{version} is not read here")
-    r = _Reader(body)
+    r = Reader(body, flexible=False)
     r.pos += 4  # throttle time
-    (n,) = r.fixed(">i", 4)
+    n = r.int32()
     out: list[Result] = []
     for _ in range(max(0, n)):
-        (code,) = r.fixed(">h", 2)
+        code = r.int16()
         message = r.string()
         r.pos += 1  # resource type
         name = r.string() or ""
-        (m,) = r.fixed(">i", 4)
+        m = r.int32()
         entries: list[Entry] = []
         for _ in range(max(0, m)):
             key = r.string() or ""
             value = r.string()
-            read_only, source, sensitive = r.fixed(">?b?", 3)
-            (k,) = r.fixed(">i", 4)
+            read_only, source, sensitive = r.fixed(_FLAGS)
+            k = r.int32()
             for _ in range(max(0, k)):  # synonyms (none asked for)
                 r.string()
                 r.string()
@@ -150,6 +133,48 @@ def broker_configs(
     if values is None:
         raise ConfigsUnreadable(next(iter(got.failed), "the answer did not name the broker"), answered=True)
     return KeptConfigs(values)
+
+
+def hedged_topic_configs(
+    first: cf.Future[TopicConfigs],
+    brokers: Mapping[int, cf.Future[Any]],
+    node: int | None,
+    ask_another: Callable[[int], cf.Future[TopicConfigs]],
+    timeout: float,
+) -> TopicConfigs:
+    """The topic configs asked of the bootstrap server's broker `node` (`first`, on the first read's own
+    connection), unless that broker proves slower than another: another broker answered its own config
+    request (`brokers`, sent at about the same time) while `node`'s has not. Then they are asked of that
+    one too (`ask_another`, a connection of our own) and the first good answer is taken: a slow bootstrap
+    broker does not hold up the read. Raises what `first` raises when no answer is good."""
+    deadline = time.monotonic() + timeout
+    own = brokers.get(node) if node is not None else None
+    asked: list[cf.Future[TopicConfigs]] = [first]
+    while own is not None and not first.done() and not own.done() and time.monotonic() < deadline:
+        faster = next((b for b, f in brokers.items() if b != node and f.done() and _answered(f)), None)
+        if faster is not None:
+            asked.append(ask_another(faster))
+            break
+        pending = [f for f in brokers.values() if not f.done()]
+        cf.wait(
+            [first, *pending], timeout=min(0.05, max(0.0, deadline - time.monotonic())), return_when=cf.FIRST_COMPLETED
+        )
+    while True:
+        done = [f for f in asked if f.done()]
+        for f in done:
+            if f.exception() is None:
+                return f.result()
+        if len(done) == len(asked) or time.monotonic() >= deadline:
+            return first.result(timeout=max(0.0, deadline - time.monotonic()))
+        cf.wait(
+            [f for f in asked if not f.done()],
+            timeout=max(0.0, deadline - time.monotonic()),
+            return_when=cf.FIRST_COMPLETED,
+        )
+
+
+def _answered(fut: cf.Future[Any]) -> bool:
+    return not fut.cancelled() and fut.exception() is None
 
 
 def _reason(exc: BaseException, timeout: float) -> str:

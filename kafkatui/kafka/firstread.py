@@ -22,6 +22,7 @@ from collections.abc import Mapping
 
 from kafkatui.kafka.tlsprobe import _client_context
 from kafkatui.kafka.versions import API_VERSIONS, decode_response, encode_request
+from kafkatui.kafka.wire import Reader
 
 PROTOCOLS = ("PLAINTEXT", "SSL")
 """Security protocols whose first read goes on a connection of our own (no SASL handshake to do)."""
@@ -60,24 +61,9 @@ def metadata_frame(correlation_id: int, client_id: str = "kafkatui") -> bytes:
 
 def _after_flexible_header(answer: bytes) -> bytes:
     """The body of a flexible answer: after its correlation id and tagged fields (response header v1)."""
-    pos = 4
-    count, pos = _uvarint(answer, pos)
-    for _ in range(count):
-        _, pos = _uvarint(answer, pos)
-        size, pos = _uvarint(answer, pos)
-        pos += size
-    return answer[pos:]
-
-
-def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
+    r = Reader(answer, flexible=True, pos=4)
+    r.tags()
+    return answer[r.pos :]
 
 
 def _read(sock: socket.socket, n: int) -> bytes:

@@ -89,29 +89,31 @@ def send(kadmin: Any, request: RawRequest, node: int | None, timeout: float) -> 
     timeout_ms = max(1, int(timeout * 1000))
     out: cf.Future[tuple[int, bytes]] = cf.Future()
 
-    def settle(result: Any, exc: BaseException | None) -> None:
-        try:
-            if exc is None:
-                out.set_result(result)
-            else:
-                out.set_exception(exc)
-        except cf.InvalidStateError:
-            pass
-
     async def send_one() -> None:  # kafka-python's connections are used from its IO thread
         try:
             sent = manager.send(request, node_id=node, request_timeout_ms=timeout_ms)
         except Exception as exc:
-            settle(None, exc)
+            settle(out, None, exc)
             return
-        sent.add_callback(lambda answer: settle(answer, None))
-        sent.add_errback(lambda exc: settle(None, exc))
+        sent.add_callback(lambda answer: settle(out, answer, None))
+        sent.add_errback(lambda exc: settle(out, None, exc))
 
     try:
         manager.run(send_one)
     except Exception as exc:
-        settle(None, exc)
+        settle(out, None, exc)
     return out
+
+
+def settle(fut: cf.Future[Any], result: Any, exc: BaseException | None) -> None:
+    """Complete `fut` once, from kafka-python's callbacks (a late callback after a failure is ignored)."""
+    try:
+        if exc is None:
+            fut.set_result(result)
+        else:
+            fut.set_exception(exc)
+    except cf.InvalidStateError:
+        pass
 
 
 def metadata_request() -> RawRequest:
@@ -121,4 +123,4 @@ def metadata_request() -> RawRequest:
     return RawRequest(MetadataRequest(topics=None, allow_auto_topic_creation=False))
 
 
-__all__ = ["RawRequest", "metadata_request", "send"]
+__all__ = ["RawRequest", "metadata_request", "send", "settle"]

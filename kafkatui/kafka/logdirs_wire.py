@@ -13,6 +13,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kafkatui.kafka.wire import Reader, uvarint
+
 FLEXIBLE = 2
 _PARTITION = struct.Struct(">iqq?")
 
@@ -27,15 +29,6 @@ class LogDir:
     replicas: dict[tuple[str, int], tuple[int, int]]
 
 
-def _uvarint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def encode_request(hosted: Mapping[str, Sequence[int]], version: int) -> bytes:
     """The body of a DescribeLogDirs request naming `hosted` ({topic: partitions})."""
     if not 1 <= version <= 5:
@@ -44,10 +37,10 @@ def encode_request(hosted: Mapping[str, Sequence[int]], version: int) -> bytes:
     out: list[bytes] = []
     add = out.append
     if flexible:
-        add(_uvarint(len(hosted) + 1))
+        add(uvarint(len(hosted) + 1))
         for topic, parts in hosted.items():
             raw = topic.encode()
-            add(_uvarint(len(raw) + 1) + raw + _uvarint(len(parts) + 1))
+            add(uvarint(len(raw) + 1) + raw + uvarint(len(parts) + 1))
             add(struct.pack(f">{len(parts)}i", *parts))
             add(b"\x00")
         add(b"\x00")
@@ -59,67 +52,13 @@ def encode_request(hosted: Mapping[str, Sequence[int]], version: int) -> bytes:
     return b"".join(out)
 
 
-class _Reader:
-    __slots__ = ("buf", "pos", "flexible")
-
-    def __init__(self, buf: bytes, flexible: bool) -> None:
-        self.buf = buf
-        self.pos = 0
-        self.flexible = flexible
-
-    def fixed(self, fmt: struct.Struct) -> tuple[int, ...]:
-        got = fmt.unpack_from(self.buf, self.pos)
-        self.pos += fmt.size
-        return got
-
-    def uvarint(self) -> int:
-        buf, pos = self.buf, self.pos
-        shift = result = 0
-        while True:
-            b = buf[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                self.pos = pos
-                return result
-            shift += 7
-
-    def length(self) -> int:
-        if self.flexible:
-            return self.uvarint() - 1
-        (n,) = struct.unpack_from(">i", self.buf, self.pos)
-        self.pos += 4
-        return int(n)
-
-    def string(self) -> str:
-        if self.flexible:
-            n = self.uvarint() - 1
-        else:
-            (n,) = struct.unpack_from(">h", self.buf, self.pos)
-            self.pos += 2
-        if n < 0:
-            return ""
-        start = self.pos
-        self.pos += n
-        return self.buf[start : self.pos].decode()
-
-    def tags(self) -> None:
-        if self.flexible:
-            for _ in range(self.uvarint()):
-                self.uvarint()
-                self.pos += self.uvarint()
-
-
-_I16 = struct.Struct(">h")
-
-
 def decode_response(body: bytes, version: int) -> list[LogDir]:
     """The body of a DescribeLogDirs answer (after the response header): its log dirs (none when the broker
     refused the whole request: its top-level error, v3+, comes with no results)."""
     if not 1 <= version <= 5:
         raise ValueError(f"DescribeLogDirs v{version} is not read here")
     flexible = version >= FLEXIBLE
-    r = _Reader(body, flexible)
+    r = Reader(body, flexible)
     r.pos += 4  # throttle time
     if version >= 3:
         r.pos += 2  # top-level error code
@@ -127,11 +66,11 @@ def decode_response(body: bytes, version: int) -> list[LogDir]:
     unpack = _PARTITION.unpack_from
     step = _PARTITION.size
     for _ in range(max(0, r.length())):
-        (code,) = r.fixed(_I16)
-        path = r.string()
+        code = r.int16()
+        path = r.string() or ""
         replicas: dict[tuple[str, int], tuple[int, int]] = {}
         for _ in range(max(0, r.length())):
-            name = r.string()
+            name = r.string() or ""
             n = r.length()
             buf, pos = r.buf, r.pos
             for _ in range(max(0, n)):

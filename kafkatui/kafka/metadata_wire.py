@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kafkatui.kafka.wire import Reader
 from kafkatui.model.snapshot import PartitionExtra, Partitions, StateTable
 
 FLEXIBLE = 9
@@ -81,65 +82,12 @@ def from_client(md: Any, table: StateTable) -> MetadataColumns:
     return MetadataColumns(brokers, md.cluster_id, md.controller_id, topics, table)
 
 
-class _Reader:
-    """Kafka's primitive types from a buffer, for one version's encoding."""
-
-    __slots__ = ("buf", "pos", "flexible")
-
-    def __init__(self, buf: bytes, flexible: bool) -> None:
-        self.buf = buf
-        self.pos = 0
-        self.flexible = flexible
-
-    def int16(self) -> int:
-        (v,) = struct.unpack_from(">h", self.buf, self.pos)
-        self.pos += 2
-        return int(v)
-
-    def int32(self) -> int:
-        (v,) = struct.unpack_from(">i", self.buf, self.pos)
-        self.pos += 4
-        return int(v)
-
-    def uvarint(self) -> int:
-        buf, pos = self.buf, self.pos
-        shift = result = 0
-        while True:
-            b = buf[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            if not b & 0x80:
-                self.pos = pos
-                return result
-            shift += 7
-
-    def length(self) -> int:
-        """An array's length (-1: null)."""
-        return self.uvarint() - 1 if self.flexible else self.int32()
-
-    def string(self) -> str | None:
-        n = self.uvarint() - 1 if self.flexible else self.int16()
-        if n < 0:
-            return None
-        start = self.pos
-        self.pos += n
-        return self.buf[start : self.pos].decode()
-
-    def tags(self) -> None:
-        """Skip a tagged-fields section (flexible versions)."""
-        if not self.flexible:
-            return
-        for _ in range(self.uvarint()):
-            self.uvarint()  # tag
-            self.pos += self.uvarint()
-
-
 def decode(body: bytes, version: int, table: StateTable) -> MetadataColumns:
     """The body of an all-topics Metadata answer (after the response header) as columns of `table`."""
     if not 1 <= version <= 13:
         raise ValueError(f"Metadata v{version} is not read here")
     flexible = version >= FLEXIBLE
-    r = _Reader(body, flexible)
+    r = Reader(body, flexible)
     if version >= 3:
         r.pos += 4  # throttle time
     brokers: dict[int, Listed] = {}
@@ -177,7 +125,7 @@ _HEAD_NO_EPOCH = struct.Struct(">hiii")
 _COUNT = struct.Struct(">i")
 
 
-def _partitions(r: _Reader, version: int, table: StateTable) -> TopicColumns:
+def _partitions(r: Reader, version: int, table: StateTable) -> TopicColumns:
     """A topic's partitions array. A state's key is the leader's and the replica and ISR arrays' bytes
     (the leader epoch and offline replicas are not part of it): unpacked once per distinct key."""
     if r.flexible:
@@ -220,7 +168,7 @@ def _partitions(r: _Reader, version: int, table: StateTable) -> TopicColumns:
     return TopicColumns(0, ids, states, errors)
 
 
-def _flexible_partitions(r: _Reader, version: int, table: StateTable) -> TopicColumns:
+def _flexible_partitions(r: Reader, version: int, table: StateTable) -> TopicColumns:
     """`_partitions` in the flexible encoding (v9+): arrays counted by a varint of length + 1 (one byte
     below 127 entries), a tagged-fields byte after each partition."""
     buf = r.buf
@@ -278,7 +226,7 @@ def _flexible_partitions(r: _Reader, version: int, table: StateTable) -> TopicCo
 def _state_of(buf: bytes, leader_at: int, arrays_at: int, end: int, flexible: bool, table: StateTable) -> int:
     """The state id of a partition whose leader and replica/ISR arrays sit at these offsets."""
     (leader,) = struct.unpack_from(">i", buf, leader_at)
-    r = _Reader(buf, flexible)
+    r = Reader(buf, flexible)
     r.pos = arrays_at
     lists: list[tuple[int, ...]] = []
     for _ in (0, 1):

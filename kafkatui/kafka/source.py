@@ -83,7 +83,7 @@ from kafkatui.kafka.errors import KafkaTuiError, one_line
 from kafkatui.kafka.kpreads import LEARN_BROKERS_SECONDS, KafkaPythonReads, _describe_log_dirs, _learn_brokers
 from kafkatui.kafka.metadata import PROBE_SECONDS, MetadataRead, _names
 from kafkatui.kafka.metadata_wire import MetadataColumns, from_client, partitions_of
-from kafkatui.kafka.settings import parse_host_port
+from kafkatui.kafka.ownreads import OwnReads
 from kafkatui.kafka.versions import cluster_version
 from kafkatui.model.snapshot import BrokerInfo, ClusterSnapshot, ConfigValue, Partitions, ReplicaLog, TopicInfo
 
@@ -231,8 +231,11 @@ def _answered(
 
 
 # --------------------------------------------------------------------------- the source
-class KafkaClusterSource(MetadataRead, KafkaPythonReads):
+class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
     """A `ClusterSource` for a real Kafka cluster (or anything speaking its protocol)."""
+
+    topic_config_keys = TOPIC_CONFIG_KEYS
+    broker_config_keys = BROKER_CONFIG_KEYS
 
     # ------------------------------------------------------------------ snapshot
     def snapshot(self) -> ClusterSnapshot:
@@ -383,17 +386,17 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
             raw_conn.close()
         elif raw_conn is not None and version is not None:
             # a first read whose metadata came on our own connection: the topic configs follow on it
-            # (`kafkatui.kafka.firstread`), and kafka-python is started only if log dirs or ELR need it
+            # (`kafkatui.kafka.firstread`), or go to a faster broker, and kafka-python is started only if
+            # log dirs or ELR need it
+            node = next((bid for bid, b in md.brokers.items() if (b.host, b.port) == raw_conn.address), None)
             kp_configs = self._pool().submit(
-                configs_wire.topic_configs,
-                raw_conn,
-                topic_names,
-                TOPIC_CONFIG_KEYS,
-                configs_wire.TOPICS_PER_REQUEST,
-                version,
+                configs_wire.hedged_topic_configs,
+                self._pool().submit(self._own_topic_configs, raw_conn, topic_names, version, budget),
+                broker_futures,
+                node,
+                functools.partial(self._own_topic_configs_of, topic_names, raw_conn.versions, version, budget),
                 budget,
             )
-            node = next((bid for bid, b in md.brokers.items() if (b.host, b.port) == raw_conn.address), None)
         elif node is not None and node in md.brokers and node not in self._hung and topic_names and not deferred:
             kadmin = self._kadmin
         else:
@@ -702,37 +705,6 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads):
         def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
             known = [bid for bid in brokers if brokerconfigs.knows(kadmin, bid)]
             return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
-
-        return send
-
-    def _own_broker_config_sender(self) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]]:
-        """Broker configs of a first read on connections of our own (`configs_wire.broker_configs`): one
-        request each, once our own Metadata answered (its ApiVersions names the version) and named the
-        brokers; nothing before (then librdkafka sends them)."""
-        conf = self.settings.to_confluent()
-
-        def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
-            conn = self._raw_conn
-            if conn is None:
-                return {}
-            out: dict[int, cf.Future[Any]] = {}
-            for bid in brokers:
-                address = self._addresses.get(bid)
-                if address is None:
-                    continue
-                host, port = parse_host_port(address)
-                out[bid] = self._pool().submit(
-                    configs_wire.broker_configs,
-                    host,
-                    port,
-                    conf,
-                    conn.versions,
-                    bid,
-                    BROKER_CONFIG_KEYS,
-                    timeout,
-                    self._own_sockets,
-                )
-            return out
 
         return send
 

@@ -13,20 +13,12 @@ import struct
 import uuid
 from collections.abc import Iterable, Sequence
 
+from kafkatui.kafka.wire import uvarint
 from kafkatui.sim.state import Partition
 
 _AUTHORIZED_OPS_UNSET = -2147483648  # INT32_MIN: "authorized operations not requested"
 LEADER_NOT_AVAILABLE = 5
 FLEXIBLE = 9
-
-
-def _uvarint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 class _Writer:
@@ -37,13 +29,13 @@ class _Writer:
         self._arrays: dict[tuple[int, ...], bytes] = {}
 
     def length(self, n: int) -> bytes:
-        return _uvarint(n + 1) if self.flexible else struct.pack(">i", n)
+        return uvarint(n + 1) if self.flexible else struct.pack(">i", n)
 
     def string(self, s: str | None) -> bytes:
         if s is None:
             return b"\x00" if self.flexible else b"\xff\xff"
         raw = s.encode()
-        return (_uvarint(len(raw) + 1) if self.flexible else struct.pack(">h", len(raw))) + raw
+        return (uvarint(len(raw) + 1) if self.flexible else struct.pack(">h", len(raw))) + raw
 
     def int32s(self, values: Sequence[int]) -> bytes:
         key = tuple(values)
