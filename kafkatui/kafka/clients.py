@@ -155,6 +155,7 @@ class SourceClients:
         self._hung: frozenset[int] = frozenset()  # brokers found frozen by the last snapshot
         self._table = StateTable()  # partition states, shared by this source's snapshots
         self._partitions_seen = 0  # partitions in the last metadata read
+        self._kp_md_node: int | None = None  # the broker whose raw Metadata answer a refresh took last
         self._raw_conn: RawConnection | None = None  # a first read's own connection (kafka/firstread.py)
         self._own_sockets = Sockets()  # every connection of our own, shut down by close()
         self._admin = self._new_admin()

@@ -88,8 +88,11 @@ class MetadataRead(SourceClients):
             return None, None
         from kafkatui.kafka import kpraw
 
+        # the broker that answered the last one first (it was alive then), the others by id
         candidates = [bid for bid, _, _ in self._listed if bid not in self._hung]
+        candidates.sort(key=lambda bid: bid != self._kp_md_node)
         pending: list[cf.Future[Any]] = []
+        asked: dict[int, int] = {}  # id of a request -> the broker asked
         for _ in range(KP_METADATA_BROKERS):
             node = _idle_node(kadmin, candidates)
             remaining = deadline - time.monotonic()
@@ -97,9 +100,11 @@ class MetadataRead(SourceClients):
                 break
             candidates.remove(node)
             pending.append(kpraw.send(kadmin, kpraw.metadata_request(), node, remaining))
+            asked[id(pending[-1])] = node
             while pending:
+                # at most a third of what is left an attempt: librdkafka's way must still have time
                 done, _ = cf.wait(
-                    pending, timeout=min(self._attempt_seconds(), remaining), return_when=cf.FIRST_COMPLETED
+                    pending, timeout=min(self._attempt_seconds(), remaining / 3), return_when=cf.FIRST_COMPLETED
                 )
                 if not done:
                     break  # slow: ask another broker too
@@ -107,6 +112,7 @@ class MetadataRead(SourceClients):
                     pending.remove(sent)
                     md = self._read_answer(sent, start, "through kafka-python")
                     if md is not None:
+                        self._kp_md_node = asked[id(sent)]
                         return md, None
                 remaining = deadline - time.monotonic()
         return None, (pending[0] if pending else None)
@@ -403,15 +409,15 @@ class MetadataRead(SourceClients):
 
 def _idle_node(kadmin: Any, candidates: Sequence[int]) -> int | None:
     """Of `candidates`, a broker kafka-python is connected to with the fewest requests in flight (the
-    lowest id among equals); None when it is connected to none of them."""
-    best: tuple[int, int] | None = None
-    for bid in candidates:
+    first in `candidates` among equals); None when it is connected to none of them."""
+    best: tuple[int, int, int] | None = None
+    for rank, bid in enumerate(candidates):
         if not _kp_connected(kadmin, bid):
             continue
         try:
             inflight = len(kadmin._manager._conns[bid].in_flight_requests)
         except Exception:  # another kafka-python
             inflight = 0
-        if best is None or (inflight, bid) < best:
-            best = (inflight, bid)
-    return best[1] if best is not None else None
+        if best is None or (inflight, rank, bid) < best:
+            best = (inflight, rank, bid)
+    return best[2] if best is not None else None
