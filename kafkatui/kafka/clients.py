@@ -272,13 +272,14 @@ class SourceClients:
                 self._executor = cf.ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="kafkatui-source")
             return self._executor
 
-    def _kafka_python(self, deadline: float) -> Any:
-        """The kafka-python admin client, created (bootstrapped) on first use within `deadline`; one
-        being started for this snapshot (`_start_kafka_python`) is waited for rather than doubled."""
+    def _kafka_python(self, deadline: float, servers: Sequence[str] = ()) -> Any:
+        """The kafka-python admin client, created (bootstrapped from `servers`, brokers known to answer, when
+        given) on first use within `deadline`; one being started for this snapshot (`_start_kafka_python`) is
+        waited for rather than doubled."""
         starting = self._kp_start
         if starting is not None and not starting.done():
             cf.wait([starting], timeout=max(0.0, deadline - time.monotonic()))
-        return self._create_kafka_python(deadline, (), None)
+        return self._create_kafka_python(deadline, servers, None)
 
     def _create_kafka_python(self, deadline: float, servers: Sequence[str], bootstrap_seconds: float | None) -> Any:
         """The kafka-python client, bootstrapped from `servers` (brokers known to answer) when given;

@@ -223,13 +223,16 @@ class MetadataRead(SourceClients):
                                 self._md_admin = admin
                         return got, admin
                 now = time.monotonic()
-                # our own Metadata request is on its way on a connection that answered: no second one meanwhile
+                # our own Metadata request is on its way on a connection that answered: no second one meanwhile;
+                # nor while that connection's ApiVersions is younger than the quiet time (a loaded core ran
+                # DescribeCluster's three round trips first, and librdkafka then sent every config request)
                 holding = bool(
                     raw is not None
                     and raw_versions is not None
-                    and raw_versions.done()
-                    and raw_versions.exception() is None
-                    and now - start < attempt
+                    and (
+                        (raw_versions.done() and raw_versions.exception() is None and now - start < attempt)
+                        or (not raw_versions.done() and now - start < QUIET_SECONDS)
+                    )
                 )
                 # DescribeCluster goes to the metadata's "controller", which KRaft picks at random: with a broker
                 # known frozen it may wait on that one, so the metadata request goes out without waiting

@@ -430,8 +430,15 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
             self.log_dirs_mode == "all" or (any_out_of_sync and (self.log_dirs_mode == "out-of-sync" or self.want_elr))
         )
         if want_kp and kadmin is None:
+            # bootstrapped from a broker that answered its config request: kafka-python picks one server at
+            # random and gives it the whole timeout, and a frozen broker still listed cost a first read with
+            # one broker frozen its whole timeout, once in three
+            wait = min(ANSWERED_WAIT_SECONDS, phase_deadline - time.monotonic())
+            answering = [
+                _address(md.brokers[bid].host, md.brokers[bid].port) for bid in _answered(broker_futures, md, wait)
+            ]
             try:
-                kadmin = self._kafka_python(phase_deadline)
+                kadmin = self._kafka_python(phase_deadline, answering)
             except KafkaTuiError:
                 raise  # the source was closed meanwhile
             except Exception as exc:
@@ -693,18 +700,32 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
     def _broker_config_sender(self, own: bool) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None:
         """How this snapshot sends broker configs: on connections of our own on a first read that reads on its
         own connection (`own`), through kafka-python (`kafkatui.kafka.brokerconfigs`) once it is connected, for
-        the brokers it knows; None otherwise (librdkafka sends them all). Frozen
+        the brokers it knows (also those our own connections did not take); None otherwise (librdkafka sends
+        them all). Frozen
         brokers too: one stopped mid-shutdown dies next, and librdkafka would spin on it then (measured on
         the lab, 4.4: 8 s of CPU in 9 s, the refresh stuck on "the brokers' configs")."""
         kadmin = self._kadmin
-        if own:
-            return self._own_broker_config_sender()
-        if kadmin is None or self._defer_kafka_python:
-            return None
+        through_kp: Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None = None
+        if kadmin is not None and not self._defer_kafka_python:
+
+            def through_kp(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
+                known = [bid for bid in brokers if brokerconfigs.knows(kadmin, bid)]
+                return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
+
+        if not own:
+            return through_kp
+        mine = self._own_broker_config_sender()
+        if through_kp is None:
+            return mine
+        kp_send = through_kp
 
         def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
-            known = [bid for bid in brokers if brokerconfigs.knows(kadmin, bid)]
-            return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
+            # our own connections when our own Metadata answered first, else kafka-python: a new client's
+            # first read after a broker froze, whose librdkafka answered first, sent the frozen broker's
+            # request through librdkafka, which spun a core once that broker died (CI, at load)
+            out = mine(brokers, timeout)
+            rest = [bid for bid in brokers if bid not in out]
+            return {**out, **(kp_send(rest, timeout) if rest else {})}
 
         return send
 
