@@ -179,7 +179,14 @@ def _flexible_partitions(r: Reader, version: int, table: StateTable) -> TopicCol
     ids: list[int] = []
     states = array("i")
     errors: dict[int, int] | None = None
-    for i in range(max(0, n)):
+    n = max(0, n)
+    i = 0
+    while i < n:
+        # runs of records of one shape in one unpack; one partition at a time where the shape changes
+        done, pos, errors = _uniform_run(buf, pos, i, n, keys, ids, states, errors, table)
+        i += done
+        if i == n:
+            break
         err, pid, _leader = head(buf, pos)
         start = pos + 6
         pos += 14  # with the leader epoch (v7+)
@@ -219,8 +226,61 @@ def _flexible_partitions(r: Reader, version: int, table: StateTable) -> TopicCol
             r.pos = pos
             r.tags()
             pos = r.pos
+        i += 1
     r.pos = pos
     return TopicColumns(0, ids, states, errors)
+
+
+def _uniform_run(
+    buf: bytes,
+    pos: int,
+    first: int,
+    n: int,
+    keys: dict[bytes, int],
+    ids: list[int],
+    states: array[int],
+    errors: dict[int, int] | None,
+    table: StateTable,
+) -> tuple[int, int, dict[int, int] | None]:
+    """From partition `first` of `n`, the partitions of a flexible partitions array that share its replica
+    and ISR counts (under 127 each), with no offline replicas nor tagged fields: records of one size, read
+    by one `struct.iter_unpack` (about half the cost per partition of `_flexible_partitions`' own loop). Each
+    record's count bytes are checked before it is used, so the run stops at the first that differs, which
+    starts where a record of this size ends. (Partitions read, the position after them, errors by index.)"""
+    if pos + 16 > len(buf):
+        return 0, pos, errors
+    rc1 = buf[pos + 14]  # replica count + 1
+    if rc1 == 0 or rc1 & 0x80 or pos + 15 + 4 * (rc1 - 1) >= len(buf):
+        return 0, pos, errors
+    cut = 1 + 4 * (rc1 - 1)  # the ISR count's offset within the arrays' bytes
+    ic1 = buf[pos + 14 + cut]
+    if ic1 == 0 or ic1 & 0x80:
+        return 0, pos, errors
+    arrays = cut + 1 + 4 * (ic1 - 1)
+    stride = 14 + arrays + 2  # error, id, leader, epoch, the arrays, offline count (0), tagged fields (none)
+    k = min(n - first, (len(buf) - pos) // stride)
+    if k <= 0:
+        return 0, pos, errors
+    add_id, add_state, get = ids.append, states.append, keys.get
+    i = 0
+    for err, pid, lead, arr, off, tag in struct.iter_unpack(
+        f">hi4s4x{arrays}sBB", memoryview(buf)[pos : pos + k * stride]
+    ):
+        if arr[0] != rc1 or arr[cut] != ic1 or off != 1 or tag:
+            break
+        key = lead + arr
+        sid = get(key)
+        if sid is None:
+            at = pos + i * stride
+            sid = keys[key] = _state_of(buf, at + 6, at + 14, at + 14 + arrays, True, table)
+        add_id(pid)
+        add_state(sid)
+        if err:
+            if errors is None:
+                errors = {}
+            errors[first + i] = err
+        i += 1
+    return i, pos + i * stride, errors
 
 
 def _state_of(buf: bytes, leader_at: int, arrays_at: int, end: int, flexible: bool, table: StateTable) -> int:

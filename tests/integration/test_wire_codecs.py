@@ -27,9 +27,35 @@ TOPICS = st.dictionaries(
 )
 
 
+# runs of partitions of one shape (three replicas, ISR of two or three, no offline replica), now and then one
+# that differs: the flexible reader's one-unpack runs (`metadata_wire._uniform_run`) and where they stop
+TRIPLE = st.lists(st.integers(0, 300), min_size=3, max_size=3, unique=True)
+RUN_PARTITION = st.one_of(
+    st.tuples(
+        st.integers(-1, 300), TRIPLE, st.lists(st.integers(0, 300), min_size=2, max_size=3), st.just([]), st.just(0)
+    ),
+    st.tuples(st.integers(-1, 300), TRIPLE, TRIPLE, st.just([]), st.just(0)),
+    PARTITION,
+)
+RUN_TOPICS = st.dictionaries(
+    st.text("abc", min_size=1, max_size=4), st.lists(RUN_PARTITION, max_size=40), min_size=1, max_size=3
+)
+
+
 @settings(max_examples=60, deadline=None)
 @given(TOPICS, st.integers(1, 13), st.booleans())
 def test_metadata_answer_read_into_columns(topics: dict, version: int, shuffled: bool) -> None:
+    _read_into_columns(topics, version, shuffled)
+
+
+@settings(max_examples=80, deadline=None)
+@given(RUN_TOPICS, st.integers(9, 13), st.booleans())
+def test_runs_of_one_shape_read_into_columns(topics: dict, version: int, shuffled: bool) -> None:
+    _read_into_columns(topics, version, shuffled)
+
+
+def _read_into_columns(topics: dict, version: int, shuffled: bool) -> None:
+    """Encoded by kafka-python, read by `metadata_wire.decode`: the same brokers, topics and partitions."""
     R = MetadataResponse
     RTopic = R.MetadataResponseTopic
     entries = []
