@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kafkatui.argparsing import Parser
-from kafkatui.columns import BROKERS, TOPICS, Context
 from kafkatui.kafka.errors import EXIT_CRITICAL, EXIT_HEALTHY, EXIT_WARNINGS, KafkaTuiError, UsageError
 from kafkatui.model.health import Health, HealthReport
 from kafkatui.model.mode import snapshot_mode
@@ -36,7 +35,9 @@ if TYPE_CHECKING:
     from kafkatui.model.whatif import WhatIf
 
 # Start-up (issue 17): `check --json` imports neither rich (tables, messages) nor the what-if model unless
-# it uses them, and imports the findings and their catalog on a thread while the cluster answers.
+# it uses them, and imports the findings and their catalog on a thread while the cluster answers. The
+# columns (`kafkatui.columns`, which import the findings through `kafkatui.present`) are imported once the
+# cluster has answered: at the top they put 0.1 s of imports before the first request.
 
 SCHEMA = "kafkatui.check/1"
 TOPIC_FILTER_BUDGET_S = 2.0
@@ -113,6 +114,8 @@ def parse_ids(text: str | None) -> set[int]:
 # ----------------------------------------------------------------------------- JSON
 def to_json(snapshot: ClusterSnapshot, report: HealthReport, found: list[Finding], wi: WhatIf | None) -> dict[str, Any]:
     """The documented, stable JSON document of `kafkatui check --json`."""
+    from kafkatui.columns import BROKERS, TOPICS, Context
+
     c = report.counts
     level, code = verdict(found)
     context = Context(leader_down=per_topic(snapshot) if c.leader_refused else {})
@@ -181,6 +184,7 @@ def render(
     """Summary, brokers, topics and findings as rich tables (meaning never rests on colour alone)."""
     from rich.text import Text
 
+    from kafkatui.columns import BROKERS, TOPICS, Context
     from kafkatui.present import SEVERITY_STYLE, brokers_down_phrase
 
     c = report.counts

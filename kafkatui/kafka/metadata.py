@@ -224,14 +224,18 @@ class MetadataRead(SourceClients):
                         return got, admin
                 now = time.monotonic()
                 # our own Metadata request is on its way on a connection that answered: no second one meanwhile;
-                # nor while that connection's ApiVersions is younger than the quiet time (a loaded core ran
-                # DescribeCluster's three round trips first, and librdkafka then sent every config request)
+                # nor while that connection's ApiVersions is younger than the quiet time and no other bootstrap
+                # server answered ours (a loaded core ran DescribeCluster's three round trips first)
                 holding = bool(
                     raw is not None
                     and raw_versions is not None
                     and (
                         (raw_versions.done() and raw_versions.exception() is None and now - start < attempt)
-                        or (not raw_versions.done() and now - start < QUIET_SECONDS)
+                        or (
+                            not raw_versions.done()
+                            and now - start < QUIET_SECONDS
+                            and not any(f.done() and f.exception() is None for f in answering)
+                        )
                     )
                 )
                 # DescribeCluster goes to the metadata's "controller", which KRaft picks at random: with a broker
