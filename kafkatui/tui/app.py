@@ -96,6 +96,7 @@ THOROUGH_IDLE_SECONDS = 2.0
 NO_AUTO_FULL_GC = 1 << 30  # generation-2 threshold: never reached
 REFRESH_GC_WAIT_SECONDS = 60.0
 CLOSED_SCREEN_GC_DELAY = 0.05  # seconds after a pop: the screen is removed by then
+KEPT_TOPIC_SCREEN = "kafkatui-topic"  # the name the kept topic screen is installed under
 SHORT_GC_OBJECTS = 100_000  # GC-tracked objects a collection walks in 65-70 ms on the bench's machine
 
 # The refresh worker runs Python (decoding, assess, findings) for seconds at 100,000 partitions; each
@@ -112,6 +113,7 @@ class GcPacer:
         self._saved: tuple[int, int, int] | None = None
         self.last_input = self._last_collect = self._last_thorough = clock()
         self._due_since: float | None = None
+        self._walk: int | None = None  # see _walked
         self._thorough = False
         self._closed = 0  # screens closed since the last thorough collection
         self._refresh_since: float | None = None  # a refresh in flight since then
@@ -130,9 +132,17 @@ class GcPacer:
     def user_input(self) -> None:
         self.last_input = self.clock()
 
+    def _walked(self) -> int:
+        """The objects an ordinary collection would walk, counted once per due collection (and again after
+        a screen closes): counting lists them all, 9 ms at 100k partitions, at every tick while keys come."""
+        if self._walk is None:
+            self._walk = sum(len(gc.get_objects(g)) for g in range(3))
+        return self._walk
+
     def screen_closed(self, releases_state: bool, frozen: bool = True) -> None:
         """A screen closed; `frozen`: a freeze came while it was open (its garbage waits for a thorough
         collection), else an ordinary one frees it."""
+        self._walk = None  # more to walk
         if not frozen:
             self._due(thorough=False)
             return
@@ -169,7 +179,7 @@ class GcPacer:
         if self._refresh_since is not None and now - self._refresh_since < REFRESH_GC_WAIT_SECONDS:
             return
         if now - self.last_input < (THOROUGH_IDLE_SECONDS if self._thorough else IDLE_GC_SECONDS) and (
-            self._thorough or sum(len(gc.get_objects(g)) for g in range(3)) > SHORT_GC_OBJECTS
+            self._thorough or self._walked() > SHORT_GC_OBJECTS
         ):
             return
         if self._thorough:
@@ -185,6 +195,7 @@ class GcPacer:
     def _due(self, *, thorough: bool) -> None:
         if self._due_since is None:
             self._due_since = self.clock()
+            self._walk = None
         self._thorough = self._thorough or thorough
 
 
@@ -348,6 +359,7 @@ class KafkaTuiApp(App[None]):
         self._timer: Timer | None = None
         self._refreshing = False
         self.gc_pacer = GcPacer()
+        self._topic_screen: TopicScreen | None = None  # built once, shown for every topic (see open_topic)
         self._opened_at: weakref.WeakKeyDictionary[Screen[Any], int] = weakref.WeakKeyDictionary()  # -> freezes
         self._switch_interval: float | None = None
         themes, self.theme_problems = load_themes()
@@ -502,9 +514,12 @@ class KafkaTuiApp(App[None]):
         await super().on_event(event)
 
     def pop_screen(self) -> AwaitComplete:
-        # the closed screen becomes cyclic garbage, with whatever it still references
         screen = self.screen
         opened = self._opened_at.pop(screen, None)
+        if screen is self._topic_screen:  # kept to be shown again (see open_topic): no garbage, no state held
+            self._topic_screen.release()
+            return super().pop_screen()
+        # the closed screen becomes cyclic garbage, with whatever it still references
         self.gc_pacer.screen_closed(
             isinstance(screen, LiveView) and screen.releases_state,
             frozen=opened is None or opened != self.gc_pacer.freezes,
@@ -575,7 +590,19 @@ class KafkaTuiApp(App[None]):
         write_actions.start_preferred(self, self.session, None)
 
     def open_topic(self, topic: str) -> None:
-        self.push_screen(TopicScreen(topic))
+        # one topic screen is built once and shown again for every topic: building one (its widgets, their
+        # styles, the footer) was most of an Enter's 65 ms at 100k partitions, and each closed one left
+        # ~25,000 objects of cyclic garbage, a 10-30 ms collection at the next key (see GcPacer)
+        kept = self._topic_screen
+        if kept is not None and kept.is_running and kept not in self.screen_stack:
+            kept.reuse_for(topic, self.session.state)
+            self.push_screen(kept)
+            return
+        screen = TopicScreen(topic)
+        if kept is None:  # a second one (a topic opened over the kept one) is built and closed as usual
+            self._topic_screen = screen
+            self.install_screen(screen, name=KEPT_TOPIC_SCREEN)
+        self.push_screen(screen)
 
     def open_partition(self, topic: str, partition: int) -> None:
         self.push_screen(PartitionScreen(topic, partition))

@@ -449,6 +449,115 @@ def test_filter_on_the_topic_screen() -> None:
     drive(scenario)
 
 
+def test_a_topic_opened_again_starts_as_a_new_screen() -> None:
+    """The topic screen is built once and shown again for each topic: what the user did to the last
+    topic (sort, cursor, a filter) never carries over, and a closed one holds no state."""
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.open_topic("orders")
+        await pilot.pause()
+        kept = app.screen
+        assert isinstance(kept, TopicScreen)
+        table = kept.query_one("#partitions", VirtualTable)
+        await pilot.press("s", "down", "down")
+        assert table.sort_column is not None and table.cursor_row > 0
+        table.set_filter("orders")  # left with a filter set another way than the bar (Esc clears the bar's)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+        assert kept._report is None and kept._infos == {}  # the closed screen lets the state go
+        app.open_topic("payments")
+        await pilot.pause()
+        assert app.screen is kept and kept.topic == "payments"
+        assert text_of(kept.query_one("#topic-header", Static)).startswith("payments ")
+        assert table.keys_in_view() == [0, 1] and table.cursor_row == 0
+        assert table.sort_column is None and table.filter_text == "" and not kept.filter_active
+        assert kept.focused is table
+        await pilot.press("down", "enter")  # the cursor and Enter act on the new topic's rows
+        await pilot.pause()
+        assert isinstance(app.screen, PartitionScreen) and app.screen.topic == "payments"
+
+    drive(scenario)
+
+
+def test_a_topic_opened_over_the_kept_screen_gets_its_own() -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.open_topic("orders")
+        await pilot.pause()
+        kept = app.screen
+        app.open_partition("orders", 0)
+        await pilot.pause()
+        app.open_topic("payments")  # the palette can open a topic from anywhere
+        await pilot.pause()
+        other = app.screen
+        assert isinstance(other, TopicScreen) and other is not kept and other.topic == "payments"
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert app.screen is kept and isinstance(kept, TopicScreen) and kept.topic == "orders"
+        assert kept.query_one("#partitions", VirtualTable).total_count == 6
+
+    drive(scenario)
+
+
+def test_a_topic_screen_shown_again_after_a_theme_change_takes_the_new_theme() -> None:
+    """A kept screen skips Textual's restyle on push only when the theme is the one it was left in."""
+
+    def styles(screen: TopicScreen) -> tuple[object, ...]:
+        table = screen.query_one("#partitions", VirtualTable)
+        return (table.rich_style, table.get_component_rich_style("vtable--cursor"), screen.styles.background)
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        app.open_topic("orders")
+        await pilot.pause()
+        kept = app.screen
+        assert isinstance(kept, TopicScreen)
+        before = styles(kept)
+        await pilot.press("escape")
+        await pilot.pause()
+        app.theme = next(name for name in app.available_themes if name != app.theme and "light" in name)
+        await pilot.pause()
+        app.open_topic("orders")
+        await pilot.pause()
+        assert app.screen is kept
+        app.open_partition("orders", 0)
+        await pilot.pause()
+        app.open_topic("orders")  # a new screen over the kept one: styled from scratch
+        await pilot.pause()
+        fresh = app.screen
+        assert isinstance(fresh, TopicScreen) and fresh is not kept
+        assert styles(kept) == styles(fresh) != before
+
+    drive(scenario)
+
+
+def test_the_footer_rebuilds_only_when_its_keys_change() -> None:
+    """Textual's footer rebuilt every key several times per screen change; this one keeps its keys
+    while the bindings are the same, and follows them when they change (`/` hides while typing)."""
+
+    def keys(app: KafkaTuiApp) -> list[FooterKey]:
+        return list(app.screen.query(FooterKey))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        before = keys(app)
+        assert "filter" in [k.description for k in before]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TopicScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert keys(app) == before  # the same widgets: nothing was rebuilt
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.pause()
+        assert "filter" not in [k.description for k in keys(app)]
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert "filter" in [k.description for k in keys(app)]
+
+    drive(scenario)
+
+
 # ------------------------------------------------------------------------------------------ snapshots
 def snapshot_of(open_screen: Callable[[KafkaTuiApp], None] | None = None) -> Callable[[Pilot[Any]], Awaitable[None]]:
     """A `run_before` that waits for the data, then opens a screen."""

@@ -142,6 +142,12 @@ class DashScreen(LiveView, Screen[None]):
         self._filter_hint(typing=True)
         self.set_focus(box)  # at once: `focus()` is deferred and keys typed right after `/` went to the table
 
+    def clear_filter_bar(self) -> None:
+        """No filter bar and nothing typed in it (the screen shown again for other data)."""
+        self._filter_for = None
+        self.query_one("#filter", Input).value = ""
+        self.query_one("#filter-bar").remove_class("visible")
+
     def _filter_hint(self, *, typing: bool) -> None:
         """'Enter keeps · Esc clears' while typing; 'N of M rows · / edits · Esc clears' while active."""
         target = self._filter_for

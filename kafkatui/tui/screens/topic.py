@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
@@ -85,10 +86,15 @@ class TopicScreen(DashScreen):
         self._infos: dict[int, PartitionInfo] = {}
         self._report: HealthReport | None = None
         self._down_leaders: frozenset[int] = frozenset()  # listed brokers refusing connections
+        self._left_in_theme: str | None = None  # the theme when the screen was last closed (see reuse_for)
+        self._restyled = False  # shown again with its styles as they were: no restyle on resume
 
     def body(self) -> ComposeResult:
-        yield Static(Text(f"{self.topic}: waiting for the first snapshot…", style="dim"), id="topic-header")
+        yield Static(self._waiting(), id="topic-header")
         yield VirtualTable[int](PARTITION_COLUMNS, id="partitions")
+
+    def _waiting(self) -> Text:
+        return Text(f"{self.topic}: waiting for the first snapshot…", style="dim")
 
     def on_mount(self) -> None:
         self.query_one("#partitions", VirtualTable).focus()
@@ -96,9 +102,34 @@ class TopicScreen(DashScreen):
     def on_unmount(self) -> None:
         # a closed screen is cyclic garbage until the next collection (see kafkatui.tui.app.GcPacer):
         # let the snapshot and report it showed go now
+        self.release()
+
+    def release(self) -> None:
+        """Drop every reference to the state shown (the screen is closed, or kept to be shown again)."""
         self._report = None
         self._infos = {}
         self._details.clear()
+        self._left_in_theme = self.app.theme if self.is_attached else None
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual's push restyles every widget of the screen (15 ms here); a kept screen shown again in the
+        # theme it was left in has its styles already (class and focus changes restyle as they happen)
+        if self._restyled:
+            event.refresh_styles = False
+            self._restyled = False
+
+    def reuse_for(self, topic: str, state: ViewState) -> None:
+        """Show `topic` on this screen, built before for another: as a new screen would (no filter, no
+        sort, the cursor at the top, the table focused), without building one (see KafkaTuiApp.open_topic)."""
+        self.topic = topic
+        self._restyled = self._left_in_theme == self.app.theme
+        self.release()
+        self.clear_filter_bar()
+        table: VirtualTable[int] = self.query_one("#partitions", VirtualTable)
+        table.reset()
+        self.query_one("#topic-header", Static).update(self._waiting())
+        self.set_focus(table)
+        self.update_state(state)
 
     def show(self, state: ViewState) -> None:
         report, snap = state.report, state.snapshot

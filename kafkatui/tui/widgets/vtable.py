@@ -263,6 +263,16 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._order = self._sorted_order()
         self._show(self._filtered(self._order), old_key, hint, reset_on_miss=False)
 
+    def reset(self) -> None:
+        """As new: no rows, no sort, no filter, the cursor at the top (a screen shown again for other data)."""
+        self._sort_column = None
+        self._sort_reverse = False
+        self._filter_text = ""
+        self._filter = None
+        self._cursor = 0
+        self.load((), lambda key, column: "")
+        self._scroll_to_top(0)
+
     def sort_by(self, column_key: str, reverse: bool | None = None) -> None:
         """Sort by a column (stable); `reverse=None` toggles when already sorted by it."""
         column = self._column_index.get(column_key)
