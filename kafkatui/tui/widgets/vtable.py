@@ -32,7 +32,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from kafkatui.textfilter import FilterTooSlow, select
+from kafkatui.textfilter import FilterTooSlow, case_blind, select
 from kafkatui.tui.widgets.columns import (
     GAP,
     CellValue,
@@ -182,6 +182,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._filter: str | re.Pattern[str] | None = None
         self._sort_cache: dict[str, list[Any]] = {}
         self._search_cache: list[str] | None = None
+        self._search_ascii = False  # every search text is ASCII (see _apply)
         self._flash: set[K] = set()
         self._flash_timer: Timer | None = None
         self._row_cache: LRUCache[int, Strip] = LRUCache(256)
@@ -477,6 +478,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
                 self._search_cache = [
                     " ".join(plain_text(cell(key, column)) for column in columns).lower() for key in keys
                 ]
+            self._search_ascii = all(map(str.isascii, self._search_cache))
         return self._search_cache
 
     def _filtered(self, order: Sequence[int]) -> Sequence[int]:
@@ -497,6 +499,8 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             if isinstance(order, range):
                 return [index for index, text in enumerate(texts) if spec in text]
             return [index for index in order if spec in texts[index]]
+        if self._search_ascii:  # lowercased ASCII: case matters only to a pattern naming an uppercase letter
+            spec = case_blind(spec)
         return select(spec, texts, order, budget=FILTER_BUDGET_S + FILTER_BUDGET_PER_ROW_S * len(order))
 
     def _resort(self) -> None:
