@@ -145,7 +145,9 @@ class DashScreen(LiveView, Screen[None]):
     def clear_filter_bar(self) -> None:
         """No filter bar and nothing typed in it (the screen shown again for other data)."""
         self._filter_for = None
-        self.query_one("#filter", Input).value = ""
+        box = self.query_one("#filter", Input)
+        if box.value:
+            box.value = ""
         self.query_one("#filter-bar").remove_class("visible")
 
     def _filter_hint(self, *, typing: bool) -> None:

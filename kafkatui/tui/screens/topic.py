@@ -127,8 +127,10 @@ class TopicScreen(DashScreen):
         self.clear_filter_bar()
         table: VirtualTable[int] = self.query_one("#partitions", VirtualTable)
         table.reset()
-        self.query_one("#topic-header", Static).update(self._waiting())
-        self.set_focus(table)
+        if state.snapshot is None or state.report is None:  # else `show` writes the header at once
+            self.query_one("#topic-header", Static).update(self._waiting())
+        if self.focused is not table:
+            self.set_focus(table)
         self.update_state(state)
 
     def show(self, state: ViewState) -> None:
