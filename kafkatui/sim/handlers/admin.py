@@ -34,6 +34,7 @@ from kafka.protocol.admin.topics import (
 
 from kafkatui.sim import errors as E
 from kafkatui.sim.cluster import SimCluster
+from kafkatui.sim.handlers.logdirs_wire import encode_answer
 from kafkatui.sim.protocol import RequestContext, api
 from kafkatui.sim.state import BrokerState, Partition
 
@@ -173,29 +174,41 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
     cached = _LOG_DIRS_CACHE.get((id(cluster), broker.id, ctx.version))
     if cached is not None and cached[0] == fingerprint:
         return cached[1]
-    topics: list[Any] = []
+    rows: list[tuple[str, list[tuple[int, int, int]]]] = []
     for name, indexes in _group(keys).items():
-        parts: list[Any] = []
+        parts: list[tuple[int, int, int]] = []
         for index in indexes:
             p = _lookup(cluster, name, index)
             if p is None:
                 continue
             leo = p.leo.get(broker.id, 0)
-            size = p.log.size_below(leo)
             lag = 0 if p.leader == broker.id else max(0, p.log.end_offset - leo)
-            parts.append(DLPartition(partition_index=index, partition_size=size, offset_lag=lag, is_future_key=False))
+            parts.append((index, p.log.size_below(leo), lag))
         if parts:
-            topics.append(DLTopic(name=name, partitions=parts))
-    result = DLResult(
-        error_code=E.NONE,
-        log_dir=broker.log_dir,
-        topics=topics,
-        total_bytes=LOG_DIR_TOTAL_BYTES,
-        usable_bytes=max(0, LOG_DIR_TOTAL_BYTES - used),
-        is_cordoned=False,
-    )
-    response = DL(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, results=[result])
-    body = bytes(response.encode(version=ctx.version))
+            rows.append((name, parts))
+    usable = max(0, LOG_DIR_TOTAL_BYTES - used)
+    if 1 <= ctx.version <= 5:  # written in one pass (sim/handlers/logdirs_wire.py), kafka-python's bytes
+        body = encode_answer(ctx.version, broker.log_dir, rows, LOG_DIR_TOTAL_BYTES, usable)
+    else:
+        result = DLResult(
+            error_code=E.NONE,
+            log_dir=broker.log_dir,
+            topics=[
+                DLTopic(
+                    name=name,
+                    partitions=[
+                        DLPartition(partition_index=i, partition_size=size, offset_lag=lag, is_future_key=False)
+                        for i, size, lag in parts
+                    ],
+                )
+                for name, parts in rows
+            ],
+            total_bytes=LOG_DIR_TOTAL_BYTES,
+            usable_bytes=usable,
+            is_cordoned=False,
+        )
+        response = DL(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, results=[result])
+        body = bytes(response.encode(version=ctx.version))
     _LOG_DIRS_CACHE[(id(cluster), broker.id, ctx.version)] = (fingerprint, body)
     return body
 

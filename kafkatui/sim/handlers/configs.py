@@ -135,12 +135,15 @@ async def handle_describe_configs(ctx: RequestContext, req: Any) -> Any:
     include_synonyms = bool(req.include_synonyms)
     include_documentation = ctx.version >= 3 and bool(req.include_documentation)
     results: list[Any] = []
-    generation = (id(ctx.cluster), ctx.cluster.configs.version(), ctx.cluster.metadata_version)
+    # the answers depend on the configs and on which topics exist, not on leaders or ISRs: a broker's
+    # controlled shutdown (13,993 ISR changes at 105,000 partitions) re-encoded 2,001 topics' configs
+    # per broker view, 0.13 s each on the simulator's single loop
+    generation = (id(ctx.cluster), ctx.cluster.configs.version(), tuple(ctx.cluster.topics))
     if _CACHE.get("generation") != generation:
         _CACHE.clear()
         _CACHE["generation"] = generation
     # the encoded answer too, as a broker's would cost next to nothing (a 1,000-topic answer is 1.6 MB
-    # and takes the Python encoder about 0.1 s): kept until a config, topic or replica state changes.
+    # and takes the Python encoder about 0.1 s): kept until a config changes or a topic comes or goes.
     # Topic answers are shared by brokers set alike (a real cluster has no cold broker to warm up).
     topic_view = ctx.cluster.configs.topic_view_of(ctx.broker.id)
     only_topics = all(int(r.resource_type) == TOPIC for r in req.resources)
