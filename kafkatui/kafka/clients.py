@@ -153,6 +153,7 @@ class SourceClients:
         self._md_seconds: float | None = None  # how long the last metadata read took
         self._md_admin: AdminClient | None = None  # the client that read it (its connections are up)
         self._hung: frozenset[int] = frozenset()  # brokers found frozen by the last snapshot
+        self._hung_asked: dict[int, cf.Future[Any]] = {}  # each one's config request of that snapshot
         self._table = StateTable()  # partition states, shared by this source's snapshots
         self._partitions_seen = 0  # partitions in the last metadata read
         self._kp_md_node: int | None = None  # the broker whose raw Metadata answer a refresh took last

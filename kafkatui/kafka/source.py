@@ -645,7 +645,15 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         hung: frozenset[int] = frozenset()
         # brokers frozen at the last snapshot are not waited for again: the others' answers first (kafka-python
         # fails a request to one at once when it gave up its connection: no answer either)
-        known = {bid for bid in self._hung if bid in broker_futures and brokerconfigs.unanswered(broker_futures[bid])}
+        # one whose request of that snapshot was answered after it stopped waiting is slow, not frozen: waited
+        # for as any other (else a broker answering in half the timeout, once called frozen, stayed so)
+        known = {
+            bid
+            for bid in self._hung
+            if bid in broker_futures
+            and brokerconfigs.unanswered(broker_futures[bid])
+            and brokerconfigs.unanswered(self._hung_asked.get(bid, broker_futures[bid]))
+        }
         pending = [f for f in waited if not f.done() and all(f is not broker_futures[bid] for bid in known)]
         probed = False
         while pending:
@@ -682,6 +690,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
             {*hung, *(bid for bid in known if brokerconfigs.unanswered(broker_futures[bid]) and bid not in down)}
         )
         self._hung = hung
+        self._hung_asked = {bid: broker_futures[bid] for bid in hung}
         return down, hung
 
     def _probe_brokers(self, bids: list[int], md: Any) -> tuple[dict[int, str], set[int]]:
