@@ -433,6 +433,28 @@ def test_theme_change_repaints_with_new_colours() -> None:
     drive(app, body)
 
 
+def test_a_styled_cell_is_drawn_as_it_is_now_not_as_it_was() -> None:
+    """Styled cells are kept rendered by their text and styles: the same text in another style, or with
+    other spans, is drawn anew."""
+    app = TableApp(keys=["alpha", "bravo"])
+
+    def styles_of(table: VirtualTable[str], y: int, text: str) -> set[str]:
+        return {str(s.style.color.name) for s in table.render_line(y) if s.text.strip() == text and s.style and s.style.color}
+
+    async def body(pilot: Pilot[None], table: VirtualTable[str]) -> None:
+        assert "green" in styles_of(table, 2, "ok")  # bravo's row (not under the cursor)
+        table.load(["alpha", "bravo"], lambda k, c: Text("ok", style="red") if c == "state" else cell(k, c))
+        await pilot.pause()
+        assert styles_of(table, 2, "ok") == {"red"}
+        spans = Text("ok")
+        spans.stylize("blue", 0, 1)
+        table.load(["alpha", "bravo"], lambda k, c: spans.copy() if c == "state" else cell(k, c))
+        await pilot.pause()
+        assert styles_of(table, 2, "o") == {"blue"}
+
+    drive(app, body)
+
+
 def test_100k_rows_load_fast() -> None:
     rows = 100_000
     app = TableApp()

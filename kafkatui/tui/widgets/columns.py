@@ -102,6 +102,9 @@ def fit_text(text: Text, width: int, right: bool, console: Console) -> list[Segm
         text.truncate(width, overflow="ellipsis")
         length = text.cell_len
     segments = [segment for segment in text.render(console) if segment.text]
+    if text.style:  # rich's `render` leaves the Text's own style to its caller: under the spans' styles
+        base = console.get_style(text.style) if isinstance(text.style, str) else text.style
+        segments = list(Segment.apply_style(segments, base))
     if length < width:
         pad = Segment(" " * (width - length))
         if right:
