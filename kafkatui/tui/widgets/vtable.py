@@ -54,6 +54,9 @@ K = TypeVar("K", bound=Hashable)
 FLASH_SECONDS = 1.5
 
 
+CELL_CACHE = 4096  # styled cells' segments kept per table (see _render_row)
+
+
 class _Paint(NamedTuple):
     """What every line of one paint shares."""
 
@@ -186,6 +189,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._flash: set[K] = set()
         self._flash_timer: Timer | None = None
         self._row_cache: LRUCache[int, Strip] = LRUCache(256)
+        self._cell_cache: dict[tuple[Any, ...], list[Segment]] = {}  # see _render_row
         self._header_cache: dict[tuple[int, str | None, bool], Strip] = {}
         self._layout_width = -1
         self._widths: list[int] = []
@@ -425,6 +429,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._sort_cache.clear()
         self._search_cache = None
         self._row_cache.clear()
+        self._cell_cache.clear()
         self._header_cache.clear()
         self._paint = None
 
@@ -432,6 +437,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         """Theme or pseudo-class change: drop rendered lines."""
         super().notify_style_update()
         self._row_cache.clear()
+        self._cell_cache.clear()
         self._header_cache.clear()
         self.refresh()
 
@@ -663,6 +669,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         key = self._keys[index]
         cell = self._cell
         console = self.app.console
+        cached = self._cell_cache
         segments: list[Segment] = []
         plain: list[str] = []
         for column, cells in zip(self._columns, self._widths, strict=True):
@@ -674,7 +681,15 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
                 plain.append(" " * GAP)
                 segments.append(Segment("".join(plain)))
                 plain.clear()
-                segments.extend(fit_text(value, cells, right, console))
+                # a styled cell's segments by its text, styles and width: most cells of a table repeat
+                # (statuses, headroom bars, "none"), and rendering a rich Text is most of a row's cost
+                looks = (value.plain, value.style, tuple(value.spans), cells, right)
+                fitted = cached.get(looks)
+                if fitted is None:
+                    if len(cached) >= CELL_CACHE:
+                        cached.clear()
+                    fitted = cached[looks] = fit_text(value, cells, right, console)
+                segments.extend(fitted)
             else:
                 plain.append(" " * GAP)
                 plain.append(fit_str(str(value), cells, right))
