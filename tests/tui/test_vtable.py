@@ -439,7 +439,11 @@ def test_a_styled_cell_is_drawn_as_it_is_now_not_as_it_was() -> None:
     app = TableApp(keys=["alpha", "bravo"])
 
     def styles_of(table: VirtualTable[str], y: int, text: str) -> set[str]:
-        return {str(s.style.color.name) for s in table.render_line(y) if s.text.strip() == text and s.style and s.style.color}
+        return {
+            str(s.style.color.name)
+            for s in table.render_line(y)
+            if s.text.strip() == text and s.style and s.style.color
+        }
 
     async def body(pilot: Pilot[None], table: VirtualTable[str]) -> None:
         assert "green" in styles_of(table, 2, "ok")  # bravo's row (not under the cursor)
