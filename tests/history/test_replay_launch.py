@@ -129,3 +129,13 @@ def test_cancel_ends_the_process_group_and_removes_the_output(tmp_path: Path) ->
     assert not spec.out.exists() and spec.log.exists()
     assert ended and ended[0].cancelled and out_at_end == [False]
     assert json.loads(json.dumps(lines[0]))["kind"] == "jvm"
+
+
+def test_a_users_driver_java_options_come_after_the_jobs_own(tmp_path: Path) -> None:
+    from kafkatui.history.replay.spark_session import driver_java_options
+
+    log4j = tmp_path / "log4j2.properties"
+    ours = driver_java_options(log4j)
+    assert ours == f"-Dlog4j2.configurationFile=file:{log4j} -XX:+UseParallelGC"
+    assert driver_java_options(log4j, " -Xss4m -XX:+UseG1GC ") == f"{ours} -Xss4m -XX:+UseG1GC"
+    assert driver_java_options(log4j, "  ") == ours

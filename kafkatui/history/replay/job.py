@@ -267,9 +267,13 @@ def _write_tables(fs: HadoopFs, cfg: ReplayConfig, st: DataFrame, iv: DataFrame)
             .json(join(out, schema.FRAMES, name))
         )
 
-    # sorted within each task by (hour, ts): the writer's own grouping by hour keeps this order
-    write(frames.withColumn("hour", hour).sortWithinPartitions("hour", "ts_ms"), "partitions")
-    write(at_hour, "at_hour")
+    # one task per core (no shuffle: st's partitions merged after the window): each writes one file
+    # per hour, not each of st's 4-per-core partitions (Hadoop's local filesystem starts a chmod
+    # process per file and directory); sorted within each task by (hour, ts): the writer's own
+    # grouping by hour keeps this order
+    tasks = st.sparkSession.sparkContext.defaultParallelism
+    write(frames.withColumn("hour", hour).coalesce(tasks).sortWithinPartitions("hour", "ts_ms"), "partitions")
+    write(at_hour.coalesce(tasks), "at_hour")
     fs.write_bytes(join(out, schema.FRAMES, schema.LAYOUT), (json.dumps(schema.FRAMES_LAYOUT) + "\n").encode())
 
 

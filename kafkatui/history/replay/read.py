@@ -128,6 +128,14 @@ EVENT_COLS = [
 ]
 
 
+def epoch_ms(seconds: Column) -> Column:
+    """Epoch seconds (double) -> ms (long), as ``round(seconds * 1000)`` (HALF_UP), without its
+    ``BigDecimal(Double.toString(x))`` per row: ``rint`` (half-even) agrees with HALF_UP except on an
+    exact .5, which still goes through ``round``."""
+    x = seconds * 1000
+    return F.when(x - F.floor(x) != 0.5, F.rint(x)).otherwise(F.round(x)).cast("long")
+
+
 def effective_min_isr(min_isr: Column, replicas: Column, capped: Column) -> Column:
     """`kafkatui.model.rules.effective_min_isr` as a Spark expression: min(min ISR, replica count)
     where the brokers cap it (3.7+), else min ISR."""
@@ -307,7 +315,7 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
         events = events.unionByName(more)
     leader = F.col("leader")
     events = events.select(
-        F.round(F.col("ts") * 1000).cast("long").alias("ts"),
+        epoch_ms(F.col("ts")).alias("ts"),
         "topic",
         "partition",
         "leader",
@@ -325,7 +333,7 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
             .select((F.lit(SNAP_SEQ) + F.col("n")).alias("seq"), F.from_json("line", SNAP_SCHEMA).alias("s"))
             .filter(F.col("s.ts").isNotNull())
             .select(
-                F.round(F.col("s.ts") * 1000).cast("long").alias("ts"),
+                epoch_ms(F.col("s.ts")).alias("ts"),
                 "seq",
                 F.coalesce("s.min_isr_capped", F.lit(False)).alias("capped"),
                 F.explode("s.topics").alias("topic", "t"),
@@ -341,18 +349,23 @@ def read_recordings(spark: SparkSession, fs: HadoopFs, cfg: ReplayConfig) -> Rec
         )
         p = F.col("p")
         snap_leader = p[1].cast("int")
+        # replicas parsed once: the min ISR's replica count reads the parsed column
+        expanded = snaps.select(
+            "ts",
+            "topic",
+            p[0].cast("int").alias("partition"),
+            snap_leader.alias("leader"),
+            F.from_json(p[4], _IDS).alias("isr"),
+            F.from_json(p[3], _IDS).alias("replicas"),
+            "min_isr",
+            "capped",
+            ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"),
+            "seq",
+        )
         events = events.unionByName(
-            snaps.select(
-                "ts",
-                "topic",
-                p[0].cast("int").alias("partition"),
-                snap_leader.alias("leader"),
-                F.from_json(p[4], _IDS).alias("isr"),
-                F.from_json(p[3], _IDS).alias("replicas"),
-                effective_min_isr(F.col("min_isr"), F.size(F.from_json(p[3], _IDS)), F.col("capped")).alias("min_isr"),
-                ((p[5] == "OFFLINE") & (snap_leader >= 0)).alias("offline"),
-                "seq",
-            )
+            expanded.withColumn(
+                "min_isr", effective_min_isr(F.col("min_isr"), F.size("replicas"), F.col("capped"))
+            ).drop("capped")
         )
     out.events = (
         events.withColumn("rset", F.lit(None).cast(_IDS))

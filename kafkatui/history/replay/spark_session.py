@@ -31,6 +31,7 @@ DEFAULT_MASTER = "local[2]"
 # (cluster backends also revive every second). Once the last running task ended, the held-back tasks
 # were never offered a core: the job hung in its first stage over hdfs:// inputs and a cached relation.
 LOCAL_CONF = {"spark.locality.wait": "0"}
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 _LOG4J2 = """\
 rootLogger.level = error
@@ -77,6 +78,14 @@ def _stderr_to(path: Path) -> Iterator[None]:
         os.close(saved)
 
 
+def driver_java_options(log4j: Path, given: str | None = None) -> str:
+    """The driver JVM's options: our log4j file and the throughput collector (G1's barriers cost the
+    replay job about 8%, one local JVM, measured), then the user's ``spark.driver.extraJavaOptions``,
+    if any: added after ours (the later of a repeated flag wins), never instead of them."""
+    ours = f"-Dlog4j2.configurationFile=file:{log4j} -XX:+UseParallelGC"
+    return f"{ours} {given.strip()}" if given and given.strip() else ours
+
+
 def spark_session(
     master: str | None = None,
     log_path: Path | None = None,
@@ -115,8 +124,8 @@ def spark_session(
     if local:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # the throughput collector: G1's barriers cost the replay job about 8% (one local JVM, measured)
-    java_opts = f"-Dlog4j2.configurationFile=file:{conf_dir / 'log4j2.properties'} -XX:+UseParallelGC"
+    user = dict(conf or {})
+    java_opts = driver_java_options(conf_dir / "log4j2.properties", user.pop(JAVA_OPTIONS, None))
     builder = (
         SparkSession.builder.master(master)
         .appName("kafkatui-replay")
@@ -124,11 +133,14 @@ def spark_session(
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.adaptive.enabled", "true")
         .config("spark.driver.memory", driver_memory)
-        .config("spark.driver.extraJavaOptions", java_opts)
+        .config(JAVA_OPTIONS, java_opts)
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.local.dir", str(conf_dir))
+        # no UI reads them: each query's plan text for the listener bus in the plain form (the default
+        # "formatted" one cost 0.1-0.2 s of driver time per query and adaptive re-plan)
+        .config("spark.sql.ui.explainMode", "simple")
     )
-    for key, value in {**(LOCAL_CONF if local else {}), **(conf or {})}.items():
+    for key, value in {**(LOCAL_CONF if local else {}), **user}.items():
         builder = builder.config(key, value)
     with _stderr_to(log):
         spark = builder.getOrCreate()
