@@ -344,7 +344,7 @@ def test_describe_configs_denied_gives_a_partial_snapshot(
 def test_log_dirs_denied_gives_a_partial_snapshot(
     sim: SimRunner, source_factory: Callable[..., KafkaClusterSource], wrap_api: Callable[[int, Handler], None]
 ) -> None:
-    from kafkatui.sim.handlers.admin import DL
+    from kafka.protocol.admin.cluster import DescribeLogDirsResponse as DL
 
     sim.call(lambda c: c.create_topic("orders", 3, 3))
 

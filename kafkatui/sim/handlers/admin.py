@@ -151,10 +151,6 @@ async def handle_elect_leaders(ctx: RequestContext, req: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- DescribeLogDirs (35)
-DL = DescribeLogDirsResponse
-DLResult = DL.DescribeLogDirsResult
-DLTopic = DLResult.DescribeLogDirsTopic
-DLPartition = DLTopic.DescribeLogDirsPartition
 
 
 @api(DescribeLogDirsRequest, DescribeLogDirsResponse)
@@ -187,28 +183,8 @@ async def handle_describe_log_dirs(ctx: RequestContext, req: Any) -> Any:
         if parts:
             rows.append((name, parts))
     usable = max(0, LOG_DIR_TOTAL_BYTES - used)
-    if 1 <= ctx.version <= 5:  # written in one pass (sim/handlers/logdirs_wire.py), kafka-python's bytes
-        body = encode_answer(ctx.version, broker.log_dir, rows, LOG_DIR_TOTAL_BYTES, usable)
-    else:
-        result = DLResult(
-            error_code=E.NONE,
-            log_dir=broker.log_dir,
-            topics=[
-                DLTopic(
-                    name=name,
-                    partitions=[
-                        DLPartition(partition_index=i, partition_size=size, offset_lag=lag, is_future_key=False)
-                        for i, size, lag in parts
-                    ],
-                )
-                for name, parts in rows
-            ],
-            total_bytes=LOG_DIR_TOTAL_BYTES,
-            usable_bytes=usable,
-            is_cordoned=False,
-        )
-        response = DL(version=ctx.version, throttle_time_ms=0, error_code=E.NONE, results=[result])
-        body = bytes(response.encode(version=ctx.version))
+    # written in one pass (sim/handlers/logdirs_wire.py): kafka-python's bytes, without an object per replica
+    body = encode_answer(ctx.version, broker.log_dir, rows, LOG_DIR_TOTAL_BYTES, usable)
     _LOG_DIRS_CACHE[(id(cluster), broker.id, ctx.version)] = (fingerprint, body)
     return body
 

@@ -1,4 +1,4 @@
-"""A broker's DescribeLogDirs answer written straight to bytes (versions 1-5), byte for byte what
+"""A broker's DescribeLogDirs answer written straight to bytes (versions 0-5), byte for byte what
 kafka-python's `DescribeLogDirsResponse(...).encode(version=v)` gives (tests/sim/test_logdirs_wire.py).
 
 After a broker of the bench's 105,000-partition cluster shuts down, the dashboard asks 28 brokers for
@@ -34,7 +34,7 @@ def encode_answer(
     usable_bytes: int,
 ) -> bytes:
     """The body of a one-log-dir answer without errors: `topics` is [(name, [(partition, size, lag)])]."""
-    if not 1 <= version <= 5:
+    if not 0 <= version <= 5:  # v0 and v1 are written alike
         raise ValueError(f"DescribeLogDirs v{version} is not written here")
     flexible = version >= FLEXIBLE
     out: list[bytes] = [struct.pack(">i", 0)]  # throttle time
