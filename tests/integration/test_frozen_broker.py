@@ -19,11 +19,20 @@ from kafkatui.sim.runner import SimRunner
 pytestmark = pytest.mark.timeout(120)
 
 
+def listed_while_frozen(
+    sim_factory: Callable[..., SimRunner], partitions: int = 6, configs: dict[str, str] | None = None
+) -> SimRunner:
+    """Three brokers whose frozen one stays listed for a minute (the controller's session timeout), and
+    `orders` (RF 3)."""
+    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
+    sim.call(lambda c: c.create_topic("orders", partitions, 3, configs=configs))
+    return sim
+
+
 def test_a_frozen_listed_broker_is_not_answering_and_waited_for_briefly(
     sim_factory: Callable[..., SimRunner],
 ) -> None:
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # listed while frozen
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim = listed_while_frozen(sim_factory)
     with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=10.0)) as source:
         assert not source.snapshot().partial
         sim.hang(3)
@@ -47,8 +56,7 @@ def test_a_frozen_listed_broker_is_not_answering_and_waited_for_briefly(
 
 
 def test_a_crashed_broker_is_not_called_frozen(sim_factory: Callable[..., SimRunner]) -> None:
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
-    sim.call(lambda c: c.create_topic("orders", 3, 3))
+    sim = listed_while_frozen(sim_factory, 3)
     with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=10.0)) as source:
         assert not source.snapshot().partial
         sim.crash(3)
@@ -87,8 +95,7 @@ def test_after_a_broker_is_found_frozen_the_metadata_is_read_without_it(
     it and sent it a later metadata request, which waited out a whole attempt (1.1-1.6 s on the lab) before
     a new client asked another broker, so the recording dated the ISR shrink that much late. Once a broker
     is found frozen, the metadata is read through a client that never completed a handshake with it."""
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # listed while frozen
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim = listed_while_frozen(sim_factory)
     with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=10.0)) as source:
         assert not source.snapshot().partial
         sim.hang(3)
@@ -116,8 +123,7 @@ def test_a_broker_that_freezes_after_answering_does_not_hold_the_snapshot_to_the
     broker froze in between, and the snapshot waited the whole timeout for them, so the recorder's next read
     of the ISR came seconds after the shrink. It is found frozen like any other, the topic configs are asked
     of a broker that answers, and the snapshot ends within seconds."""
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
-    sim.call(lambda c: c.create_topic("orders", 6, 3, configs={"min.insync.replicas": "2"}))
+    sim = listed_while_frozen(sim_factory, configs={"min.insync.replicas": "2"})
     froze: list[int] = []
     real = KafkaClusterSource._kafka_python_for_configs
 
@@ -149,8 +155,7 @@ def test_a_first_read_with_a_frozen_broker_says_so_and_closes_at_once(
     """`check` against a cluster with a frozen broker: the first read asks the broker configs on connections of
     its own (kafkatui.kafka.firstread); the frozen one is called not answering within seconds, and closing the
     source does not wait for its request's timeout."""
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim = listed_while_frozen(sim_factory)
     sim.hang(3)
     try:
         source = KafkaClusterSource(ConnectionSettings(sim.bootstrap.split(",")[0], timeout=10.0))
@@ -174,8 +179,7 @@ def test_a_frozen_broker_that_comes_back_slow_is_read_again(sim_factory: Callabl
     """Frozen, then answering every request in a third of the timeout: once its late answer is in, it is
     slow, not frozen. (It stayed "not answering" on every refresh: a frozen broker is waited for only a
     moment, shorter than it took.)"""
-    sim = sim_factory(3, static_configs={"broker.session.timeout.ms": "60000"})  # listed while frozen
-    sim.call(lambda c: c.create_topic("orders", 6, 3))
+    sim = listed_while_frozen(sim_factory)
     with KafkaClusterSource(ConnectionSettings(sim.bootstrap, timeout=1.5)) as source:
         assert not source.snapshot().partial
         sim.hang(2)
