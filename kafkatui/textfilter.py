@@ -12,6 +12,7 @@ no timer can interrupt `re`, so there a pattern with nested repeats is refused b
 
 from __future__ import annotations
 
+import functools
 import re
 import signal
 import threading
@@ -90,6 +91,7 @@ def _has_upper(items: Any) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=64)  # the filter is set again on every key: parse a pattern once
 def case_blind(rx: re.Pattern[str]) -> re.Pattern[str]:
     """`rx` without IGNORECASE when that finds the same in lowercased ASCII texts (2.5x faster at 105,000
     rows): an ASCII pattern that names no uppercase letter. Else `rx` itself."""
