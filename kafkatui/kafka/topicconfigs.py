@@ -61,22 +61,7 @@ def read_responses(
     share one ConfigValue. `set_here`: the source of a value that is not Kafka's default in a v0 answer."""
     return read_results(
         (
-            (
-                result.resource_name,
-                int(result.error_code or 0),
-                result.error_message,
-                [
-                    (
-                        e.name,
-                        e.value,
-                        getattr(e, "config_source", None),
-                        e.is_sensitive,
-                        e.read_only,
-                        getattr(e, "is_default", None),
-                    )
-                    for e in result.configs
-                ],
-            )
+            (result.resource_name, int(result.error_code or 0), result.error_message, _entries(result.configs))
             for response in responses
             for result in response.results
         ),
@@ -84,6 +69,32 @@ def read_responses(
         timeout,
         set_here,
     )
+
+
+def _entries(configs: Iterable[Any]) -> list[Entry]:
+    """A result's entries, each field read as the answer's version has it: a v0 entry has no source (None),
+    a later one no "is default" (None). Asking kafka-python for a field its version lacks goes through its
+    fallback for unset fields, which took a third of this read; and for v0 that fallback gave the source's
+    schema default, -1, which read as an unknown source instead of "default or set here"."""
+    out: list[Entry] = []
+    for e in configs:
+        version = getattr(e, "version", None)
+        if version is None:  # not decoded with a version: every field by name
+            out.append(
+                (
+                    e.name,
+                    e.value,
+                    getattr(e, "config_source", None),
+                    e.is_sensitive,
+                    e.read_only,
+                    getattr(e, "is_default", None),
+                )
+            )
+        elif version == 0:
+            out.append((e.name, e.value, None, e.is_sensitive, e.read_only, e.is_default))
+        else:
+            out.append((e.name, e.value, e.config_source, e.is_sensitive, e.read_only, None))
+    return out
 
 
 Entry = tuple[str, str | None, int | None, bool, bool, bool | None]

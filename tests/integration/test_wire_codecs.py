@@ -18,7 +18,7 @@ from kafka.protocol.admin import (
 from kafka.protocol.metadata import MetadataRequest, MetadataResponse
 
 from kafkatui.kafka import configs_wire, firstread, logdirs_wire, metadata_wire, topicconfigs
-from kafkatui.model.snapshot import StateTable
+from kafkatui.model.snapshot import DEFAULT_CONFIG, DYNAMIC_TOPIC_CONFIG, StateTable
 
 BROKERS = st.lists(st.integers(0, 300), min_size=0, max_size=5, unique=True)
 PARTITION = st.tuples(st.integers(-1, 300), BROKERS, BROKERS, BROKERS, st.sampled_from([0, 0, 0, 5, 9]))
@@ -224,6 +224,28 @@ def test_describe_configs_answer_read_as_kafka_pythons(results: list, version: i
     ours = topicconfigs.read_results(configs_wire.decode_response(body, version), keys, 1.0)
     theirs = topicconfigs.read_responses([R[version].decode(body)], keys, 1.0)
     assert (ours.configs, ours.failed, ours.deleted) == (theirs.configs, theirs.failed, theirs.deleted)
+
+
+def test_a_v0_configs_answer_reads_defaults_and_values_set_on_the_topic() -> None:
+    """DescribeConfigs v0 has no source, only "is default": a default reads as Kafka's default, another
+    value as set where the caller says (the topic), not as an unknown source."""
+    R = DescribeConfigsResponse
+    Result = R.DescribeConfigsResult
+    Config = Result.DescribeConfigsResourceResult
+    configs = [
+        Config(name="min.insync.replicas", value="2", read_only=False, is_default=False, is_sensitive=False),
+        Config(name="retention.ms", value="604800000", read_only=False, is_default=True, is_sensitive=False),
+    ]
+    response = R(
+        version=0,
+        throttle_time_ms=0,
+        results=[Result(error_code=0, error_message=None, resource_type=2, resource_name="orders", configs=configs)],
+    )
+    body = bytes(response.encode(version=0))
+    got = topicconfigs.read_responses([R[0].decode(body)], frozenset({"min.insync.replicas", "retention.ms"}), 1.0)
+    values = got.configs["orders"]
+    assert (values["min.insync.replicas"].value, values["min.insync.replicas"].source) == ("2", DYNAMIC_TOPIC_CONFIG)
+    assert (values["retention.ms"].value, values["retention.ms"].source) == ("604800000", DEFAULT_CONFIG)
 
 
 def test_first_read_metadata_request_is_kafka_pythons() -> None:
