@@ -203,16 +203,24 @@ def load_catalog() -> dict[str, CatalogEntry]:
     return parse_catalog(resources.files("kafkatui.model").joinpath("catalog.yaml").read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=4096)
+def _pieces(template: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`template` split once: its text before the first placeholder, then (name, text after it) pairs."""
+    parts = _PLACEHOLDER.split(template)
+    return parts[0], tuple(zip(parts[1::2], parts[2::2], strict=True))
+
+
 def fill(template: str, ctx: dict[str, Any]) -> str:
     """Replace {name} placeholders (JSON braces are left alone); a missing name is a KeyError."""
-
-    def sub(m: re.Match[str]) -> str:
-        key = m.group(1)
+    head, rest = _pieces(template)
+    if not rest:
+        return head
+    out = [head]
+    for key, text in rest:
         if key not in ctx:
             raise KeyError(f"no value for {{{key}}} in {template!r}")
-        return str(ctx[key])
-
-    return _PLACEHOLDER.sub(sub, template)
+        out += (str(ctx[key]), text)
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -411,16 +419,28 @@ class Context:
         return lines
 
     def lag_line(self, parts: Iterable[PartitionInfo]) -> list[str]:
-        worst: tuple[int, str, int] | None = None
+        """The largest lag of an out-of-sync replica of `parts` (as `lag_of`), or nothing when none is known."""
+        logs = self.s.log_dirs
+        if not logs:
+            return []
+        worst: tuple[int, PartitionInfo, int] | None = None
         for p in parts:
+            if p.leader < 0:
+                continue
+            lead = logs.get((p.topic, p.partition, p.leader))
+            if lead is None:
+                continue
             for r in p.replicas:
                 if r not in p.isr:
-                    lag = self.lag_of(p, r)
-                    if lag is not None and (worst is None or lag > worst[0]):
-                        worst = (lag, f"{p.topic}-{p.partition}", r)
+                    mine = logs.get((p.topic, p.partition, r))
+                    if mine is not None:
+                        lag = max(0, lead.size - mine.size)
+                        if worst is None or lag > worst[0]:
+                            worst = (lag, p, r)
         if worst is None:
             return []
-        return [f"largest replica lag: {human_bytes(worst[0])} ({worst[1]}, broker {worst[2]})"]
+        lag, p, r = worst
+        return [f"largest replica lag: {human_bytes(lag)} ({p.topic}-{p.partition}, broker {r})"]
 
 
 def finding_sort_key(f: Finding) -> tuple[int, int, int, int, str, tuple[str, ...], tuple[int, ...]]:

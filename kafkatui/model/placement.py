@@ -34,9 +34,10 @@ class Placement:
         """How many of `replicas` sit on each rack (brokers without a rack under None)."""
         return Counter(self.rack.get(r) for r in replicas)
 
-    def pick(self, exclude: Iterable[int], used_racks: Counter[str | None], cap: int | None = None) -> int | None:
+    def pick(self, exclude: Iterable[int], used_racks: Mapping[str | None, int], cap: int | None = None) -> int | None:
         """The live broker for one more replica, not in `exclude`, counted in the load; with `cap`, only a
-        broker on a known rack holding fewer than `cap` of the partition's replicas. None when none fits."""
+        broker on a known rack holding fewer than `cap` of the partition's replicas (`used_racks`: how many
+        it holds per rack). None when none fits."""
         ex = exclude if isinstance(exclude, set | frozenset) else set(exclude)
         use = used_racks.get
         best: tuple[int, int, int] | None = None  # (replicas on its rack, load, id): the least wins

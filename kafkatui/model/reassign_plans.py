@@ -114,7 +114,10 @@ class Planner:
             if owner != plan.path:
                 plan.elsewhere.append((name, owner))
             return False
-        live_copies = [r for r in p.replicas if r in self.live_set]
+        live = self.live_set
+        if p.leader in live and p.leader in p.replicas and (any_absent_ok or live.issuperset(p.replicas)):
+            return True  # the common case (a live leader among the replicas), without the checks below
+        live_copies = [r for r in p.replicas if r in live]
         if not live_copies:
             gone = ", ".join(str(r) for r in p.replicas)
             plan.blocked.append(
@@ -141,7 +144,7 @@ class Planner:
         for p in parts:
             if not self._movable(plan, p, any_absent_ok=True):
                 continue
-            racks: Counter[str | None] = Counter()  # filled by hand: one per partition, thousands of them
+            racks: dict[str | None, int] = {}  # the live replicas per rack: one per partition, thousands of them
             for r in p.replicas:
                 if r in live:
                     k = rack_of(r)

@@ -377,20 +377,20 @@ class ClusterSnapshot:
 
         Columns are tested once per distinct state, and only topics with a match build their views.
         """
-        memo: dict[tuple[int, int], bool] = {}
+        tested: dict[int, tuple[set[int], set[int]]] = {}  # per state table: (states tested, those passing)
         for name in sorted(self.topics):
             parts = self.topics[name].partitions
             if not isinstance(parts, Partitions):
                 yield from (p for p in parts if test(p.leader, p.replicas, p.isr))
                 continue
-            states, tid = parts.table.states, id(parts.table)
-            ok = set()
-            for sid in set(parts.states):
-                hit = memo.get((tid, sid))
-                if hit is None:
-                    hit = memo[(tid, sid)] = test(*states[sid])
-                if hit:
-                    ok.add(sid)
+            seen, passing = tested.setdefault(id(parts.table), (set(), set()))
+            here = set(parts.states)
+            fresh = here - seen
+            if fresh:
+                states = parts.table.states
+                passing.update(sid for sid in fresh if test(*states[sid]))
+                seen |= fresh
+            ok = here & passing
             if ok:
                 at = partition_at(parts)
                 yield from (at(i) for i, sid in enumerate(parts.states) if sid in ok)

@@ -32,6 +32,13 @@ FROZEN_CAUSE = (
 )
 
 
+ISR_LABELS = {
+    "under-min-isr": "ISR below minISR",
+    "at-min-isr": "ISR exactly at minISR",
+    "under-replicated": "ISR smaller than the replica list",
+}
+
+
 class StateFindings(Context):
     """Per-topic class findings and per-broker findings."""
 
@@ -132,41 +139,46 @@ class StateFindings(Context):
         )
 
     def isr_finding(self, fid: str, th: TopicHealth, parts: list[PartitionInfo]) -> Finding:
-        missing: Counter[int] = Counter(r for p in parts for r in p.replicas if r not in p.isr)
-        isr_brokers = sorted({b for p in parts for b in p.isr})
-        label = {
-            "under-min-isr": "ISR below minISR",
-            "at-min-isr": "ISR exactly at minISR",
-            "under-replicated": "ISR smaller than the replica list",
-        }[fid]
-        smallest = min((len(p.isr) for p in parts), default=0)
+        # a topic's partitions share few (replicas, ISR) pairs: each pair is counted once
+        pairs = Counter((p.replicas, p.isr) for p in parts)
+        missing: Counter[int] = Counter()
+        in_isr: set[int] = set()
+        for (replicas, isr), n in pairs.items():
+            in_isr.update(isr)
+            for r in replicas:
+                if r not in isr:
+                    missing[r] += n
+        smallest = min((len(isr) for _, isr in pairs), default=0)
+        caps = self.s.kafka.caps_min_isr
+        alone = th.effective_min_isr <= 1
+        config_min_isr = th.min_isr >= th.min_rf >= 3
         ctx = {
             **self.topic_ctx(th),
             "count": len(parts),
             "missing_brokers": ids_text(missing),
-            "isr_brokers": ids_text(isr_brokers),
+            "isr_brokers": ids_text(in_isr),
             # 3.7+ (KAFKA-15583): a leader under its effective min ISR holds the high watermark, so
             # consumers see no new acks=0/1 write until the ISR is back; before 3.7 they read them
-            "hw_held": self.s.kafka.caps_min_isr is True,
-            "hw_moves": self.s.kafka.caps_min_isr is False,
-            "hw_unknown": self.s.kafka.caps_min_isr is None,
-            "leader_alone": th.effective_min_isr <= 1,
-            "not_leader_alone": th.effective_min_isr > 1,
+            "hw_held": caps is True,
+            "hw_moves": caps is False,
+            "hw_unknown": caps is None,
+            "leader_alone": alone,
+            "not_leader_alone": not alone,
             "unclean_on": th.unclean,
             "copies": "a single copy" if smallest <= 1 else f"{smallest} copies",
             # minISR >= RF is a configuration problem whose fix lowers minISR (min-isr-equals-rf):
             # the "do not lower" advice would contradict it
-            "config_min_isr": th.min_isr >= th.min_rf >= 3,
-            "hold_min_isr": not th.min_isr >= th.min_rf >= 3,
+            "config_min_isr": config_min_isr,
+            "hold_min_isr": not config_min_isr,
             "suggested_min_isr": max(1, th.min_rf - 1),
             "consequence": (
                 "ISR is the leader alone: one more failure takes them offline"
-                if th.effective_min_isr <= 1
+                if alone
                 else "one more failure stops acks=all writes"
             ),
         }
         ev = [
-            f"{len(parts)} of {th.partitions} partitions: {label} (minISR {th.min_isr} from "
+            f"{len(parts)} of {th.partitions} partitions: {ISR_LABELS[fid]} (minISR {th.min_isr} from "
             f"{th.min_isr_source}, RF {th.rf})",
             *self.examples(parts),
             f"missing from these ISRs: broker {tally(missing)}",
