@@ -2,7 +2,8 @@
 
 The bench cluster of `tui_app.py` (30 brokers, 105,000 partitions) in a child process; here the dashboard's
 source (`KafkaClusterSource` with the dashboard's settings) and the feed's steps (snapshot, diff,
-evaluation), without the UI. Three steady reads, then `shutdown 1` (a controlled shutdown: broker 1 leaves
+evaluation), without the UI. Three steady reads, each evaluated as the dashboard does and under its GC rules
+(no automatic full collection, each state frozen), then `shutdown 1` (a controlled shutdown: broker 1 leaves
 the metadata, ~14,000 partitions shrink their ISR), then the incident refresh, split into:
 
 - wall time of the snapshot, and this process's CPU meanwhile by thread (/proc/self/task: librdkafka's
@@ -12,18 +13,18 @@ the metadata, ~14,000 partitions shrink their ISR), then the incident refresh, s
 - diff and evaluation (assess, findings), the CPU of the caller's thread (its wall time moves with the load).
 
 `tui_app.py` judges the same refresh inside the running dashboard (the UI thread shares the interpreter);
-this one says what each part is. Run: `.venv/bin/python bench/incident_refresh.py [--rounds N]` (about 1 min
-a round on 2 cores).
+this one says what each part is. Run:
+`.venv/bin/python bench/incident_refresh.py [--rounds N]` (about 1 min a round on 2 cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from kafkatui.kafka.settings import ConnectionSettings  # noqa: E402
 from kafkatui.kafka.source import KafkaClusterSource  # noqa: E402
 from kafkatui.model import evaluation  # noqa: E402
 from kafkatui.model.changes import diff  # noqa: E402
+from kafkatui.tui.app import NO_AUTO_FULL_GC  # noqa: E402
 
 SLOW_S = 0.05
 API_NAMES = {
@@ -80,36 +82,6 @@ class Child(tui_app.SimChild):
         return [(float(s), int(b), int(k)) for s, b, k in json.loads(line[4:])]
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def thread_cpu() -> dict[int, tuple[str, float]]:
-    """CPU seconds of each thread of this process (clock ticks), by native id, with its name."""
-    names = {t.native_id: t.name for t in threading.enumerate()}
-    out: dict[int, tuple[str, float]] = {}
-    for tid in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{tid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/self/task/{tid}/comm") as f:
-                comm = f.read().strip()
-        except OSError:
-            continue
-        out[int(tid)] = (names.get(int(tid), comm), (int(fields[11]) + int(fields[12])) / TICK)
-    return out
-
-
-def by_thread(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
-    """CPU used between two readings, by kind of thread (the pool's threads together)."""
-    out: dict[str, float] = {}
-    for tid, (name, cpu) in after.items():
-        used = cpu - before.get(tid, (name, 0.0))[1]
-        if used > 0:
-            kind = "pool" if name.startswith("kafkatui-source") else name
-            out[kind] = out.get(kind, 0.0) + used
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
-
-
 @dataclass(frozen=True)
 class Round:
     snapshot_wall: float
@@ -134,18 +106,32 @@ def one_round(big: int) -> Round:
         tui_app.warm_simulator(sim.bootstrap)
         settings = ConnectionSettings(sim.bootstrap.split(",")[0], timeout=120)
         with KafkaClusterSource(settings, log_dirs="out-of-sync", defer_kafka_python=True) as source:
-            steady = [source.snapshot() for _ in range(3)]  # the dashboard's first read, then two refreshes
+            # the dashboard's first read, then two refreshes, each evaluated, under the dashboard's GC rules
+            # (no automatic full collection, each state frozen once built: `kafkatui.tui.app.GcPacer`)
+            saved = gc.get_threshold()
+            gc.set_threshold(saved[0], saved[1], NO_AUTO_FULL_GC)
+            steady = []
+            for _ in range(3):
+                steady.append(source.snapshot())
+                evaluation.evaluate(steady[-1], None)
+                gc.freeze()
             sim.slow_requests()
             sim.shutdown_broker(1)
-            t0, c0, threads0 = time.perf_counter(), time.process_time(), thread_cpu()
+            t0, c0, threads0 = time.perf_counter(), time.process_time(), tui_app.thread_cpu()
             snap = source.snapshot()
-            wall, cpu, threads = time.perf_counter() - t0, time.process_time() - c0, by_thread(threads0, thread_cpu())
+            wall, cpu, threads = (
+                time.perf_counter() - t0,
+                time.process_time() - c0,
+                tui_app.by_thread(threads0, tui_app.thread_cpu()),
+            )
             slow = sim.slow_requests()
             t1 = time.thread_time()
             changes = diff(steady[-1], snap)
             t2 = time.thread_time()
             assessment = evaluation.evaluate(snap, None)
             t3 = time.thread_time()
+            gc.set_threshold(*saved)
+            gc.unfreeze()
         return Round(wall, cpu, threads, slow, t2 - t1, t3 - t2, len(changes), len(assessment.findings))
     finally:
         sim.stop()
