@@ -490,6 +490,7 @@ class RefreshProbe:
         self.steps: list[dict[str, float]] = []
         self._current: dict[str, float] = {}
         self.threads: dict[str, dict[str, float]] = {}  # the last call of each step: CPU by thread
+        self.changed = asyncio.Event()  # set on the UI thread when a state arrived or its frame ended
         self.handler: list[float] = []  # on_state_updated without the pacer's collection as the state arrived
         self.collected: list[float] = []  # that collection (0 when none was due or the user was typing)
         self.arrived: list[float] = []  # perf_counter when the handler finished
@@ -537,11 +538,13 @@ class RefreshProbe:
         self.collected.append(collected)
         self.arrived.append(time.perf_counter())
         self._pending_frame = self.arrived[-1]
+        self.changed.set()
 
     def on_frame(self, end: float) -> None:
         if self._pending_frame is not None:
             self.frame_after.append(end - self._pending_frame)
             self._pending_frame = None
+            self.changed.set()
 
 
 class BenchApp(KafkaTuiApp):
@@ -804,12 +807,15 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 app.request_refresh()
                 deadline = time.monotonic() + 60
                 while len(probe.handler) == count or len(probe.frame_after) < len(probe.handler):
-                    if time.monotonic() > deadline:
-                        raise TimeoutError("refresh did not complete in 60 s")
-                    # a plain sleep, as the loop idles while a user waits: Pilot's pause(0.01) also waits for
-                    # every widget's queue and updates the screen's timers, 100 times a second, and that UI work
-                    # took the GIL from the worker (the incident's snapshot read 2-3x its time alone)
-                    await asyncio.sleep(0.01)
+                    # woken by the probe, as the loop idles while a user waits: Pilot's pause(0.01) also waits
+                    # for every widget's queue and updates the screen's timers, 100 times a second, and that UI
+                    # work took the GIL from the worker (the incident's snapshot read 2-3x its time alone); a
+                    # plain sleep(0.01) still woke the loop 100 times a second
+                    probe.changed.clear()
+                    try:
+                        await asyncio.wait_for(probe.changed.wait(), max(0.0, deadline - time.monotonic()))
+                    except TimeoutError:
+                        raise TimeoutError("refresh did not complete in 60 s") from None
                 return probe.handler[-1], probe.frame_after[-1]
 
             phase("steady refreshes")
