@@ -16,6 +16,7 @@ partitions). Prints events/s of both, the ratio, and whether their results agree
 
 from __future__ import annotations
 
+import argparse
 import bisect
 import gzip
 import json
@@ -292,8 +293,13 @@ def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) ->
 def main(argv: list[str] | None = None) -> dict[str, float]:
     """``--duckdb-only``: the job and the DuckDB anchor (the headline ratio), without the plain-Python
     baseline and the full Replay-screen load (about two minutes more)."""
-    args = sys.argv[1:] if argv is None else argv
-    quick = "--duckdb-only" in args
+    parser = argparse.ArgumentParser(description="The replay job on a generated day, beside DuckDB and plain Python.")
+    parser.add_argument(
+        "--duckdb-only",
+        action="store_true",
+        help="the job and the DuckDB anchor only (the headline ratio), without the plain-Python baseline",
+    )
+    quick = parser.parse_args(sys.argv[1:] if argv is None else argv).duckdb_only
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
     root = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay"))
     history = root / "history"

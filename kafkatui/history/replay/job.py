@@ -196,9 +196,13 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop, 
             meta["min_isr_note"] = note
         n_intervals = iv.count()
         progress(2, f"{n_states:,} partition states, {n_intervals:,} intervals")
-        # the two big outputs are written while the aggregates run: each fills the other's idle core
+        # the two big outputs are written while the aggregates run: each fills the other's idle core;
+        # the brokers' counts follow the writes in their thread, beside the incidents (whose small
+        # stages, one after another, leave a core idle)
+        known = sorted({f[1] for f in inputs.broker_frames})
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="replay-write") as pool:
             tables = pool.submit(_write_tables, fs, cfg, st, iv)
+            by_broker = pool.submit(brokers, st, known)
             tl = timeline(iv, cfg, inputs.gaps)
             progress(2, "timeline done")
             bad = bad_intervals(iv).persist()
@@ -208,11 +212,10 @@ def run_job(spark: SparkSession, cfg: ReplayConfig, progress: Progress = _noop, 
             for i in inc:  # still bad where a recording ends: ongoing then, not over
                 i["ongoing"] = i["end_ms"] in ends
             progress(2, f"{len(inc)} incidents")
-            known = sorted({f[1] for f in inputs.broker_frames})
-            br = brokers(st, known)
             top = top_partitions(bad)
             progress(3, "writing intervals and frames")
             tables.result()
+            br = by_broker.result()
         summary = {
             "schema": schema.SCHEMA,
             "day": cfg.day.isoformat(),
