@@ -145,6 +145,18 @@ def thread_cpu() -> dict[int, tuple[str, float]]:
     return out
 
 
+def process_cpu(pid: int | None) -> float:
+    """CPU seconds used so far by process `pid` (0 when unknown or gone)."""
+    if pid is None:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
 def by_thread(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
     """CPU used between two readings, by kind of thread (the pool's threads together)."""
     out: dict[str, float] = {}
@@ -491,6 +503,7 @@ class RefreshProbe:
         self._current: dict[str, float] = {}
         self.threads: dict[str, dict[str, float]] = {}  # the last call of each step: CPU by thread
         self.changed = asyncio.Event()  # set on the UI thread when a state arrived or its frame ended
+        self.sim_pid: int | None = None  # the simulator child: its CPU during each step
         self.handler: list[float] = []  # on_state_updated without the pacer's collection as the state arrived
         self.collected: list[float] = []  # that collection (0 when none was due or the user was typing)
         self.arrived: list[float] = []  # perf_counter when the handler finished
@@ -504,11 +517,13 @@ class RefreshProbe:
         def step(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             def timed(*args: Any, **kwargs: Any) -> Any:
                 start, cpu, own, threads = time.perf_counter(), time.process_time(), time.thread_time(), thread_cpu()
+                sim0 = process_cpu(self.sim_pid)
                 try:
                     return fn(*args, **kwargs)
                 finally:
                     self._current[name] = self._current.get(name, 0.0) + time.perf_counter() - start
                     self._current[name + "_own"] = self._current.get(name + "_own", 0.0) + time.thread_time() - own
+                    self._current[name + "_sim"] = process_cpu(self.sim_pid) - sim0
                     self.threads[name] = by_thread(threads, thread_cpu())
                     # this process's CPU meanwhile (every thread: librdkafka's decoding included; the
                     # simulator is another process): the snapshot's wall minus it is waiting for answers
@@ -647,6 +662,7 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
         refresh_seconds=3600,
     )
     probe = app.probe = RefreshProbe(app)
+    probe.sim_pid = sim.proc.pid
     inputs: list[float] = []  # perf_counter of every key or mouse event the app received
     pacer_input = app.gc_pacer.user_input
 
@@ -903,6 +919,10 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
             res.note(
                 "  incident: this process's CPU, every thread (snapshot/diff/assess/findings)",
                 " / ".join(ms(last.get(k + "_cpu", 0)) for k in ("snapshot", "diff", "assess", "findings")),
+            )
+            res.note(
+                "  incident: the simulator's CPU meanwhile (snapshot/diff/assess/findings)",
+                " / ".join(ms(last.get(k + "_sim", 0)) for k in ("snapshot", "diff", "assess", "findings")),
             )
             for name in ("snapshot", "findings"):
                 res.note(
