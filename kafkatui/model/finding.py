@@ -420,23 +420,15 @@ class Context:
 
     def lag_line(self, parts: Iterable[PartitionInfo]) -> list[str]:
         """The largest lag of an out-of-sync replica of `parts` (as `lag_of`), or nothing when none is known."""
-        logs = self.s.log_dirs
-        if not logs:
+        if not self.s.log_dirs:
             return []
         worst: tuple[int, PartitionInfo, int] | None = None
         for p in parts:
-            if p.leader < 0:
-                continue
-            lead = logs.get((p.topic, p.partition, p.leader))
-            if lead is None:
-                continue
             for r in p.replicas:
                 if r not in p.isr:
-                    mine = logs.get((p.topic, p.partition, r))
-                    if mine is not None:
-                        lag = max(0, lead.size - mine.size)
-                        if worst is None or lag > worst[0]:
-                            worst = (lag, p, r)
+                    lag = self.lag_of(p, r)
+                    if lag is not None and (worst is None or lag > worst[0]):
+                        worst = (lag, p, r)
         if worst is None:
             return []
         lag, p, r = worst
