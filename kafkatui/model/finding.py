@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -48,8 +48,24 @@ _CATALOG_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
+class FindingText:
+    """A finding's text: evidence, causes, steps, commands and their when, the Strimzi patch."""
+
+    evidence: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+    strimzi_patch: str | None = None  # YAML fragment to merge into the KafkaTopic
+    change_when: str | None = None  # when to run the commands that change the cluster (kafkatui.model.paste)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Finding:
-    """One problem, its evidence and its remedy."""
+    """One problem, its evidence and its remedy.
+
+    The identity (id, severity, title, resources, breadth) is built with the finding; the text
+    (`FindingText`) may be a function, run once when the text is first read: an incident's 2,000
+    per-topic findings are ranked and counted at every refresh, but few are ever shown."""
 
     id: str
     severity: str
@@ -58,13 +74,62 @@ class Finding:
     partitions: tuple[str, ...] = ()  # "topic-N"
     brokers: tuple[int, ...] = ()
     affected_partitions: int = 0
-    evidence: tuple[str, ...] = ()
-    causes: tuple[str, ...] = ()
-    steps: tuple[str, ...] = ()
-    commands: tuple[str, ...] = ()
-    strimzi_patch: str | None = None  # YAML fragment to merge into the KafkaTopic
     root_cause: bool = False
-    change_when: str | None = None  # when to run the commands that change the cluster (kafkatui.model.paste)
+    text: FindingText | Callable[[], FindingText] = FindingText()
+
+    @property
+    def details(self) -> FindingText:
+        """The text, built now if it was left for later (two threads may both build it: the same value)."""
+        text = self.text
+        if isinstance(text, FindingText):
+            return text
+        built = text()
+        object.__setattr__(self, "text", built)
+        return built
+
+    @property
+    def evidence(self) -> tuple[str, ...]:
+        return self.details.evidence
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        return self.details.causes
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return self.details.steps
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        return self.details.commands
+
+    @property
+    def strimzi_patch(self) -> str | None:
+        return self.details.strimzi_patch
+
+    @property
+    def change_when(self) -> str | None:
+        return self.details.change_when
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.id,
+            self.severity,
+            self.title,
+            self.topics,
+            self.partitions,
+            self.brokers,
+            self.affected_partitions,
+            self.root_cause,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return self is other or (self._key() == other._key() and self.details == other.details)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def command_kinds(self) -> list[str]:
@@ -77,7 +142,7 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON (shape in the module docstring)."""
-        kinds = self.command_kinds
+        t = self.details
         return {
             "id": self.id,
             "severity": self.severity,
@@ -89,13 +154,13 @@ class Finding:
                 "brokers": list(self.brokers),
             },
             "affected_partitions": self.affected_partitions,
-            "evidence": list(self.evidence),
-            "causes": list(self.causes),
-            "steps": list(self.steps),
-            "commands": list(self.commands),
-            "strimzi_patch": self.strimzi_patch,
-            "command_kinds": kinds,
-            "change_when": self.change_when,
+            "evidence": list(t.evidence),
+            "causes": list(t.causes),
+            "steps": list(t.steps),
+            "commands": list(t.commands),
+            "strimzi_patch": t.strimzi_patch,
+            "command_kinds": command_kinds(t.commands),
+            "change_when": t.change_when,
         }
 
     @classmethod
@@ -109,13 +174,15 @@ class Finding:
             partitions=tuple(res["partitions"]),
             brokers=tuple(int(b) for b in res["brokers"]),
             affected_partitions=int(d["affected_partitions"]),
-            evidence=tuple(d["evidence"]),
-            causes=tuple(d["causes"]),
-            steps=tuple(d["steps"]),
-            commands=tuple(d["commands"]),
-            strimzi_patch=d["strimzi_patch"],
             root_cause=bool(d["root_cause"]),
-            change_when=d.get("change_when"),
+            text=FindingText(
+                evidence=tuple(d["evidence"]),
+                causes=tuple(d["causes"]),
+                steps=tuple(d["steps"]),
+                commands=tuple(d["commands"]),
+                strimzi_patch=d["strimzi_patch"],
+                change_when=d.get("change_when"),
+            ),
         )
 
     def covers(self, topic: str, partition: int) -> bool:
@@ -303,6 +370,31 @@ def _yaml_scalar(v: Any) -> str:
     return json.dumps(v) if isinstance(v, bool | int | float) else json.dumps(str(v))
 
 
+def _text(
+    e: CatalogEntry, c: dict[str, Any], evidence: Iterable[str] | Callable[[], Iterable[str]], strimzi_ok: bool
+) -> FindingText:
+    """Entry `e`'s causes, steps, commands and Strimzi patch filled from `c`, beside `evidence`."""
+    c = dict(c)
+    patch = None
+    config = {k: c[v] for k, v in e.strimzi_config}
+    if config and strimzi_ok and (e.strimzi_when is None or c[e.strimzi_when]):
+        c["strimzi"] = True
+        c["strimzi_json"] = json.dumps({"spec": {"config": config}}, separators=(",", ":"))
+        patch = "spec:\n  config:\n" + "".join(f"    {k}: {_yaml_scalar(v)}\n" for k, v in config.items())
+    else:
+        c["strimzi"] = False
+    commands = tuple(fill(i.text, c) for i in e.commands if i.applies(c))
+    changes = e.change_when is not None and CHANGE in command_kinds(commands)
+    return FindingText(
+        evidence=tuple(evidence() if callable(evidence) else evidence),
+        causes=tuple(fill(i.text, c) for i in e.causes if i.applies(c)),
+        steps=tuple(fill(i.text, c) for i in e.steps if i.applies(c)),
+        commands=commands,
+        strimzi_patch=patch,
+        change_when=fill(e.change_when, c) if changes and e.change_when else None,
+    )
+
+
 # ---------------------------------------------------------------------------------------------- builder
 
 
@@ -323,7 +415,8 @@ class Context:
         fid: str,
         ctx: dict[str, Any],
         *,
-        evidence: Iterable[str],
+        evidence: Iterable[str] | Callable[[], Iterable[str]],
+        later: Callable[[], dict[str, Any]] | None = None,
         topics: Iterable[str] = (),
         partitions: Iterable[str] = (),
         brokers: Iterable[int] = (),
@@ -332,6 +425,9 @@ class Context:
         strimzi_ok: bool = True,
         severity: str | None = None,
     ) -> Finding:
+        """The finding `fid` of the catalog, its title filled from `ctx`. Its text (causes, steps,
+        commands from `ctx` and what `later` adds; `evidence`, a function when it costs) is built when
+        first read."""
         e = self.cat[fid]
         c = {
             "planned": False,
@@ -342,32 +438,17 @@ class Context:
             **self.base,
             **ctx,
         }
-        patch = None
-        config = {k: c[v] for k, v in e.strimzi_config}
-        if config and strimzi_ok and (e.strimzi_when is None or c[e.strimzi_when]):
-            c["strimzi"] = True
-            c["strimzi_json"] = json.dumps({"spec": {"config": config}}, separators=(",", ":"))
-            patch = "spec:\n  config:\n" + "".join(f"    {k}: {_yaml_scalar(v)}\n" for k, v in config.items())
-        else:
-            c["strimzi"] = False
-        severity = "critical" if critical and e.escalates else (severity or e.severity)
-        commands = tuple(fill(i.text, c) for i in e.commands if i.applies(c))
-        changes = e.change_when is not None and CHANGE in command_kinds(commands)
+        lines = evidence if callable(evidence) else tuple(evidence)
         return Finding(
             id=fid,
-            severity=severity,
+            severity="critical" if critical and e.escalates else (severity or e.severity),
             title=fill(e.title, c),
             topics=tuple(topics),
             partitions=tuple(partitions),
             brokers=tuple(brokers),
             affected_partitions=affected,
-            evidence=tuple(evidence),
-            causes=tuple(fill(i.text, c) for i in e.causes if i.applies(c)),
-            steps=tuple(fill(i.text, c) for i in e.steps if i.applies(c)),
-            commands=commands,
-            strimzi_patch=patch,
             root_cause=e.root_cause,
-            change_when=fill(e.change_when, c) if changes and e.change_when else None,
+            text=lambda: _text(e, c if later is None else {**c, **later()}, lines, strimzi_ok),
         )
 
     def topic_ctx(self, th: TopicHealth) -> dict[str, Any]:

@@ -5,6 +5,8 @@ load) and an incomplete snapshot. A mixin over `Context`; `kafkatui.model.findin
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from kafkatui.model.election_order import restore_advice, restore_brokers
@@ -155,8 +157,6 @@ class StateFindings(Context):
         ctx = {
             **self.topic_ctx(th),
             "count": len(parts),
-            "missing_brokers": ids_text(missing),
-            "isr_brokers": ids_text(in_isr),
             # 3.7+ (KAFKA-15583): a leader under its effective min ISR holds the high watermark, so
             # consumers see no new acks=0/1 write until the ISR is back; before 3.7 they read them
             "hw_held": caps is True,
@@ -177,20 +177,24 @@ class StateFindings(Context):
                 else "one more failure stops acks=all writes"
             ),
         }
-        ev = [
-            f"{len(parts)} of {th.partitions} partitions: {ISR_LABELS[fid]} (minISR {th.min_isr} from "
-            f"{th.min_isr_source}, RF {th.rf})",
-            *self.examples(parts),
-            f"missing from these ISRs: broker {tally(missing)}",
-        ]
-        down = sorted(b for b in missing if b not in self.live)
-        if down:
-            ev.append(f"absent from metadata: broker {ids_text(down)}")
-        ev += self.lag_line(parts)
+
+        def evidence() -> list[str]:
+            ev = [
+                f"{len(parts)} of {th.partitions} partitions: {ISR_LABELS[fid]} (minISR {th.min_isr} from "
+                f"{th.min_isr_source}, RF {th.rf})",
+                *self.examples(parts),
+                f"missing from these ISRs: broker {tally(missing)}",
+            ]
+            down = sorted(b for b in missing if b not in self.live)
+            if down:
+                ev.append(f"absent from metadata: broker {ids_text(down)}")
+            return ev + self.lag_line(parts)
+
         return self.make(
             fid,
             ctx,
-            evidence=ev,
+            evidence=evidence,
+            later=lambda: {"missing_brokers": ids_text(missing), "isr_brokers": ids_text(in_isr)},
             topics=(th.name,),
             partitions=[f"{p.topic}-{p.partition}" for p in parts],
             brokers=sorted(missing),
@@ -273,7 +277,8 @@ class StateFindings(Context):
             )
             # tested once per distinct state; only the partitions named are built
             on_absent = list(self.s.partitions_where(lambda _leader, reps, _isr: not absent.isdisjoint(reps)))
-            plan = self.planner.replace_absent(on_absent, path).ctx()
+            # the moves now (the planner's later plans must see them), their text when first read
+            plan = cache(self.planner.replace_absent(on_absent, path).ctx)
             for b in ids:
                 topics = sorted({p.topic for p in on_absent if b in p.replicas})
                 out.append(self.absent_broker(b, absent_hits[b], plan, ids, topics))
@@ -343,7 +348,12 @@ class StateFindings(Context):
         )
 
     def absent_broker(
-        self, b: int, hits: list[tuple[PartitionInfo, int]], plan: dict[str, Any], absent: list[int], topics: list[str]
+        self,
+        b: int,
+        hits: list[tuple[PartitionInfo, int]],
+        plan: Callable[[], dict[str, Any]],
+        absent: list[int],
+        topics: list[str],
     ) -> Finding:
         """Broker `b`, named in replica lists of `topics` but absent from metadata."""
         bh = self.r.brokers[b]
@@ -355,8 +365,6 @@ class StateFindings(Context):
             "topic_count": len(topics),
             "offline_count": len(offline),
             "under_count": len(under),
-            **plan,
-            "can_reassign": plan["planned"],
             "several_absent": len(absent) > 1,
             "absent_brokers": ids_text(absent),
             "absent_cause": FROZEN_CAUSE if b in self.s.unresponsive else words(snapshot_mode(self.s)).absent_cause,
@@ -376,6 +384,7 @@ class StateFindings(Context):
             "broker-absent",
             ctx,
             evidence=ev,
+            later=lambda: {**plan(), "can_reassign": plan()["planned"]},
             topics=topics,
             partitions=[f"{p.topic}-{p.partition}" for p, _ in hits],
             brokers=(b,),

@@ -22,6 +22,9 @@ from kafkatui.model.health import HealthReport
 from kafkatui.model.snapshot import ClusterSnapshot
 
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
+WARM_FINDINGS = 10
+"""Findings whose text (built when first read: `kafkatui.model.finding.Finding.details`) the worker builds
+before the screens get them: the worst, the findings screen's first. Any other is built when shown."""
 SHRINK_WINDOW_S = WINDOW_S
 
 
@@ -130,6 +133,8 @@ class Feed:
         assessed = evaluate(
             snapshot, lambda report: self._count_shrinks(changes, snapshot, report), bootstrap=self.bootstrap
         )
+        for f in assessed.findings[:WARM_FINDINGS]:
+            f.details  # noqa: B018 (built here, not on the UI thread)
         self.state = prev.succeeded(assessed, tuple(changes))
         return self.state
 

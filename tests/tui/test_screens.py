@@ -334,6 +334,29 @@ def test_absent_broker_is_marked_down_with_its_findings() -> None:
     drive(scenario)
 
 
+def test_broker_screen_lists_the_worst_findings_naming_it_and_says_where_the_rest_are() -> None:
+    """Issue 31: a broker out of the ISRs of 30 topics names 31 findings; the screen listed every one in
+    full (thousands when a broker of a large cluster leaves). It lists the worst 20 and says how many more."""
+    lagging = [topic(f"t{i:02d}", [(1, [1, 2, 3], [1, 2])], min_insync_replicas="2") for i in range(30)]
+    app = make_app(replace(snap(*lagging, brokers=(1, 2, 3)), taken_at=FIXED - 3))
+
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        naming = [f for f in app.state.findings if 3 in f.brokers]
+        assert len(naming) == 31  # broker-missing-from-isrs, and an at-min-isr finding per topic
+        app.open_broker(3)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, BrokerScreen)
+        assert screen.findings == naming[:20] and naming[0].id == "broker-missing-from-isrs"
+        assert len(screen.query(FindingView)) == 20
+        assert (
+            "31 findings naming broker 3, the worst 20 here (f lists them all: filter 'broker 3'); "
+            "c copies their commands" in screen_text(app)
+        )
+
+    drive(scenario, app)
+
+
 def test_what_if_counts_follow_the_toggles_and_survive_a_refresh() -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         await pilot.press("w")

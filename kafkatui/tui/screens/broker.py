@@ -17,10 +17,13 @@ from kafkatui.present import human_bytes, ids, short_status
 from kafkatui.tui.feed import ViewState
 from kafkatui.tui.messages import BROKER_DEFAULT, OpenPartition, StartAlter
 from kafkatui.tui.screens.base import DashScreen
-from kafkatui.tui.widgets.findings import FindingList, all_commands, copy_commands
+from kafkatui.tui.widgets.findings import FindingList, copy_commands
 from kafkatui.tui.widgets.vtable import Column, VirtualTable
 
 PartitionKey = tuple[str, int]
+SHOWN_FINDINGS = 20
+"""Findings listed in full here, worst first: a broker that left names thousands of per-topic findings
+(the findings screen, `f`, lists them all)."""
 
 MISSING_COLUMNS = [
     Column("status", "status", 9),
@@ -188,15 +191,15 @@ class BrokerScreen(DashScreen):
         if changed:
             table.flash(changed)
 
-        self.findings = [f for f in state.findings if self.broker_id in f.brokers]
-        n = len(self.findings)
-        self.query_one("#findings-title", Static).update(
-            Text(
-                f"{n} finding{'s' if n != 1 else ''} naming broker {self.broker_id}"
-                + ("; c copies their commands" if all_commands(self.findings) else ""),
-                style="bold",
-            )
-        )
+        naming = [f for f in state.findings if self.broker_id in f.brokers]
+        self.findings = naming[:SHOWN_FINDINGS]  # the findings are worst first
+        n = len(naming)
+        title = f"{n} finding{'s' if n != 1 else ''} naming broker {self.broker_id}"
+        if n > len(self.findings):
+            title += f", the worst {len(self.findings)} here (f lists them all: filter 'broker {self.broker_id}')"
+        if any(f.commands for f in self.findings):
+            title += "; c copies their commands"
+        self.query_one("#findings-title", Static).update(Text(title, style="bold"))
         self.query_one(FindingList).show(self.findings)
 
     def _cell(self, key: PartitionKey, col: str) -> str | Text:
