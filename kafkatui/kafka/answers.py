@@ -46,6 +46,12 @@ _SOURCES = {
 }
 
 
+Nodes = Sequence[tuple[int, str, int]]
+"""(id, host, port) of brokers, as DescribeCluster or a metadata answer names them."""
+BrokerConfigSender = Callable[[Nodes, float], Mapping[int, cf.Future[Any]]]
+"""Sends the config requests of the brokers among `Nodes` it can, within the seconds given: a future per broker."""
+
+
 class _EarlyBrokerConfigs:
     """Broker DescribeConfigs sent as soon as DescribeCluster (or a hint) names the brokers, while the metadata of
     every topic is still on its way: a request to, and often a first connection with, each broker
@@ -56,7 +62,7 @@ class _EarlyBrokerConfigs:
         self,
         admin: AdminClient,
         deadline: float,
-        send: Callable[[Sequence[int], float], Mapping[int, cf.Future[Any]]] | None = None,
+        send: BrokerConfigSender | None = None,
     ) -> None:
         self.admin = admin
         self.send = send
@@ -67,6 +73,7 @@ class _EarlyBrokerConfigs:
         self._futures: dict[int, cf.Future[Any]] = {}
         self._hosts: dict[int, tuple[str, int]] = {}
         self._taken = threading.Event()
+        self._not_admins: set[int] = set()  # brokers whose request `send` sent (not through `admin`)
         self.answered_at: dict[int, float] = {}
         """When each broker's request answered (monotonic seconds)."""
 
@@ -88,26 +95,32 @@ class _EarlyBrokerConfigs:
                 return
             nodes = [(n.id, n.host, n.port) for n in getattr(described.result(), "nodes", None) or ()]
         sent: Mapping[int, cf.Future[Any]] = {}
+        hosts = {bid: (host, port) for bid, host, port in nodes}
         if self.send is not None:
             with self._lock:
                 if self._taken.is_set():
                     return
-                sent = self.send(
-                    [bid for bid, _, _ in nodes], max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
-                )
+                sent = self.send(nodes, max(MIN_PHASE_SECONDS, self._deadline - time.monotonic()))
+                # kept at once: a `take` before the loop below got them would have them sent twice (the
+                # lab, at load: each broker's request twice on connections of our own)
+                self._futures.update(sent)
+                self._hosts.update({bid: hosts[bid] for bid in sent if bid in hosts})
+                self._not_admins.update(sent)
+        # stamped into the dict alone: a callback holding `self` would tie the future, this object and its
+        # client in a cycle, and keep librdkafka's threads alive after `close()` until a full collection
+        for bid, fut in sent.items():
+            fut.add_done_callback(functools.partial(_stamp, self.answered_at, bid))
         for bid, host, port in nodes:
+            if bid in sent:
+                continue
             with self._lock:
                 if self._taken.is_set():
                     return
-                fut = sent.get(bid)
-                if fut is None:
-                    res = ConfigResource(ResourceType.BROKER, str(bid))
-                    timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
-                    fut = self.admin.describe_configs([res], request_timeout=timeout)[res]
+                res = ConfigResource(ResourceType.BROKER, str(bid))
+                timeout = max(MIN_PHASE_SECONDS, self._deadline - time.monotonic())
+                fut = self.admin.describe_configs([res], request_timeout=timeout)[res]
                 self._futures[bid] = fut
                 self._hosts[bid] = (host, port)
-            # stamped into the dict alone: a callback holding `self` would tie the future, this object and its
-            # client in a cycle, and keep librdkafka's threads alive after `close()` until a full collection
             fut.add_done_callback(functools.partial(_stamp, self.answered_at, bid))
 
     def answered(self, wait: float) -> list[tuple[str, int]]:
@@ -129,10 +142,13 @@ class _EarlyBrokerConfigs:
                 return []
 
     def take(self, admin: AdminClient | None) -> dict[int, cf.Future[Any]]:
-        """The requests sent so far, if through `admin` (the client that got the metadata); none after."""
+        """The requests sent so far: through `admin` if it is the client that got the metadata, and those
+        sent another way (`send`); none after."""
         with self._lock:
             self._taken.set()
-            return dict(self._futures) if admin is self.admin else {}
+            if admin is self.admin:
+                return dict(self._futures)
+            return {bid: fut for bid, fut in self._futures.items() if bid in self._not_admins}
 
 
 def _stamp(answered_at: dict[int, float], bid: int, fut: cf.Future[Any]) -> None:

@@ -158,6 +158,8 @@ class SourceClients:
         self._partitions_seen = 0  # partitions in the last metadata read
         self._kp_md_node: int | None = None  # the broker whose raw Metadata answer a refresh took last
         self._raw_conn: RawConnection | None = None  # a first read's own connection (kafka/firstread.py)
+        # that connection's ApiVersions answer (a future) and the bootstrap server it was asked of
+        self._raw_asked: tuple[cf.Future[dict[int, tuple[int, int]]], tuple[str, int]] | None = None
         self._own_sockets = Sockets()  # every connection of our own, shut down by close()
         self._admin = self._new_admin()
         self._versions = BrokerVersions(settings.to_confluent())  # the brokers' Kafka versions

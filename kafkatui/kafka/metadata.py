@@ -40,6 +40,9 @@ ATTEMPTS = 2
 """A metadata request gets timeout/ATTEMPTS (at least 0.5 s), then another is sent."""
 QUIET_SECONDS = 0.25
 """Without a connection error this soon, the metadata request goes out even before DescribeCluster answers."""
+OWN_ANSWER_GRACE = 0.1
+"""How long a first read still waits for its own connection's ApiVersions after another bootstrap server
+answered one (a hung first server costs that much, at most)."""
 STATE_TABLE_MIN = 100_000
 """Distinct partition states a source's table may hold before it starts a new one (see `_state_table`)."""
 KP_METADATA_BROKERS = 2
@@ -196,6 +199,7 @@ class MetadataRead(SourceClients):
         last_exc: BaseException | None = None
         known = admin is self._md_admin
         answering, raw, raw_versions = ([], None, None) if known else self._kafka_answers(protocol, attempt)
+        other_answered: float | None = None  # when a bootstrap server first answered an ApiVersions of ours
         try:
             while True:
                 for client in clients:
@@ -223,9 +227,13 @@ class MetadataRead(SourceClients):
                                 self._md_admin = admin
                         return got, admin
                 now = time.monotonic()
+                if other_answered is None and any(f.done() and f.exception() is None for f in answering):
+                    other_answered = now
                 # our own Metadata request is on its way on a connection that answered: no second one meanwhile;
                 # nor while that connection's ApiVersions is younger than the quiet time and no other bootstrap
-                # server answered ours (a loaded core ran DescribeCluster's three round trips first)
+                # server answered ours (a loaded core ran DescribeCluster's three round trips first), or one did
+                # only a moment ago (the lab, 3 servers: the others' ApiVersions answered in 1-2 ms, ours in
+                # 30 ms on a thread started a moment later, and librdkafka's Metadata then came first 1 in 10)
                 holding = bool(
                     raw is not None
                     and raw_versions is not None
@@ -234,7 +242,7 @@ class MetadataRead(SourceClients):
                         or (
                             not raw_versions.done()
                             and now - start < QUIET_SECONDS
-                            and not any(f.done() and f.exception() is None for f in answering)
+                            and (other_answered is None or now - other_answered < OWN_ANSWER_GRACE)
                         )
                     )
                 )
@@ -327,6 +335,7 @@ class MetadataRead(SourceClients):
         out: list[cf.Future[Any]] = []
         raw: cf.Future[Any] | None = None
         raw_versions: cf.Future[Any] | None = None
+        self._raw_asked = None
         for server in self.settings.bootstrap[:3]:
             try:
                 host, port = parse_host_port(server)
@@ -334,6 +343,7 @@ class MetadataRead(SourceClients):
                 continue
             if raw is None and firstread.usable(conf):
                 raw_versions = cf.Future()
+                self._raw_asked = (raw_versions, (host, port))
                 raw = self._pool().submit(
                     firstread.ask, host, port, conf, seconds, metadata_seconds, raw_versions, self._own_sockets
                 )

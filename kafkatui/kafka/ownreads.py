@@ -5,10 +5,11 @@ on the connection the metadata came on (or a faster broker's), each broker's on 
 from __future__ import annotations
 
 import concurrent.futures as cf
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kafkatui.kafka import configs_wire, firstread, topicconfigs
+from kafkatui.kafka.answers import BrokerConfigSender, Nodes
 from kafkatui.kafka.clients import SourceClients, _address
 from kafkatui.kafka.settings import parse_host_port
 
@@ -39,30 +40,29 @@ class OwnReads(SourceClients):
 
         return self._pool().submit(ask)
 
-    def _own_broker_config_sender(self) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]]:
+    def _own_broker_config_sender(self) -> BrokerConfigSender:
         """Broker configs of a first read on connections of our own (`configs_wire.broker_configs`): one
-        request each, once our own Metadata answered (its ApiVersions names the version) and named the
-        brokers; nothing before (then librdkafka sends them)."""
+        request each, once the bootstrap server answered our own ApiVersions (it names the version; the
+        brokers' addresses come with the nodes); nothing before (then librdkafka sends them). Not waiting
+        for our own Metadata: DescribeCluster often names the brokers first (the lab's first reads, 3.9 in
+        ZooKeeper mode: 1 in 3), and the early requests went through librdkafka then."""
         conf = self.settings.to_confluent()
 
-        def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
-            conn = self._raw_conn
-            if conn is None:
+        def send(nodes: Nodes, timeout: float) -> dict[int, cf.Future[Any]]:
+            asked = self._raw_asked
+            if asked is None or not asked[0].done() or asked[0].exception() is not None:
                 return {}
+            versions, bootstrap = asked[0].result(), asked[1]
             out: dict[int, cf.Future[Any]] = {}
             # the bootstrap server's broker first: its answer is what the others' are compared with
-            first = [bid for bid in brokers if self._addresses.get(bid) == _address(*conn.address)]
-            for bid in first + [bid for bid in brokers if bid not in first]:
-                address = self._addresses.get(bid)
-                if address is None:
-                    continue
-                host, port = parse_host_port(address)
+            first = [node for node in nodes if _address(node[1], node[2]) == _address(*bootstrap)]
+            for bid, host, port in first + [node for node in nodes if node not in first]:
                 out[bid] = self._pool().submit(
                     configs_wire.broker_configs,
                     host,
                     port,
                     conf,
-                    conn.versions,
+                    versions,
                     bid,
                     self.broker_config_keys,
                     timeout,

@@ -60,6 +60,8 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 from kafkatui.kafka import brokerconfigs, configs_wire, firstread, topicconfigs
 from kafkatui.kafka.answers import (
     MIN_PHASE_SECONDS,
+    BrokerConfigSender,
+    Nodes,
     _add_elr,
     _config_values,
     _Details,
@@ -363,7 +365,8 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         taken = early.take(admin)
         untaken = [bid for bid in broker_ids if bid not in taken]
         send = early.send
-        broker_futures: dict[int, cf.Future[Any]] = {**taken, **(send(untaken, budget) if send and untaken else {})}
+        nodes = [(bid, md.brokers[bid].host, md.brokers[bid].port) for bid in untaken]
+        broker_futures: dict[int, cf.Future[Any]] = {**taken, **(send(nodes, budget) if send and nodes else {})}
         for bid in broker_ids:
             if bid not in broker_futures:
                 res = ConfigResource(ResourceType.BROKER, str(bid))
@@ -706,7 +709,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         }
         return refusing, {bid for bid, found in zip(bids, outcomes, strict=True) if found is None}
 
-    def _broker_config_sender(self, own: bool) -> Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None:
+    def _broker_config_sender(self, own: bool) -> BrokerConfigSender | None:
         """How this snapshot sends broker configs: on connections of our own on a first read that reads on its
         own connection (`own`), through kafka-python (`kafkatui.kafka.brokerconfigs`) once it is connected, for
         the brokers it knows (also those our own connections did not take); None otherwise (librdkafka sends
@@ -714,11 +717,11 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         brokers too: one stopped mid-shutdown dies next, and librdkafka would spin on it then (measured on
         the lab, 4.4: 8 s of CPU in 9 s, the refresh stuck on "the brokers' configs")."""
         kadmin = self._kadmin
-        through_kp: Callable[[Sequence[int], float], dict[int, cf.Future[Any]]] | None = None
+        through_kp: BrokerConfigSender | None = None
         if kadmin is not None and not self._defer_kafka_python:
 
-            def through_kp(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
-                known = [bid for bid in brokers if brokerconfigs.knows(kadmin, bid)]
+            def through_kp(nodes: Nodes, timeout: float) -> dict[int, cf.Future[Any]]:
+                known = [bid for bid, _, _ in nodes if brokerconfigs.knows(kadmin, bid)]
                 return brokerconfigs.send(kadmin, known, BROKER_CONFIG_KEYS, timeout) if known else {}
 
         if not own:
@@ -728,12 +731,12 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
             return mine
         kp_send = through_kp
 
-        def send(brokers: Sequence[int], timeout: float) -> dict[int, cf.Future[Any]]:
-            # our own connections when our own Metadata answered first, else kafka-python: a new client's
+        def send(nodes: Nodes, timeout: float) -> dict[int, cf.Future[Any]]:
+            # our own connections once our own ApiVersions answered, else kafka-python: a new client's
             # first read after a broker froze, whose librdkafka answered first, sent the frozen broker's
             # request through librdkafka, which spun a core once that broker died (CI, at load)
-            out = mine(brokers, timeout)
-            rest = [bid for bid in brokers if bid not in out]
+            out = dict(mine(nodes, timeout))
+            rest = [node for node in nodes if node[0] not in out]
             return {**out, **(kp_send(rest, timeout) if rest else {})}
 
         return send

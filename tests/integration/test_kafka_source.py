@@ -234,10 +234,12 @@ def test_a_dashboard_source_starts_kafka_python_only_from_its_second_snapshot(
     wrap_api(32, spy)
     source = source_factory(sim, log_dirs="out-of-sync", defer_kafka_python=True)
     first = source.snapshot()
-    # the kept keys, asked on the first read's own connection (kafkatui.kafka.firstread): no kafka-python yet
-    assert source._kadmin is None and keyed == [True]
+    # the kept keys, asked on the first read's own connection (kafkatui.kafka.firstread): no kafka-python yet;
+    # asked of a second broker too when another broker's own config answer came first (hedged, at load)
+    assert source._kadmin is None and keyed in ([True], [True, True])
+    asked = len(keyed)
     second = source.snapshot()
-    assert source._kadmin is not None and keyed == [True, True]
+    assert source._kadmin is not None and keyed[asked:] == [True]
     assert first.topics["orders"].configs == second.topics["orders"].configs
 
 

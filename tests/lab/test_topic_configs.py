@@ -121,7 +121,10 @@ def test_broker_configs_through_kafka_python_equal_librdkafkas(any_lab: LabClust
     finally:
         brokerconfigs.send = real_send  # type: ignore[assignment]
         configs_wire.broker_configs = real_own  # type: ignore[assignment]
-    assert sent and all(sorted(call) == sorted(first.broker_ids) for call in sent)  # the refreshes: kafka-python
+    # the refreshes: kafka-python, for every broker it knows (one missing from its broker list for a moment,
+    # at load, goes through librdkafka: seen on CI as [[1, 2, 3], [2, 3], [1, 2, 3]])
+    assert all(set(call) <= first.broker_ids for call in sent)
+    assert any(sorted(call) == sorted(first.broker_ids) for call in sent), sent
     assert kept(refreshed) == kept(first) == kept(through_librdkafka)
     assert [b.rack for b in refreshed.brokers] == [b.rack for b in first.brokers]
     assert [b.rack for b in through_librdkafka.brokers] == [b.rack for b in first.brokers]
