@@ -24,6 +24,9 @@ VERSIONS = (3, 2, 1)
 TOPICS_PER_REQUEST = 10_000
 """Topics a request names: a broker serves one connection's requests one after another, so each request
 more is a round trip more (10,000 topics with 13 keys: ~0.5 MB asked, well under socket.request.max.bytes)."""
+HEDGE_SECONDS = 0.1
+"""How long the bootstrap server's broker may trail another broker's config answer before the topic
+configs are asked of that one too (less was scheduling noise: equal brokers at load were asked twice)."""
 
 Result = tuple[str, int, str | None, list[Entry]]
 _FLAGS = struct.Struct(">?b?")  # read only, config source, sensitive
@@ -144,17 +147,20 @@ def hedged_topic_configs(
 ) -> TopicConfigs:
     """The topic configs asked of the bootstrap server's broker `node` (`first`, on the first read's own
     connection), unless that broker proves slower than another: another broker answered its own config
-    request (`brokers`, sent at about the same time) while `node`'s has not. Then they are asked of that
-    one too (`ask_another`, a connection of our own) and the first good answer is taken: a slow bootstrap
-    broker does not hold up the read. Raises what `first` raises when no answer is good."""
+    request (`brokers`, sent at about the same time) and `node`'s has not `HEDGE_SECONDS` later. Then they
+    are asked of that one too (`ask_another`, a connection of our own) and the first good answer is
+    taken: a slow bootstrap broker does not hold up the read. Raises what `first` raises when no answer is good."""
     deadline = time.monotonic() + timeout
     own = brokers.get(node) if node is not None else None
     asked: list[cf.Future[TopicConfigs]] = [first]
+    trailing: float | None = None  # since when another broker answered and `node` had not
     while own is not None and not first.done() and not own.done() and time.monotonic() < deadline:
         faster = next((b for b, f in brokers.items() if b != node and f.done() and _answered(f)), None)
         if faster is not None:
-            asked.append(ask_another(faster))
-            break
+            trailing = time.monotonic() if trailing is None else trailing
+            if time.monotonic() - trailing >= HEDGE_SECONDS:
+                asked.append(ask_another(faster))
+                break
         pending = [f for f in brokers.values() if not f.done()]
         cf.wait(
             [first, *pending], timeout=min(0.05, max(0.0, deadline - time.monotonic())), return_when=cf.FIRST_COMPLETED

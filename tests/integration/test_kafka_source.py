@@ -189,13 +189,15 @@ def test_describe_configs_is_one_request_for_all_topics(
     snap = source_factory(sim).snapshot()
     assert len(snap.topics) == 40 and not snap.partial
     topic_requests = [res for _, res in seen if any(kind == 2 for kind, _ in res)]
-    assert len(topic_requests) == 1 and sorted(name for _, name in topic_requests[0]) == sorted(snap.topics)
+    # one request naming every topic (a second broker asked the same when the first trailed: the hedge)
+    assert len(topic_requests) in (1, 2), seen
+    assert all(sorted(name for _, name in res) == sorted(snap.topics) for res in topic_requests)
     # only the kept keys, without synonyms: a 15x smaller answer than every config with its synonyms
     assert {(tuple(keys), synonyms) for keys, synonyms in asked} == {(tuple(sorted(TOPIC_CONFIG_KEYS)), False)}
     assert snap.topic_config("t00", "min.insync.replicas").source == DEFAULT_CONFIG
     broker_requests = sorted((bid, res) for bid, res in seen if all(kind == 4 for kind, _ in res))
     assert broker_requests == [(1, [(4, "1")]), (2, [(4, "2")]), (3, [(4, "3")])]  # each asked of its own broker
-    assert len(seen) == 4
+    assert len(seen) == 3 + len(topic_requests)
 
 
 def test_topic_configs_come_through_confluent_kafka_when_the_keyed_request_fails(
