@@ -66,7 +66,6 @@ from kafkatui.kafka.answers import (
     _config_values,
     _Details,
     _EarlyBrokerConfigs,
-    _kp_send,
     _outcome,
 )
 from kafkatui.kafka.clients import ANSWERED_WAIT_SECONDS, _address, _kp_brokers, _kp_connected
@@ -82,7 +81,13 @@ from kafkatui.kafka.diagnose import (
     classify_kafka_error,
 )
 from kafkatui.kafka.errors import KafkaTuiError, one_line
-from kafkatui.kafka.kpreads import LEARN_BROKERS_SECONDS, KafkaPythonReads, _describe_log_dirs, _learn_brokers
+from kafkatui.kafka.kpreads import (
+    LEARN_BROKERS_SECONDS,
+    KafkaPythonReads,
+    _describe_log_dirs,
+    _describe_topic_configs,
+    _learn_brokers,
+)
 from kafkatui.kafka.metadata import PROBE_SECONDS, MetadataRead, _names
 from kafkatui.kafka.metadata_wire import MetadataColumns, from_client, partitions_of
 from kafkatui.kafka.ownreads import OwnReads
@@ -383,7 +388,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         kadmin: Any = None
         with self._clients_lock:
             raw_conn, self._raw_conn = self._raw_conn, None
-        version = raw_conn.version_of(configs_wire.API_KEY, configs_wire.VERSIONS) if raw_conn is not None else None
+        version = raw_conn.version_of(configs_wire.API_KEY, configs_wire.OWN_VERSIONS) if raw_conn is not None else None
         node = self._warm_node(self._kadmin, early.answered_at)
         if raw_conn is not None and (version is None or not topic_names):
             raw_conn.close()
@@ -413,8 +418,9 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         if kp_configs is not None:
             pass  # on the first read's own connection
         elif kadmin is not None:
-            requests = topicconfigs.describe_requests(topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE)
-            kp_configs = self._pool().submit(_kp_send, kadmin, requests, node, budget)
+            kp_configs = self._pool().submit(
+                _describe_topic_configs, kadmin, topic_names, TOPIC_CONFIG_KEYS, TOPICS_PER_DESCRIBE, node, budget
+            )
         else:
             topic_futures = self._describe_topics(admin, topic_names, budget, node)
 
@@ -594,12 +600,7 @@ class KafkaClusterSource(MetadataRead, KafkaPythonReads, OwnReads):
         """The kafka-python answer (or our own connection's, read already); confluent-kafka's when that request
         failed and time is left."""
         if fut.done() and fut.exception() is None:
-            answer = fut.result()
-            got = (
-                answer
-                if isinstance(answer, topicconfigs.TopicConfigs)
-                else topicconfigs.read_responses(answer, TOPIC_CONFIG_KEYS, budget)
-            )
+            got: topicconfigs.TopicConfigs = fut.result()
             _unreadable_topics(got.failed, problems)
             return got.configs
         reason = (

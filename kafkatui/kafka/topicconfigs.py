@@ -111,33 +111,52 @@ def read_results(
     out = TopicConfigs()
     seen: dict[tuple[Any, ...], ConfigValue] = {}
     for name, code, message, entries in results:
-        if code == UNKNOWN_TOPIC_OR_PARTITION:
-            out.deleted.append(name)
-            continue
-        if code:
-            reason = _kafka_error_reason(KafkaError(code, message or None), timeout)
-            out.failed.setdefault(reason, []).append(name)
-            continue
-        values: dict[str, ConfigValue] = {}
-        for signature in entries:
-            key, value, source, sensitive, read_only, is_default = signature
-            if key not in keys:
-                continue
-            cv = seen.get(signature)
-            if cv is None:
-                if source is None:  # v0 has no source, only whether the value is Kafka's default
-                    where = DEFAULT_CONFIG if is_default else set_here
-                else:
-                    where = _SOURCES.get(int(source), "UNKNOWN")
-                cv = seen[signature] = ConfigValue(
-                    value=None if sensitive else value,
-                    source=where,
-                    sensitive=bool(sensitive),
-                    read_only=bool(read_only),
-                )
-            values[key] = cv
-        out.configs[name] = values
+        if not noted_failure(out, name, code, message, timeout):
+            out.configs[name] = entry_values(entries, keys, seen, set_here)
     return out
 
 
-__all__ = ["Entry", "TopicConfigs", "describe_requests", "read_responses", "read_results"]
+def noted_failure(out: TopicConfigs, name: str, code: int, message: str | None, timeout: float) -> bool:
+    """Whether a result has an error code: if so it is noted in `out` (deleted, or why it failed)."""
+    if code == UNKNOWN_TOPIC_OR_PARTITION:
+        out.deleted.append(name)
+    elif code:
+        reason = _kafka_error_reason(KafkaError(code, message or None), timeout)
+        out.failed.setdefault(reason, []).append(name)
+    return bool(code)
+
+
+def entry_values(
+    entries: Iterable[Entry], keys: frozenset[str], seen: dict[tuple[Any, ...], ConfigValue], set_here: str
+) -> dict[str, ConfigValue]:
+    """A result's `keys` as ConfigValues; entries equal to one in `seen` share its ConfigValue."""
+    values: dict[str, ConfigValue] = {}
+    for signature in entries:
+        key, value, source, sensitive, read_only, is_default = signature
+        if key not in keys:
+            continue
+        cv = seen.get(signature)
+        if cv is None:
+            if source is None:  # v0 has no source, only whether the value is Kafka's default
+                where = DEFAULT_CONFIG if is_default else set_here
+            else:
+                where = _SOURCES.get(int(source), "UNKNOWN")
+            cv = seen[signature] = ConfigValue(
+                value=None if sensitive else value,
+                source=where,
+                sensitive=bool(sensitive),
+                read_only=bool(read_only),
+            )
+        values[key] = cv
+    return values
+
+
+__all__ = [
+    "Entry",
+    "TopicConfigs",
+    "describe_requests",
+    "entry_values",
+    "noted_failure",
+    "read_responses",
+    "read_results",
+]

@@ -577,8 +577,7 @@ def test_each_broker_answers_topic_configs_with_its_own_static_settings() -> Non
     cache to warm); a broker whose server.properties differ still answers with its own values."""
     from kafka.admin import KafkaAdminClient
 
-    from kafkatui.kafka import topicconfigs
-    from kafkatui.kafka.answers import _kp_send
+    from kafkatui.kafka.kpreads import _describe_topic_configs
 
     cluster = SimCluster(2)
     cluster.add_broker(3, static={"min.insync.replicas": "2"})
@@ -589,10 +588,7 @@ def test_each_broker_answers_topic_configs_with_its_own_static_settings() -> Non
         kadmin = KafkaAdminClient(bootstrap_servers=sim.bootstrap)
         seen = {}
         for node in (1, 3, 2, 3):
-            requests = topicconfigs.describe_requests(["orders"], ["min.insync.replicas"], 10)
-            got = topicconfigs.read_responses(
-                _kp_send(kadmin, requests, node, 10.0), frozenset({"min.insync.replicas"}), 10.0
-            )
+            got = _describe_topic_configs(kadmin, ["orders"], frozenset({"min.insync.replicas"}), 10, node, 10.0)
             cv = got.configs["orders"]["min.insync.replicas"]
             seen[node] = (cv.value, cv.source)
         assert seen == {1: ("1", DEFAULT_CONFIG), 2: ("1", DEFAULT_CONFIG), 3: ("2", STATIC_BROKER_CONFIG)}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kafka.protocol.admin import (
@@ -161,11 +162,13 @@ def test_log_dirs_answer_read(dirs: list, version: int) -> None:
 
 
 CONFIG = st.tuples(
-    st.sampled_from(["min.insync.replicas", "retention.ms", "cleanup.policy", "other.key"]),
-    st.none() | st.text("0123abc", max_size=5),
+    st.sampled_from(["min.insync.replicas", "retention.ms", "cleanup.policy", "other.key", "long." * 30]),
+    st.none() | st.text("0123abc", max_size=5) | st.just("x" * 130),
     st.booleans(),
     st.integers(1, 5),
     st.booleans(),
+    st.booleans(),  # with a synonym
+    st.none() | st.just("doc"),  # documentation
 )
 
 
@@ -209,11 +212,11 @@ def test_describe_configs_answer_read_as_kafka_pythons(results: list, version: i
                         read_only=ro,
                         config_source=src,
                         is_sensitive=sens,
-                        synonyms=[Config.DescribeConfigsSynonym(name=k, value=v, source=src)],
+                        synonyms=[Config.DescribeConfigsSynonym(name=k, value=v, source=src)] if syn else [],
                         config_type=2,
-                        documentation="doc",
+                        documentation=doc,
                     )
-                    for k, v, ro, src, sens in configs
+                    for k, v, ro, src, sens, syn, doc in configs
                 ],
             )
             for name, code, configs in results
@@ -224,6 +227,22 @@ def test_describe_configs_answer_read_as_kafka_pythons(results: list, version: i
     ours = topicconfigs.read_results(configs_wire.decode_response(body, version), keys, 1.0)
     theirs = topicconfigs.read_responses([R[version].decode(body)], keys, 1.0)
     assert (ours.configs, ours.failed, ours.deleted) == (theirs.configs, theirs.failed, theirs.deleted)
+    read = configs_wire.read_answers([(version, body), (version, body)], keys, 1.0)  # the second from memory
+    assert read.configs == theirs.configs
+    assert (read.failed, read.deleted) == ({r: ts * 2 for r, ts in theirs.failed.items()}, theirs.deleted * 2)
+
+
+def test_a_truncated_configs_answer_is_one_clear_error() -> None:
+    """An answer cut short reads as a ValueError (the caller's one problem line), never an IndexError."""
+    R = DescribeConfigsResponse
+    Result = R.DescribeConfigsResult
+    Config = Result.DescribeConfigsResourceResult
+    config = Config(name="min.insync.replicas", value="2", read_only=False, config_source=5, is_sensitive=False)
+    result = Result(error_code=0, error_message=None, resource_type=2, resource_name="orders", configs=[config])
+    body = bytes(R(version=4, throttle_time_ms=0, results=[result]).encode(version=4))
+    for cut in range(len(body) - 1):
+        with pytest.raises(ValueError):
+            configs_wire.read_answers([(4, body[:cut])], frozenset({"min.insync.replicas"}), 1.0)
 
 
 def test_a_v0_configs_answer_reads_defaults_and_values_set_on_the_topic() -> None:
