@@ -547,6 +547,8 @@ class RefreshProbe:
         evaluation_module.assess = step("assess", evaluation_module.assess)  # type: ignore[assignment]
         evaluation_module.findings = step("findings", evaluation_module.findings)  # type: ignore[assignment]
         feed.refresh = refresh  # type: ignore[method-assign]
+        # after the state is posted: the worst findings' text and plans (the last refresh's step)
+        feed.warm = step("warm", feed.warm)  # type: ignore[method-assign]
 
     def on_handler(self, seconds: float, collected: float) -> None:
         self.handler.append(seconds - collected)
@@ -904,6 +906,14 @@ async def scenario(sim: SimChild, big: int, res: Results) -> None:
                 TARGETS["incident_ours"],
             )
             res.note("  incident: state applied -> next frame", ms(frame_s))
+            for _ in range(300):  # the worker builds them after posting the state
+                if "warm" in last:
+                    break
+                await asyncio.sleep(0.01)
+            res.note(
+                "  incident: then the worst findings' text and plans in the worker (wall / own CPU)",
+                f"{ms(last.get('warm', 0))} / {ms(last.get('warm_own', 0))}",
+            )
             res.note(
                 "  incident: Feed.refresh in the worker (snapshot/diff/assess/findings)",
                 " / ".join(ms(probe.steps[-1].get(k, 0)) for k in ("total", "snapshot", "diff", "assess", "findings")),

@@ -103,12 +103,14 @@ class ConfigFindings(Context):
         ev: list[str],
         issue: A.AuditIssue | None = None,
         brokers: Iterable[int] = (),
+        later: Callable[[], dict[str, Any]] | None = None,
     ) -> Finding:
         parts = [f"{th.name}-{p}" for p in issue.partitions] if issue is not None else []
         return self.make(
             fid,
             ctx,
             evidence=ev,
+            later=later,
             topics=(th.name,),
             partitions=parts,
             brokers=brokers,
@@ -231,23 +233,30 @@ class ConfigFindings(Context):
             {b.id: b.rack for b in self.s.brokers},
         )
 
-    def _rack_plan(self, th: TopicHealth, parts: list[PartitionInfo], rack: dict[int, str | None]) -> dict[str, Any]:
+    def _rack_plan(
+        self, th: TopicHealth, parts: list[PartitionInfo], rack: dict[int, str | None]
+    ) -> Callable[[], dict[str, Any]]:
+        """The text's part of a rack finding: its plan, made when the text is first read (in its turn)."""
         n_racks = len({r for r in rack.values() if r})
         cap = A.rack_cap(th.min_rf, th.min_isr, n_racks) or max(1, th.min_rf - 1)
-        plan = self.planner.spread_racks(parts, cap, f"reassign-{th.name}-racks.json")
+        made = self.planner.later("spread_racks", parts, cap, f"reassign-{th.name}-racks.json")
         topics_file = f"topics-{th.name}.json"
-        return {
-            **plan.ctx(),
-            "rack_cap": cap,
-            "topics_file": topics_file,
-            "topics_file_cmd": file_cmd({"version": 1, "topics": [{"topic": th.name}]}, topics_file),
-            "broker_list": ",".join(str(b) for b in sorted(self.live)),
-        }
+
+        def ctx() -> dict[str, Any]:
+            return {
+                **made().ctx(),
+                "rack_cap": cap,
+                "topics_file": topics_file,
+                "topics_file_cmd": file_cmd({"version": 1, "topics": [{"topic": th.name}]}, topics_file),
+                "broker_list": ",".join(str(b) for b in sorted(self.live)),
+            }
+
+        return ctx
 
     def audit_single_rack(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         parts, rack = self._rack_parts(issue, th)
         racks = sorted({str(rack.get(p.replicas[0])) for p in parts})
-        ctx = {**self.topic_ctx(th), "count": len(parts), "racks": ", ".join(racks), **self._rack_plan(th, parts, rack)}
+        ctx = {**self.topic_ctx(th), "count": len(parts), "racks": ", ".join(racks)}
         all_racks = sorted({r for r in rack.values() if r})
         ev = [
             f"{len(parts)} of {th.partitions} partitions keep every replica on one rack; cluster racks: "
@@ -257,7 +266,7 @@ class ConfigFindings(Context):
                 for p in parts[:EXAMPLES]
             ],
         ]
-        return self._topic_finding(A.SINGLE_RACK, th, ctx, ev, issue)
+        return self._topic_finding(A.SINGLE_RACK, th, ctx, ev, issue, later=self._rack_plan(th, parts, rack))
 
     def audit_rack_concentrated(self, issue: A.AuditIssue, th: TopicHealth) -> Finding:
         parts, rack = self._rack_parts(issue, th)
@@ -272,7 +281,6 @@ class ConfigFindings(Context):
             "count": len(parts),
             "racks": ", ".join(sorted(crowded)),
             "write_tolerance": th.min_rf - th.min_isr,
-            **self._rack_plan(th, parts, rack),
         }
         ev = [
             f"{len(parts)} of {th.partitions} partitions hold more than RF {th.min_rf} - minISR {th.min_isr} = "
@@ -281,7 +289,7 @@ class ConfigFindings(Context):
         ]
         if len(lines) > EXAMPLES:
             ev.append(f"... and {len(lines) - EXAMPLES} more")
-        return self._topic_finding(A.RACK_CONCENTRATED, th, ctx, ev, issue)
+        return self._topic_finding(A.RACK_CONCENTRATED, th, ctx, ev, issue, later=self._rack_plan(th, parts, rack))
 
     def _inherited(
         self, found: list[Finding], fid: str, source_of: Callable[[TopicHealth], str]

@@ -12,13 +12,19 @@ One `Planner` serves one findings run, so every plan it writes shares its rules:
   left out and listed in `Plan.blocked` with the reason, for the finding to say.
 - Targets follow the one placement rule (`model.placement`): least-loaded live brokers, spreading
   racks: a new replica avoids the racks the kept replicas are on when another rack has a live broker.
+
+A plan whose moves no finding's identity needs can be made when its text is first read (`Planner.later`),
+in its turn: the plans asked for before it are made first, and a plan made at once first makes those left
+for later, so every plan is what the eager order gives. The bench incident's absent-broker plan (10,494
+moves) and a 5,000-partition topic's rack plan took 60 and 79 ms of each refresh.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +100,29 @@ class Planner:
         )
         self.claimed: dict[tuple[str, int], str] = {}
         self.plans: dict[str, Plan] = {}
+        self._pending: list[Callable[[], None]] = []
+        self._lock = threading.Lock()  # the worker and the UI thread may both read a finding's text
+
+    # -- plans made later, in their turn
+    def later(self, kind: str, *args: Any) -> Callable[[], Plan]:
+        """The plan `kind` ("replace_absent", "raise_rf", "spread_racks") of `args`, made when the returned
+        function is first called: after every plan asked for before it, as if made now."""
+        made: list[Plan] = []
+        make = getattr(self, f"_{kind}")
+        self._pending.append(lambda: made.append(make(*args)))
+
+        def get() -> Plan:
+            if not made:
+                self.settle()
+            return made[0]
+
+        return get
+
+    def settle(self) -> None:
+        """Make the plans left for later, in the order they were asked for."""
+        with self._lock:
+            while self._pending:
+                self._pending.pop(0)()
 
     # -- choosing brokers
     def pick(self, exclude: Iterable[int], used_racks: Counter[str | None], cap: int | None = None) -> int | None:
@@ -139,6 +168,11 @@ class Planner:
     # -- plans
     def replace_absent(self, parts: Iterable[PartitionInfo], path: str) -> Plan:
         """Replace every replica on an absent broker with a live one (keeping the live replicas and order)."""
+        self.settle()
+        return self._replace_absent(parts, path)
+
+    def _replace_absent(self, parts: Iterable[PartitionInfo], path: str) -> Plan:
+        """`replace_absent` once the plans before it are made."""
         plan = self._start(path)
         live, rack_of, pick = self.live_set, self.rack.get, self.placement.pick
         for p in parts:
@@ -174,6 +208,11 @@ class Planner:
 
     def raise_rf(self, parts: Iterable[PartitionInfo], target: int, path: str) -> Plan:
         """Add live replicas until each partition has `target` (partitions already there are left alone)."""
+        self.settle()
+        return self._raise_rf(parts, target, path)
+
+    def _raise_rf(self, parts: Iterable[PartitionInfo], target: int, path: str) -> Plan:
+        """`raise_rf` once the plans before it are made."""
         plan = self._start(path)
         if len(self.live) < target:
             return plan
@@ -197,6 +236,11 @@ class Planner:
     def spread_racks(self, parts: Iterable[PartitionInfo], cap: int, path: str) -> Plan:
         """Move replicas off any rack holding more than `cap` of a partition's replicas, to racks below
         `cap`; the preferred leader (first replica) is kept where possible."""
+        self.settle()
+        return self._spread_racks(parts, cap, path)
+
+    def _spread_racks(self, parts: Iterable[PartitionInfo], cap: int, path: str) -> Plan:
+        """`spread_racks` once the plans before it are made."""
         plan = self._start(path)
         for p in parts:
             if not self._movable(plan, p):

@@ -277,8 +277,9 @@ class StateFindings(Context):
             )
             # tested once per distinct state; only the partitions named are built
             on_absent = list(self.s.partitions_where(lambda _leader, reps, _isr: not absent.isdisjoint(reps)))
-            # the moves now (the planner's later plans must see them), their text when first read
-            plan = cache(self.planner.replace_absent(on_absent, path).ctx)
+            # the moves and their text when first read (the planner makes them in their turn)
+            made = self.planner.later("replace_absent", on_absent, path)
+            plan = cache(lambda: made().ctx())
             for b in ids:
                 topics = sorted({p.topic for p in on_absent if b in p.replicas})
                 out.append(self.absent_broker(b, absent_hits[b], plan, ids, topics))

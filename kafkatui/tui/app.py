@@ -458,6 +458,7 @@ class KafkaTuiApp(App[None]):
             state = self.state.failed(f"internal error: {exc!r}", 5.0)
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
+            self.feed.warm(state)
 
     _record_error_shown: str | None = None
 

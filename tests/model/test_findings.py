@@ -486,6 +486,38 @@ def test_single_rack_finding_moves_one_replica_to_another_rack() -> None:
     assert "rack-concentrated" not in ids(run(s))
 
 
+def test_plans_made_when_first_read_are_those_of_the_eager_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The absent-broker and rack plans are made when their text is first read: whatever finding is read
+    first, every plan holds what making them all at once, in the findings' order, gives (a partition is
+    in the first plan that claims it, the others say where it is)."""
+    from kafkatui.model.reassign_plans import Planner
+
+    racked = [
+        (1, [1, 2, 3], [1, 2]),
+        (2, [2, 1, 4], [2, 1]),
+        (1, [1, 2], [1, 2]),
+        (4, [4, 1, 2], [4, 1, 2]),
+        (1, [1, 3], [1]),
+    ]
+    s = snap(
+        topic("racked", racked, min_insync_replicas="1"),
+        topic("orders", [(1, [1, 3, 2], [1, 2]), (2, [2, 3, 4], [2, 4])], min_insync_replicas="2"),
+        brokers=(1, 2, 4, 5, 6),
+        racks={1: "a", 2: "a", 3: "b", 4: "a", 5: "b", 6: "c"},
+    )
+    lazy = run(s)
+    for f in reversed(lazy):
+        assert f.details is not None
+    monkeypatch.setattr(Planner, "later", lambda self, kind, *a: (lambda made: lambda: made)(getattr(self, kind)(*a)))
+    eager = run(s)
+    assert [f.to_dict() for f in lazy] == [f.to_dict() for f in eager]
+    absent = by_id(eager, "broker-absent")
+    assert any(c.startswith("printf") and "reassign-broker-3.json" in c for c in absent.commands)
+    # racked-4 (RF 2, a replica on broker 3) is the absent-broker plan's, racked-2 the RF plan's
+    assert any("racked-4 (already in reassign-broker-3.json" in step for step in by_id(eager, "min-isr-one").steps)
+    assert any("racked-2 (already in reassign-racked.json" in step for step in by_id(eager, "single-rack").steps)
+
+
 def test_two_of_three_replicas_on_one_rack_is_flagged_when_a_rack_loss_stops_writes() -> None:
     f = by_id(run(weak_cluster()), "rack-concentrated")
     assert f.partitions == ("orders-0",) and "if one rack fails (a)" in f.title
