@@ -103,6 +103,8 @@ SHORT_GC_OBJECTS = 100_000  # GC-tracked objects a collection walks in 65-70 ms 
 # time the UI thread wakes up it waits for the GIL up to the switch interval (5 ms by default), and a
 # key takes several wake-ups to reach the screen. 1 ms halves key-to-frame p95 during a refresh.
 UI_SWITCH_INTERVAL = 0.001
+WARM_AFTER_INPUT_SECONDS = 0.15  # the worst findings' text waits for this long a pause in the typing,
+WARM_WAIT_SECONDS = 2.0  # but no longer than this (a findings screen opened before builds its own)
 
 
 class GcPacer:
@@ -458,7 +460,6 @@ class KafkaTuiApp(App[None]):
             state = self.state.failed(f"internal error: {exc!r}", 5.0)
         if not worker.is_cancelled:
             self.post_message(StateUpdated(state))
-            self.feed.warm(state)
 
     _record_error_shown: str | None = None
 
@@ -480,6 +481,21 @@ class KafkaTuiApp(App[None]):
                 with suppress(NoMatches):
                     screen.update_state(message.state)
         self.gc_pacer.state_applied()
+        # the worst findings' text once the state is on screen: built beside it, it took the GIL in turns
+        # with the frame, and a key pressed as the state arrived waited ~55 ms instead of ~10
+        self.call_after_refresh(self._warm, message.state)
+
+    # described: `@work` otherwise describes a call by the repr of its arguments, and the repr of a state
+    # at 100,000 partitions took ~100 ms of the UI thread (a key pressed then waited that long)
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm", description="the worst findings' text")
+    def _warm(self, state: ViewState) -> None:
+        """The worst findings' text, in a pause of the typing: built while keys came, it took the GIL in
+        turns with their frames (a key as a state arrived: 67-80 ms to its frame, target 50)."""
+        give_up = time.monotonic() + WARM_WAIT_SECONDS
+        while time.monotonic() - self.gc_pacer.last_input < WARM_AFTER_INPUT_SECONDS and time.monotonic() < give_up:
+            time.sleep(0.02)
+        if self.feed is not None:
+            self.feed.warm(state)
 
     def _show_record_error(self) -> None:
         """A history write that failed is told once (again only after recording worked in between)."""

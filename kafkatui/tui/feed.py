@@ -24,7 +24,7 @@ from kafkatui.model.snapshot import ClusterSnapshot
 BACKOFF = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
 WARM_FINDINGS = 10
 """Findings whose text (built when first read: `kafkatui.model.finding.Finding.details`) the worker builds
-once the state is on its way to the screens (`Feed.warm`): the worst, the findings screen's first. Any other
+once the state is on screen (`Feed.warm`, from the app): the worst, the findings screen's first. Any other
 is built when shown."""
 SHRINK_WINDOW_S = WINDOW_S
 
@@ -139,8 +139,8 @@ class Feed:
 
     @staticmethod
     def warm(state: ViewState) -> None:
-        """Build the worst findings' text (and the plans it prints) off the UI thread, after the state was
-        handed to the screens: the overview shows only their titles, so an incident is on screen without
+        """Build the worst findings' text (and the plans it prints) off the UI thread, once the state is on
+        screen: the overview shows only their titles, so an incident is on screen without
         waiting for its plans (the bench's absent-broker and rack plans: ~0.14 s)."""
         for f in state.findings[:WARM_FINDINGS]:
             f.details  # noqa: B018 (built here, not on the UI thread)

@@ -248,7 +248,7 @@ class ReplayScreen(Replayed):
         else:
             self._arrived(self.moment)
 
-    @work(thread=True, group="replay-minute", exit_on_error=False)
+    @work(thread=True, group="replay-minute", exit_on_error=False, description="a minute of the replay")
     def _build(self, minute: int) -> None:
         if minute != self.minute:
             return  # the user has moved on: a later build follows

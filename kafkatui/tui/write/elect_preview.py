@@ -143,7 +143,7 @@ class ElectPreviewScreen(GuidedScreen):
         self.status(Text("electing (ElectLeaders PREFERRED), then re-describing to verify…"))
         self._elect(self.plan, self.shown.cluster_id if self.shown is not None else None)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided", description="a preferred leader election")
     def _elect(self, plan: PreferredPlan, cluster_id: str | None) -> None:
         done: ElectionOutcome | str = result_or_error(
             lambda: guided_jobs.elect_preferred(self.settings, plan, cluster_id)

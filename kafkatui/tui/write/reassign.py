@@ -271,7 +271,7 @@ class ReassignScreen(GuidedScreen):
             self.reassigner = Reassigner(self.settings)
         return self.reassigner
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided", description="start the reassignment")
     def _start(self, plan: ReassignPlan, cluster_id: str | None, rate: int | None) -> None:
         done: guided_jobs.Started | str = result_or_error(
             lambda: guided_jobs.start_reassignment(self._reassigner(), plan.moves, cluster_id, self.settings, rate)
@@ -325,7 +325,7 @@ class ReassignScreen(GuidedScreen):
         if following and state.snapshot is not None and not self.busy:
             self._poll(self.moves, state.snapshot)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="poll")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="poll", description="poll the reassignment")
     def _poll(self, moves: Sequence[PartitionMove], snapshot: ClusterSnapshot) -> None:
         state: Progress | str = result_or_error(
             lambda: guided_jobs.reassignment_progress(self._reassigner(), moves, snapshot)
@@ -354,7 +354,7 @@ class ReassignScreen(GuidedScreen):
                 self.throttle_removed = True
                 self._unthrottle(started)
 
-    @work(thread=True, exclusive=False, exit_on_error=False, group="unthrottle")
+    @work(thread=True, exclusive=False, exit_on_error=False, group="unthrottle", description="remove the throttle")
     def _unthrottle(self, started: guided_jobs.Started) -> None:
         cluster_id = self.shown.cluster_id if self.shown is not None else None
         line: str = result_or_error(
@@ -397,7 +397,7 @@ class ReassignScreen(GuidedScreen):
         self.set_busy(True)
         self._cancel(self.shown)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided", description="cancel the reassignment")
     def _cancel(self, snapshot: ClusterSnapshot) -> None:
         done: Cancelled | str = result_or_error(
             lambda: guided_jobs.cancel_reassignment(self.settings, self._reassigner(), self.topic, snapshot)

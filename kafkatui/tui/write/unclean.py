@@ -130,7 +130,7 @@ class UncleanScreen(GuidedScreen):
         self.status(Text(f"electing {plan.name} (ElectLeaders UNCLEAN), then re-describing to verify…"))
         self._elect(plan, self.shown.cluster_id if self.shown is not None else None)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="guided")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="guided", description="an unclean leader election")
     def _elect(self, plan: UncleanPlan, cluster_id: str | None) -> None:
         done: ElectionOutcome | str = result_or_error(
             lambda: guided_jobs.elect_unclean(self.settings, plan, cluster_id)
