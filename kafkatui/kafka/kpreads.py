@@ -8,9 +8,10 @@ for them alongside the configs.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kafkatui.kafka import configs_wire, logdirs_wire, topicconfigs
@@ -72,27 +73,25 @@ def _describe_topic_configs(
     from kafkatui.kafka import kpraw
 
     wanted = sorted(keys)
-
-    def body(request: Any, chunk: Sequence[str]) -> Callable[[int], bytes]:
-        def write(version: int) -> bytes:
-            if version in configs_wire.VERSIONS:
-                return configs_wire.encode_request([(topicconfigs.TOPIC_RESOURCE, n) for n in chunk], wanted, version)
-            return bytes(request.encode(version=version))
-
-        return write
-
+    chunks = [names[i : i + per_request] for i in range(0, len(names), per_request)]
+    # kafka-python's own requests write a v0 body (the versions configs_wire does not)
     requests = topicconfigs.describe_requests(names, wanted, per_request)
     sent = [
-        kpraw.send(
-            kadmin, kpraw.RawRequest(req, body(req, names[i * per_request : (i + 1) * per_request])), node, timeout
-        )
-        for i, req in enumerate(requests)
+        kpraw.send(kadmin, kpraw.RawRequest(req, functools.partial(_configs_body, req, chunk, wanted)), node, timeout)
+        for req, chunk in zip(requests, chunks, strict=True)
     ]
     answers = [f.result(timeout=timeout + 1.0) for f in sent]
     if all(v in configs_wire.VERSIONS for v, _ in answers):
         return configs_wire.read_answers(answers, keys, timeout)
     decoded = [DescribeConfigsResponse.decode(io.BytesIO(b), version=v) for v, b in answers]
     return topicconfigs.read_responses(decoded, keys, timeout)
+
+
+def _configs_body(request: Any, names: Sequence[str], keys: Sequence[str], version: int) -> bytes:
+    """A DescribeConfigs body at the version kafka-python chose: configs_wire's, or `request`'s own for v0."""
+    if version in configs_wire.VERSIONS:
+        return configs_wire.encode_request([(topicconfigs.TOPIC_RESOURCE, n) for n in names], keys, version)
+    return bytes(request.encode(version=version))
 
 
 class KafkaPythonReads(SourceClients):

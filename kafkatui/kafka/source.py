@@ -9,11 +9,11 @@
   or on a refresh at once to the brokers of the last read, while the metadata of every topic is still
   on its way;
 * kafka-python's KafkaAdminClient for topic configs (DescribeConfigs naming only the kept keys,
-  `TOPICS_PER_DESCRIBE` topics a request, all in flight at once: `kafkatui.kafka.topicconfigs`;
-  confluent-kafka reads them when kafka-python cannot), DescribeLogDirs (replica sizes and offset
-  lag, one request per broker, in parallel) and DescribeTopicPartitions (ELR, KIP-966; only asked
-  for topics with a partition under min ISR, the only time an ELR can be non-empty; skipped when
-  the brokers do not support API 75).
+  `TOPICS_PER_DESCRIBE` topics a request, all in flight at once, written and read by
+  `kafkatui.kafka.configs_wire`; confluent-kafka reads them when kafka-python cannot),
+  DescribeLogDirs (replica sizes and offset lag, one request per broker, in parallel) and
+  DescribeTopicPartitions (ELR, KIP-966; only asked for topics with a partition under min ISR, the
+  only time an ELR can be non-empty; skipped when the brokers do not support API 75).
 
 Timing: the metadata must arrive within ``settings.timeout``; configs, log dirs and ELR get
 what is left, at least `MIN_PHASE_SECONDS`. Connection failures that librdkafka reports with a

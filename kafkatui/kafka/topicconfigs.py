@@ -5,9 +5,8 @@ it asks for every config of every topic with its synonyms and builds a Python ``
 each, holding the GIL. On 2,000 topics that is about 30 configs and 60 synonyms per topic, and it
 cost `kafkatui check` 0.4-0.9 s of its 1.2-1.6 s (measured against the 100,000-partition bench
 cluster: the same run without topic configs took 0.6-0.8 s). Asking for the 7 kept keys without
-synonyms makes the answer about 15 times smaller, and kafka-python decodes it in ~0.1 s.
-
-The requests go out through `kafkatui.kafka.answers._kp_send`. The answer becomes the same
+synonyms makes the answer about 15 times smaller; `kafkatui.kafka.configs_wire` writes and reads it
+(kafka-python only frames it: `kafkatui.kafka.kpreads._describe_topic_configs`). The answer becomes the same
 ``ConfigValue`` entries and the same problem reasons as the confluent-kafka path
 (`kafkatui.kafka.answers`), which stays the fallback when kafka-python cannot connect.
 """

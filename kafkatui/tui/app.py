@@ -481,9 +481,7 @@ class KafkaTuiApp(App[None]):
                 with suppress(NoMatches):
                     screen.update_state(message.state)
         self.gc_pacer.state_applied()
-        # the worst findings' text once the state is on screen: built beside it, it took the GIL in turns
-        # with the frame, and a key pressed as the state arrived waited ~55 ms instead of ~10
-        self.call_after_refresh(self._warm, message.state)
+        self.call_after_refresh(self._warm, message.state)  # the worst findings' text, once it is on screen
 
     # described: `@work` otherwise describes a call by the repr of its arguments, and the repr of a state
     # at 100,000 partitions took ~100 ms of the UI thread (a key pressed then waited that long)
