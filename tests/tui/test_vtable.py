@@ -459,6 +459,48 @@ def test_a_styled_cell_is_drawn_as_it_is_now_not_as_it_was() -> None:
     drive(app, body)
 
 
+def test_a_reload_repaints_what_changed_on_screen_and_nothing_when_nothing_did() -> None:
+    """A refresh that brings the rows on screen as they were paints nothing (it cost a frame of the whole
+    table before); a changed cell or a new row on screen is painted at once."""
+    keys = [f"t{i:03d}" for i in range(60)]
+    notes = dict.fromkeys(keys, "same")
+    app = TableApp(keys)
+
+    def noted(key: str, column: str) -> str | Text:
+        return notes[key] if column == "note" else cell(key, column)
+
+    async def body(pilot: Pilot[None], table: VirtualTable[str]) -> None:
+        table.load(keys, noted)
+        await pilot.pause()
+        painted: list[int] = []
+        render_line = table.render_line
+
+        def counting(y: int) -> Any:
+            painted.append(y)
+            return render_line(y)
+
+        table.render_line = counting  # type: ignore[method-assign]
+        table.load(list(keys), noted)  # equal rows, another list
+        await pilot.pause()
+        assert painted == []
+        notes["t002"] = "CHANGED"
+        table.load(keys, noted)
+        await pilot.pause()
+        assert painted and "CHANGED" in app.export_screenshot()
+        painted.clear()
+        notes["t050"] = "BELOW"  # off screen: nothing to paint
+        table.load(keys, noted)
+        await pilot.pause()
+        assert painted == []
+        table.load([*keys[:2], "t999", *keys[2:]], noted)  # a new row on screen pushes the rest down
+        await pilot.pause()
+        assert painted and screen_lines(table)[3].split()[0] == "t999"
+        assert "t999" in app.export_screenshot()
+
+    notes["t999"] = "new"
+    drive(app, body)
+
+
 def test_100k_rows_load_fast() -> None:
     rows = 100_000
     app = TableApp()

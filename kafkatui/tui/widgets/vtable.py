@@ -257,7 +257,13 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         """
         old_key = self.cursor_key
         hint = self._view[self._cursor] if self._view else -1
-        self._keys = keys if isinstance(keys, tuple) else tuple(keys)
+        new_keys = keys if isinstance(keys, tuple) else tuple(keys)
+        # what the last paint showed, when the same keys come again: a refresh that changed nothing on
+        # screen then paints nothing (a full repaint of a 200x60 screen's tables took 20-40 ms of the UI
+        # thread, and a key pressed as the state arrived waited for it)
+        shown = self._shown_rows() if not self._flash and new_keys == self._keys else None
+        old_rows = {index: self._row_cache.get(index) for index in shown[-1]} if shown is not None else {}
+        self._keys = new_keys
         self._cell = cell
         self._sort_value = sort_value
         self._search_text = search_text
@@ -266,7 +272,7 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         self._row_cache.clear()
         self._end_flash(refresh=False)
         self._order = self._sorted_order()
-        self._show(self._filtered(self._order), old_key, hint, reset_on_miss=False)
+        self._show(self._filtered(self._order), old_key, hint, reset_on_miss=False, shown=shown, old_rows=old_rows)
 
     def reset(self) -> None:
         """As new: no rows, no sort, no filter, the cursor at the top (a screen shown again for other data)."""
@@ -533,8 +539,40 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         except ValueError:
             return None
 
-    def _show(self, view: Sequence[int], old_key: K | None, hint: int, *, reset_on_miss: bool) -> None:
-        """Install a new view, keeping the cursor's key and its screen row where possible."""
+    def _shown_rows(self) -> tuple[int, int, int, tuple[int, ...]] | None:
+        """What a paint shows of the rows now: cursor, top row, rows in the view and the data indices on
+        screen; None before the first layout."""
+        if self._layout_width < 0 or not self.size.height:
+            return None
+        top = self.scroll_offset.y
+        return self._cursor, top, len(self._view), tuple(self._view[top : top + self._page_rows()])
+
+    def _repaint_needed(
+        self, shown: tuple[int, int, int, tuple[int, ...]] | None, old_rows: dict[int, Strip | None]
+    ) -> bool:
+        """False when the rows on screen are as `shown` and each renders as it did (`old_rows`); the new
+        rows go into the row cache either way, for the paint that follows."""
+        if shown is None or self._shown_rows() != shown:
+            return True
+        same = True
+        for index, old in old_rows.items():
+            strip = self._render_row(index, self._layout_width)
+            self._row_cache.set(index, strip)
+            same = same and strip == old
+        return not same
+
+    def _show(
+        self,
+        view: Sequence[int],
+        old_key: K | None,
+        hint: int,
+        *,
+        reset_on_miss: bool,
+        shown: tuple[int, int, int, tuple[int, ...]] | None = None,
+        old_rows: dict[int, Strip | None] | None = None,
+    ) -> None:
+        """Install a new view, keeping the cursor's key and its screen row where possible; repainted
+        unless `shown` (the rows on screen before) and `old_rows` (their lines) say nothing changed."""
         screen_row = self._cursor - self.scroll_offset.y
         self._view = view
         position = None if old_key is None else self._position_of_key(old_key, hint)
@@ -548,8 +586,9 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
             self._cursor = max(0, min(self._cursor, len(view) - 1))
             top = self._cursor - screen_row
         self.virtual_size = Size(sum(self._columns_width()), len(view) + 1)
-        self._scroll_to_top(top)
-        self.refresh()
+        moved = self._scroll_to_top(top)
+        if moved or self._repaint_needed(shown, old_rows or {}):
+            self.refresh()
         new_key = self.cursor_key
         if new_key != old_key:
             self.post_message(self.Highlighted(self, new_key))
