@@ -12,6 +12,9 @@ machine would pick: the same outputs, checked against the job's, wall time and r
 files with `kafkatui.history.record.recorder.read_events` and computes the same aggregation (class
 intervals, per-minute timeline, incidents with first broker out, broker shrinks/expands, top
 partitions). Prints events/s of both, the ratio, and whether their results agree.
+
+``--duckdb-only --rounds N``: the job and DuckDB only, N paired rounds in alternating order, and the
+median of the per-round ratios (this 2-core machine's speed drifts by 15-25% within an hour).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import gzip
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -268,50 +272,37 @@ def baseline(history: Path) -> dict[str, Any]:
     }
 
 
-def _duckdb(history: Path, out: Path, summary: dict[str, Any], job_out: Path) -> dict[str, float]:
-    """The DuckDB anchor on the same files (wall time, in this process), and whether it agrees with the job."""
+def _anchor(history: Path, out: Path) -> tuple[float, dict[str, Any]] | None:
+    """The DuckDB anchor on the same files: its wall time (in this process) and its outputs, or None
+    without DuckDB."""
     try:
         import duckdb  # noqa: F401
     except ImportError:
         print("duckdb is not installed (pip install -e '.[bench]'): no DuckDB anchor")
-        return {}
-    from replay_duckdb import anchor, job_view
-
-    from kafkatui.history.view.files import FrameStats, frame_files, frame_lines
+        return None
+    from replay_duckdb import anchor
 
     t = time.perf_counter()
     got = anchor(history, DAY, D0, out)
-    wall = time.perf_counter() - t
+    return time.perf_counter() - t, got
+
+
+def _agrees(got: dict[str, Any], summary: dict[str, Any], job_out: Path) -> bool:
+    """DuckDB's outputs equal the job's (the differences printed)."""
+    from replay_duckdb import job_view
+
+    from kafkatui.history.view.files import FrameStats, frame_files, frame_lines
+
     frames = sum(1 for _ in frame_lines(frame_files(job_out, "partitions"), FrameStats()))
     job = job_view(summary, frames)
     diff = [k for k in job if job[k] != got[k]]
     for k in diff:
         print(f"DuckDB and the job differ on {k}: job {str(job[k])[:300]} / duckdb {str(got[k])[:300]}")
-    return {"duckdb_wall_s": wall, "duckdb_agrees": float(not diff)}
+    return not diff
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
-    """``--duckdb-only``: the job and the DuckDB anchor (the headline ratio), without the plain-Python
-    baseline and the full Replay-screen load (about two minutes more)."""
-    parser = argparse.ArgumentParser(description="The replay job on a generated day, beside DuckDB and plain Python.")
-    parser.add_argument(
-        "--duckdb-only",
-        action="store_true",
-        help="the job and the DuckDB anchor only (the headline ratio), without the plain-Python baseline",
-    )
-    quick = parser.parse_args(sys.argv[1:] if argv is None else argv).duckdb_only
-    print(f"load average {os.getloadavg()[0]:.1f} at the start")
-    root = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay"))
-    history = root / "history"
-    marker = root / f"done-{EVENTS}"
-    if not marker.exists():
-        t = time.perf_counter()
-        written = generate(history)
-        marker.write_text(str(written))
-        print(f"generated {written:,} events in {time.perf_counter() - t:.1f} s under {history}")
-    events = int(marker.read_text())
-    size = sum(p.stat().st_size for p in (history / DAY).iterdir())
-    out = root / "out"
+def _job(history: Path, out: Path) -> tuple[float, dict[str, Any], str]:
+    """The replay job in a child process (JVM start included): wall time, summary, its progress lines."""
     here = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=f"{here}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     t = time.perf_counter()
@@ -331,27 +322,87 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         capture_output=True,
         text=True,
     )
-    spark_s = time.perf_counter() - t
+    wall = time.perf_counter() - t
     if proc.returncode != 0:
         print(proc.stdout, proc.stderr)
         raise SystemExit(f"replay job failed ({proc.returncode})")
     from kafkatui.history.replay.schema import SUMMARY_FILE
 
-    summary = json.loads((out / SUMMARY_FILE).read_text())
-    duck = _duckdb(history, root / "duckdb-out", summary, out)
-    if quick:
+    stages = "\n".join(ln for ln in proc.stdout.splitlines() if "/4]" in ln)
+    return wall, json.loads((out / SUMMARY_FILE).read_text()), stages
+
+
+def paired_rounds(history: Path, root: Path, rounds: int) -> dict[str, float]:
+    """The job and DuckDB back to back, `rounds` times, in alternating order (DuckDB first in even
+    rounds): this machine's speed drifts within minutes (the same job took 98-127 s in one hour), so
+    the figure is the median of the per-round ratios, as `check_vs_kcat.py` does."""
+    ratios: list[float] = []
+    res: dict[str, float] = {}
+    for r in range(1, rounds + 1):
+        load = os.getloadavg()[0]
+        anchor_first = r % 2 == 0
+        duck = _anchor(history, root / "duckdb-out") if anchor_first else None
+        spark_s, summary, stages = _job(history, root / "out")
+        if not anchor_first:
+            duck = _anchor(history, root / "duckdb-out")
+        agrees = duck is not None and _agrees(duck[1], summary, root / "out")
+        ratio = spark_s / duck[0] if duck is not None else float("nan")
+        ratios.append(ratio)
+        print(
+            f"round {r} ({'DuckDB' if anchor_first else 'job'} first), load {load:.1f} -> "
+            f"{os.getloadavg()[0]:.1f}: job {spark_s:.1f} s, DuckDB "
+            f"{duck[0] if duck else float('nan'):.1f} s, {ratio:.2f}x, outputs agree: {agrees}"
+        )
+        print("  job stages:\n" + "\n".join("  " + ln for ln in stages.splitlines()))
         res = {
-            "events": float(events),
             "spark_wall_s": spark_s,
-            **duck,
-            "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+            "duckdb_wall_s": duck[0] if duck else float("nan"),
+            "duckdb_agrees": float(agrees),
             "incidents": float(len(summary["incidents"])),
-            "load_avg_end": os.getloadavg()[0],
         }
+    res["spark_over_duckdb"] = statistics.median(ratios)
+    res["rounds"] = float(rounds)
+    return res
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    """``--duckdb-only``: the job and the DuckDB anchor (the headline ratio; ``--rounds N`` paired
+    rounds), without the plain-Python baseline and the full Replay-screen load (about two minutes more)."""
+    parser = argparse.ArgumentParser(description="The replay job on a generated day, beside DuckDB and plain Python.")
+    parser.add_argument(
+        "--duckdb-only",
+        action="store_true",
+        help="the job and the DuckDB anchor only (the headline ratio), without the plain-Python baseline",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --duckdb-only: paired rounds of the job and DuckDB (alternating order); the median ratio",
+    )
+    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if ns.rounds < 1:
+        parser.error("--rounds: at least 1")
+    print(f"load average {os.getloadavg()[0]:.1f} at the start")
+    root = Path(os.environ.get("KAFKATUI_BENCH_DIR", Path(tempfile.gettempdir()) / "kafkatui-bench-replay"))
+    history = root / "history"
+    marker = root / f"done-{EVENTS}"
+    if not marker.exists():
+        t = time.perf_counter()
+        written = generate(history)
+        marker.write_text(str(written))
+        print(f"generated {written:,} events in {time.perf_counter() - t:.1f} s under {history}")
+    events = int(marker.read_text())
+    if ns.duckdb_only:
+        res = {"events": float(events), **paired_rounds(history, root, ns.rounds), "load_avg_end": os.getloadavg()[0]}
         for k, v in res.items():
             print(f"{k:>24}: {v:,.2f}")
-        print("job stages:\n" + "\n".join(ln for ln in proc.stdout.splitlines() if "/4]" in ln))
         return res
+    size = sum(p.stat().st_size for p in (history / DAY).iterdir())
+    out = root / "out"
+    spark_s, summary, _ = _job(history, out)
+    duck = _anchor(history, root / "duckdb-out")
+    agrees = duck is not None and _agrees(duck[1], summary, out)
     t = time.perf_counter()
     base = baseline(history)
     base_s = time.perf_counter() - t
@@ -371,8 +422,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "events": float(events),
         "files_mb": size / 1e6,
         "spark_wall_s": spark_s,
-        **duck,
-        "spark_over_duckdb": spark_s / duck["duckdb_wall_s"] if duck else float("nan"),
+        **({"duckdb_wall_s": duck[0], "duckdb_agrees": float(agrees)} if duck else {}),
+        "spark_over_duckdb": spark_s / duck[0] if duck else float("nan"),
         "baseline_s": base_s,
         "replay_screen_load_s": load_s,
         "replay_screen_frames": float(loaded.frames),
