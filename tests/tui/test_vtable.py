@@ -501,6 +501,28 @@ def test_a_reload_repaints_what_changed_on_screen_and_nothing_when_nothing_did()
     drive(app, body)
 
 
+def test_a_table_reloaded_under_another_screen_shows_its_new_rows_when_back() -> None:
+    notes = dict.fromkeys(KEYS, "before")
+    app = TableApp()
+
+    def noted(key: str, column: str) -> str | Text:
+        return notes[key] if column == "note" else cell(key, column)
+
+    async def body(pilot: Pilot[None], table: VirtualTable[str]) -> None:
+        table.load(KEYS, noted)
+        await pilot.pause()
+        await app.push_screen(Screen())
+        await pilot.pause()
+        notes["alpha"] = "AFTER"
+        table.load(KEYS, noted)
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        assert "AFTER" in app.export_screenshot()
+
+    drive(app, body)
+
+
 def test_100k_rows_load_fast() -> None:
     rows = 100_000
     app = TableApp()

@@ -541,8 +541,9 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
 
     def _shown_rows(self) -> tuple[int, int, int, tuple[int, ...]] | None:
         """What a paint shows of the rows now: cursor, top row, rows in the view and the data indices on
-        screen; None before the first layout."""
-        if self._layout_width < 0 or not self.size.height:
+        screen; None before the first layout, and on a screen not in view (it is painted whole when
+        shown again, so comparing its rows would only cost the UI thread)."""
+        if self._layout_width < 0 or not self.size.height or not self.screen.is_current:
             return None
         top = self.scroll_offset.y
         return self._cursor, top, len(self._view), tuple(self._view[top : top + self._page_rows()])
