@@ -26,6 +26,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.dom import NoScreen
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -543,7 +544,12 @@ class VirtualTable(ScrollView, Generic[K], can_focus=True):
         """What a paint shows of the rows now: cursor, top row, rows in the view and the data indices on
         screen; None before the first layout, and on a screen not in view (it is painted whole when
         shown again, so comparing its rows would only cost the UI thread)."""
-        if self._layout_width < 0 or not self.size.height or not self.screen.is_current:
+        if self._layout_width < 0 or not self.size.height:
+            return None
+        try:
+            if not self.screen.is_current:
+                return None
+        except NoScreen:  # removed (a closed screen's worker may still hand it rows)
             return None
         top = self.scroll_offset.y
         return self._cursor, top, len(self._view), tuple(self._view[top : top + self._page_rows()])
