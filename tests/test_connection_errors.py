@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import KafkaError
 
+from kafkatui.kafka.diagnose import _best
 from kafkatui.kafka.errors import (
     EXIT_CODES,
     AuthenticationError,
@@ -306,6 +307,32 @@ def test_classify_librdkafka_events() -> None:
         assert err is not None, ev
         assert_one_line(err, code, *(str(f) for f in fragments))
     assert classify_event(event("_ALL_BROKERS_DOWN", "1/1 brokers are down")) is None
+
+
+def test_brokers_that_crash_together_are_refused_not_a_wrong_listener() -> None:
+    """A connection closed in the handshake tells less than a refused port: brokers crashing together
+    close (or accept and drop) the connections in flight before their ports refuse; only when every
+    failing server closes in the handshake is it a listener that does not speak Kafka as configured."""
+    closed = (
+        "127.0.0.1:{}/bootstrap: Disconnected while requesting ApiVersion: might be caused by incorrect "
+        "security.protocol configuration (connecting to a SSL listener?) or broker version is < 0.10 "
+        "(see api.version.request) (after 9ms in state APIVERSION_QUERY)"
+    )
+    refused = (
+        "127.0.0.1:{0}/bootstrap: Connect to ipv4#127.0.0.1:{0} failed: Connection refused (after 0ms in state CONNECT)"
+    )
+    crashed = [event("_TRANSPORT", closed.format(9001)), event("_TRANSPORT", refused.format(9002))]
+    crashed.append(event("_TRANSPORT", refused.format(9003)))
+    found = _best(crashed, "PLAINTEXT")
+    assert found is not None
+    assert_one_line(found[0], 5, "cannot connect to 127.0.0.1:9002: connection refused")
+    assert found[1] == 3
+    later = _best([event("_TRANSPORT", closed.format(9001)), event("_TRANSPORT", refused.format(9001))], "PLAINTEXT")
+    assert later is not None and "connection refused" in str(later[0])  # the port refuses now
+    wrong = _best([event("_TRANSPORT", closed.format(p)) for p in (9001, 9002)], "PLAINTEXT")
+    assert wrong is not None
+    assert_one_line(wrong[0], 6, "127.0.0.1:9001 closed the connection during the Kafka handshake")
+    assert wrong[1] == 2
 
 
 def test_classify_request_errors() -> None:

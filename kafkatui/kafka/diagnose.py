@@ -215,7 +215,7 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
     m = _RESPONSE_SIZE.search(detail)
     if m:
         return NotKafkaError(f"{addr} is not a Kafka listener: {_looks_like(int(m.group(1)))}")
-    if "apiversion" in low or (p.state == "APIVERSION_QUERY" and "disconnected" in low):
+    if _closed_in_handshake(p):
         return NotKafkaError(
             f"{addr} closed the connection during the Kafka handshake: not a Kafka listener, or one that "
             f"expects TLS or SASL (security protocol here: {security_protocol})"
@@ -232,28 +232,46 @@ def classify_event(event: ClientEvent, security_protocol: str = "PLAINTEXT") -> 
     return None
 
 
+def _closed_in_handshake(p: _Parsed) -> bool:
+    """The connection closed while librdkafka asked for the API versions, nothing read: a listener
+    that is not Kafka's (or expects TLS or SASL), or a broker going down with the connection in flight."""
+    low = p.detail.lower()
+    return "apiversion" in low or (p.state == "APIVERSION_QUERY" and "disconnected" in low)
+
+
 def _timed_out(event: ClientEvent) -> bool:
     return "timed out" in event.text.lower() and _parse_event(event.text).state != "CONNECT"
 
 
 _PRIORITY = {AuthenticationError: 0, NotKafkaError: 1, CannotConnectError: 2}
+# a connection closed in the handshake tells less than a refused one: brokers that crash together close
+# the connections in flight (or accept one as they go) before their ports refuse, and "not a Kafka
+# listener" for one of three crashed brokers sent the user after a security setting (seen in CI)
+_CLOSED_IN_HANDSHAKE = 3
+
+
+def _rank(err: KafkaTuiError, ev: ClientEvent) -> int:
+    rank = _PRIORITY.get(type(err), 9)
+    if isinstance(err, NotKafkaError) and _closed_in_handshake(_parse_event(ev.text)):
+        return _CLOSED_IN_HANDSHAKE
+    return rank
 
 
 def _best(events: Iterable[ClientEvent], security_protocol: str) -> tuple[KafkaTuiError, int] | None:
     """The most telling decisive error among `events` and how many addresses failed."""
-    per_addr: dict[str, KafkaTuiError] = {}
+    per_addr: dict[str, tuple[int, KafkaTuiError]] = {}
     for ev in events:
         err = classify_event(ev, security_protocol)
         if err is None:
             continue
         addr = _parse_event(ev.text).addr or "?"
+        rank = _rank(err, ev)
         old = per_addr.get(addr)
-        if old is None or _PRIORITY.get(type(err), 9) <= _PRIORITY.get(type(old), 9):
-            per_addr[addr] = err
+        if old is None or rank <= old[0]:
+            per_addr[addr] = (rank, err)
     if not per_addr:
         return None
-    best = min(per_addr.values(), key=lambda e: _PRIORITY.get(type(e), 9))
-    return best, len(per_addr)
+    return min(per_addr.values(), key=lambda r: r[0])[1], len(per_addr)
 
 
 def classify_kafka_error(err: KafkaError, what: str, timeout: float | None = None) -> KafkaTuiError:
