@@ -74,6 +74,7 @@ __all__ = [
 ]
 
 STAGES = ("read inputs", "build intervals", "aggregate", "write")
+HOUR_WRITERS = 32  # open frame writers a task may hold: more than a day's 24 hours, so none is sorted
 EXIT_NO_JAVA = 20
 
 Progress = Callable[[int, str], None]  # (stage index 0..3, or 4 when done; detail)
@@ -90,6 +91,12 @@ def tuning(parallelism: int) -> dict[str, str]:
         # building compressed cache batches cost more than the window work they save (measured)
         "spark.sql.inMemoryColumnarStorage.compressed": "false",
         "spark.sql.sources.partitionOverwriteMode": "static",
+        # the frames are written one folder per hour, each file in time order: sorted by time alone (one
+        # long key: a radix sort) and each row handed to its hour's open writer, not the planned write's
+        # sort by (hour, time), whose ties on the hour all went to the row comparator (5 million rows,
+        # 2 cores: 3.5-4.2 s instead of 8.1-10.6 s)
+        "spark.sql.optimizer.plannedWrite.enabled": "false",
+        "spark.sql.maxConcurrentOutputFileWriters": str(HOUR_WRITERS),
     }
 
 
@@ -272,10 +279,10 @@ def _write_tables(fs: HadoopFs, cfg: ReplayConfig, st: DataFrame, iv: DataFrame)
 
     # one task per core (no shuffle: st's partitions merged after the window): each writes one file
     # per hour, not each of st's 4-per-core partitions (Hadoop's local filesystem starts a chmod
-    # process per file and directory); sorted within each task by (hour, ts): the writer's own
-    # grouping by hour keeps this order
+    # process per file and directory); sorted within each task by time, and each row handed to its
+    # hour's open writer (`tuning`), so each file is in time order
     tasks = st.sparkSession.sparkContext.defaultParallelism
-    write(frames.withColumn("hour", hour).coalesce(tasks).sortWithinPartitions("hour", "ts_ms"), "partitions")
+    write(frames.withColumn("hour", hour).coalesce(tasks).sortWithinPartitions("ts_ms"), "partitions")
     write(at_hour.coalesce(tasks), "at_hour")
     fs.write_bytes(join(out, schema.FRAMES, schema.LAYOUT), (json.dumps(schema.FRAMES_LAYOUT) + "\n").encode())
 
