@@ -11,18 +11,25 @@ It runs on the labs the whole package shares, so every line the other real-Kafka
 
 from __future__ import annotations
 
+import itertools
 import threading
+from collections import defaultdict
 
 from kafkatui.history.logparse import IsrLogEvent, ParseReport, parse_logs
 from kafkatui.lab import load
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import create_topic, describe, wait_for
 
+_ATTEMPTS: defaultdict[str, itertools.count[int]] = defaultdict(itertools.count)
+
 
 def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> None:
     lab = logs_lab  # 4.4 and 3.9 KRaft; 3.9-zk and 2.8 through support.ZK_BROKER_LOG_LINES
-    create_topic(lab, "logs-rf3", 1, 3, 2, assignment=[[1, 2, 3]])
-    create_topic(lab, "logs-rf1", 1, 1, 1, assignment=[[3]])
+    # a rerun (the suite reruns a failed lab test once) gets topics of its own: the first attempt's exist
+    attempt = next(_ATTEMPTS[lab.rel.version])
+    rf3_name, rf1_name = ("logs-rf3", "logs-rf1") if attempt == 0 else (f"logs-rf3-r{attempt}", f"logs-rf1-r{attempt}")
+    create_topic(lab, rf3_name, 1, 3, 2, assignment=[[1, 2, 3]])
+    create_topic(lab, rf1_name, 1, 1, 1, assignment=[[3]])
 
     def first(topic: str, key: str) -> object:
         """`key` of the topic's partition 0, or None while the answer has no partition (a ZooKeeper-mode
@@ -32,21 +39,21 @@ def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> Non
 
     stop = threading.Event()
     producer = threading.Thread(
-        target=load.produce, args=(lab.bootstrap, "logs-rf3", 50.0, None), kwargs={"stop": stop.is_set}, daemon=True
+        target=load.produce, args=(lab.bootstrap, rf3_name, 50.0, None), kwargs={"stop": stop.is_set}, daemon=True
     )
     producer.start()
     try:
         lab.hang("3")
-        wait_for("b3 shrunk out of logs-rf3", lambda: first("logs-rf3", "isr") == [1, 2], 60)
+        wait_for("b3 shrunk out of logs-rf3", lambda: first(rf3_name, "isr") == [1, 2], 60)
         wait_for(
             "logs-rf1 offline (b3 fenced, or its ZooKeeper session expired)",
-            lambda: first("logs-rf1", "leader") == -1,
+            lambda: first(rf1_name, "leader") == -1,
             60,
         )
     finally:
         lab.restore("3")
-    wait_for("logs-rf3 whole again", lambda: first("logs-rf3", "isr") == [1, 2, 3], 90)
-    wait_for("logs-rf1 led by b3 again", lambda: first("logs-rf1", "leader") == 3, 90)
+    wait_for("logs-rf3 whole again", lambda: first(rf3_name, "isr") == [1, 2, 3], 90)
+    wait_for("logs-rf1 led by b3 again", lambda: first(rf1_name, "leader") == 3, 90)
     stop.set()
     producer.join(30)
 
@@ -58,8 +65,8 @@ def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> Non
         Metadata from its stale cache (ZooKeeper mode: logs-rf1 "led by 3" before the controller has
         elected it again), so the waits above can pass before the controller has written it."""
         events, report = parse_logs(files)
-        rf1 = [e for e in events if e.topic == "logs-rf1"]
-        rf3 = [e for e in events if e.topic == "logs-rf3"]
+        rf1 = [e for e in events if e.topic == rf1_name]
+        rf3 = [e for e in events if e.topic == rf3_name]
         back = rf1[-1] if rf1 else None
         if back is None or back.kind not in ("leader", "unclean") or not rf3 or set(rf3[-1].new_isr or ()) != {1, 2, 3}:
             return None
@@ -70,7 +77,7 @@ def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> Non
     # every line must parse, 4.4's new wording of skipped state changes included ("..., partition registration
     # PartitionRegistration(...) and isNew=false since ...")
     assert report.unparsed == 0, report.unparsed_examples
-    rf3 = [e for e in events if e.topic == "logs-rf3"]
+    rf3 = [e for e in events if e.topic == rf3_name]
     # b3 leaves the ISR: its leader shrinks it after replica.lag.time.max.ms (3 s). In ZooKeeper mode its
     # session (6 s) may expire first under load, and the controller removes it ("after removing replica 3
     # from the ISR as part of transition to OfflineReplica"): a leader event, ISR 1,2, leader 1
@@ -84,7 +91,7 @@ def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> Non
         assert lab.rel.zookeeper, removals
         shrink = next(e for e in removals if e.kind == "leader")
         assert (shrink.leader, sorted(shrink.new_isr or ())) == (1, [1, 2]), shrink
-    rf1 = [e for e in events if e.topic == "logs-rf1"]
+    rf1 = [e for e in events if e.topic == rf1_name]
     off = next(e for e in rf1 if e.kind == "offline")
     assert off.leader == -1
     if shrink.kind == "shrink":
