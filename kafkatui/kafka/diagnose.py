@@ -250,11 +250,10 @@ _PRIORITY = {AuthenticationError: 0, NotKafkaError: 1, CannotConnectError: 2}
 _CLOSED_IN_HANDSHAKE = 3
 
 
-def _rank(err: KafkaTuiError, ev: ClientEvent) -> int:
-    rank = _PRIORITY.get(type(err), 9)
-    if isinstance(err, NotKafkaError) and _closed_in_handshake(_parse_event(ev.text)):
+def _rank(err: KafkaTuiError, p: _Parsed) -> int:
+    if isinstance(err, NotKafkaError) and _closed_in_handshake(p):
         return _CLOSED_IN_HANDSHAKE
-    return rank
+    return _PRIORITY.get(type(err), 9)
 
 
 def _best(events: Iterable[ClientEvent], security_protocol: str) -> tuple[KafkaTuiError, int] | None:
@@ -264,8 +263,9 @@ def _best(events: Iterable[ClientEvent], security_protocol: str) -> tuple[KafkaT
         err = classify_event(ev, security_protocol)
         if err is None:
             continue
-        addr = _parse_event(ev.text).addr or "?"
-        rank = _rank(err, ev)
+        p = _parse_event(ev.text)
+        addr = p.addr or "?"
+        rank = _rank(err, p)
         old = per_addr.get(addr)
         if old is None or rank <= old[0]:
             per_addr[addr] = (rank, err)

@@ -20,13 +20,13 @@ from kafkatui.lab import load
 from kafkatui.lab.cluster import LabCluster
 from tests.lab.support import create_topic, describe, wait_for
 
-_ATTEMPTS: defaultdict[str, itertools.count[int]] = defaultdict(itertools.count)
+_ATTEMPTS: defaultdict[str, itertools.count[int]] = defaultdict(itertools.count)  # per lab (its root)
 
 
 def test_parser_reads_a_hung_follower_and_its_fence(logs_lab: LabCluster) -> None:
     lab = logs_lab  # 4.4 and 3.9 KRaft; 3.9-zk and 2.8 through support.ZK_BROKER_LOG_LINES
     # a rerun (the suite reruns a failed lab test once) gets topics of its own: the first attempt's exist
-    attempt = next(_ATTEMPTS[lab.rel.version])
+    attempt = next(_ATTEMPTS[str(lab.root)])
     rf3_name, rf1_name = ("logs-rf3", "logs-rf1") if attempt == 0 else (f"logs-rf3-r{attempt}", f"logs-rf1-r{attempt}")
     create_topic(lab, rf3_name, 1, 3, 2, assignment=[[1, 2, 3]])
     create_topic(lab, rf1_name, 1, 1, 1, assignment=[[3]])
