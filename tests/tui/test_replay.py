@@ -113,6 +113,25 @@ def test_keys_move_the_minute_and_the_tables_follow(out: Path) -> None:
     drive(replay_app(out), scenario)
 
 
+def test_the_worst_partition_stays_under_an_unmoved_cursor_as_the_minute_moves(out: Path) -> None:
+    async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
+        screen = screen_of(app)
+        parts = screen.query_one("#partitions", VirtualTable)
+        assert parts.cursor_key == ("orders", 0) and parts.cursor_row == 0  # under min ISR at 02:13
+        await press(pilot, "pagedown")  # 03:13: all in sync again, in name order
+        assert screen.minute == 3 * 60 + 13 and set(rows(app).values()) == {Health.HEALTHY}
+        assert parts.cursor_key == ("logs", 0) and parts.cursor_row == 0
+        parts.focus()
+        await press(pilot, "down", "down")  # a partition the user picked is followed through the day
+        assert parts.cursor_key == ("orders", 1)
+        screen.query_one(TimelineStrip).focus()
+        await press(pilot, "pageup")  # 02:13: orders-0 first again
+        assert list(rows(app))[0] == "orders-0"
+        assert parts.cursor_key == ("orders", 1) and parts.cursor_row > 0
+
+    drive(replay_app(out), scenario)
+
+
 def test_enter_on_an_incident_jumps_to_its_start(out: Path) -> None:
     async def scenario(pilot: Pilot[Any], app: KafkaTuiApp) -> None:
         screen = screen_of(app)

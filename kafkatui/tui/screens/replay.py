@@ -280,9 +280,14 @@ class ReplayScreen(Replayed):
         keys = [k for bucket in buckets for k in bucket]
         self._rows = {}
         parts: VirtualTable[PartitionKey] = self.query_one("#partitions", VirtualTable)
+        # a cursor the user moved follows its partition through the day; one on the first row stays
+        # there, on the minute's worst (following it put the worst rows above the view once it healed)
+        at_top = parts.cursor_row == 0
         parts.load(
             keys, self._partition_cell, self._partition_sort, lambda k: f"{k[0]}-{k[1]} {self._ph(k).health.label}"
         )
+        if at_top:
+            parts.cursor_to_top()
         bad = len(keys) - len(buckets[Health.HEALTHY]) - len(buckets[Health.NON_PREFERRED_LEADER])
         loading = " · reading the rest of the day…" if m.data.window is not None else ""
         self.query_one("#partitions-caption", Static).update(
