@@ -4,6 +4,7 @@ connections) with "look before restarting" instead of "safe, already down"."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
@@ -11,6 +12,7 @@ from kafkatui.tui.app import KafkaTuiApp
 from kafkatui.tui.screens.broker import BrokerScreen
 from kafkatui.tui.screens.partition import PartitionScreen
 from kafkatui.tui.screens.topic import TopicScreen
+from kafkatui.tui.widgets.vtable import VirtualTable
 from tests.tui.test_screens import incident, make_app, snapshot_of
 
 
@@ -47,3 +49,23 @@ def test_snapshot_offline_partition_names_who_brings_it_back(snap_compare: Any) 
 def test_snapshot_frozen_broker_screen(snap_compare: Any) -> None:
     frozen = replace(incident(), unresponsive=frozenset({3}))
     assert snap_compare(make_app(frozen), terminal_size=(120, 40), run_before=snapshot_of(_broker_3))
+
+
+def test_topic_marks_a_down_leader_in_its_status_and_leader_cells() -> None:
+    killed = replace(incident(), refused=frozenset({2}))  # broker 2 leads orders-1, killed, not fenced yet
+
+    async def run() -> None:
+        app = make_app(killed)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await snapshot_of(_orders)(pilot)
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, TopicScreen)
+            parts = screen.query_one("#partitions", VirtualTable)
+            assert str(parts._cell(1, "status")) == "⊘ ldr dn" and str(parts._cell(1, "leader")) == "2 ⊘ down"
+            led = {k: screen.detail(k).leader for k in parts.keys_in_view()}
+            assert set(led.values()) - {2, -1}  # partitions led by others stay as they were
+            for k, leader in led.items():
+                assert ("⊘" in str(parts._cell(k, "leader"))) == (leader == 2), (k, leader)
+
+    asyncio.run(run())

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from kafkatui.model.health import Health, HealthReport, PartitionHealth, TopicHealth
 from kafkatui.model.snapshot import PartitionInfo
+from kafkatui.model.unfenced import SYMBOL as UNFENCED_SYMBOL
 from kafkatui.present import HEALTH_STYLE, ids, leader_down_status, min_isr_cell, source_word
 from kafkatui.tolerance import durability_words
 from kafkatui.tui.feed import ViewState
@@ -173,8 +174,11 @@ class TopicScreen(DashScreen):
 
     def _cell(self, key: int, col: str) -> str | Text:
         ph = self.detail(key)
-        if col == "status" and ph.leader in self._down_leaders:  # writes fail now, whatever the class says
-            return leader_down_status()
+        if ph.leader in self._down_leaders:  # writes fail now, whatever the class says
+            if col == "status":
+                return leader_down_status()
+            if col == "leader":  # the broker the status blames, marked where it is named
+                return Text(f"{ph.leader} {UNFENCED_SYMBOL} down", style="bold red")
         shared = partition_cell(ph, col, self._report.live if self._report is not None else None)
         if shared is not None:
             return shared
