@@ -165,9 +165,13 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
     # one more window: a state equal to the one before is dropped; ISR removals and additions are
     # taken against the row before, which has the ISR of the last kept state either way. Each lag is
     # one column, used by name: Spark evaluates every use of a ``lag(...).over(w)`` expression as a
-    # window function of its own (it took five lags of the ISR array and three of `unknown`)
-    state = F.struct("leader", "isr", "replicas", "min_isr", "class")
-    prev_isr = F.col("_prev.isr")
+    # window function of its own (it took five lags of the ISR array and three of `unknown`). The
+    # state's fields are lagged one by one, not as one struct: the struct was built as a column of
+    # its own before the window (every row carried its leader, ISR and replicas twice) and compared
+    # as a struct (the job took 3.31-3.47x DuckDB with it, 3.08-3.15x without; outputs equal)
+    fields = ("leader", "isr", "replicas", "min_isr", "class")
+    prev = {c: F.col(f"_p_{c}") for c in fields}
+    prev_isr = prev["isr"]
     comparable = prev_isr.isNotNull() & ~F.col("unknown") & ~F.coalesce(F.col("_prev_unknown"), F.lit(True))
     members = F.coalesce(F.col("replicas"), F.col("rset"))
     short = (
@@ -175,17 +179,22 @@ def states(inputs: Inputs, cfg: ReplayConfig) -> DataFrame:
         .when(members.isNull(), F.col("class").isin("OFFLINE", "UNDER_MIN_ISR", "UNDER_REPLICATED"))
         .otherwise((F.col("leader") < 0) | (F.size("isr") < F.size(members)))
     )
+    same = F.col("_has_prev").isNotNull()
+    for c in fields:
+        same = same & prev[c].eqNullSafe(F.col(c))
+    classed = last_of_ts.withColumn("class", _class_of())
     return (
-        last_of_ts.withColumn("class", _class_of())
-        .withColumn("_prev", F.lag(state).over(w))
-        .withColumn("_prev_unknown", F.lag("unknown").over(w))
+        classed.select(
+            *classed.columns,
+            *[F.lag(c).over(w).alias(f"_p_{c}") for c in fields],
+            F.lag("unknown").over(w).alias("_prev_unknown"),
+            F.lag(F.lit(True)).over(w).alias("_has_prev"),
+        )
         .withColumn("removed", F.when(comparable, F.array_except(prev_isr, F.col("isr"))))
         .withColumn("added", F.when(comparable, F.array_except(F.col("isr"), prev_isr)))
-        .withColumn(
-            "lost", F.when(comparable & (F.col("leader") < 0) & (F.col("_prev.leader") >= 0), F.col("_prev.leader"))
-        )
+        .withColumn("lost", F.when(comparable & (F.col("leader") < 0) & (prev["leader"] >= 0), prev["leader"]))
         .withColumn("short", short)
-        .filter(~F.col("_prev").eqNullSafe(state))
+        .filter(~same)
         .select(
             *KEY, "ts", "leader", "isr", "replicas", "min_isr", "class", "unknown", "removed", "added", "lost", "short"
         )
